@@ -1,0 +1,17 @@
+"""typelattice: type promotion as a lattice for NumPy, with weak Python scalars.
+
+The result dtype of ``a op b`` is the least upper bound (join) of the operands' types on a
+promotion lattice (JAX's by default): ``int8_array + 1`` stays int8, ``uint8 + int8`` is int16,
+``bfloat16 + float16`` is float32, and promotion is associative and commutative.
+"""
+from ._version import __version__
+from ._errors import TypePromotionError
+from ._core import (BUILTIN_RULES, CompiledRules, compile_rules, get_rules, join, promote_types,
+                    result_type, set_default_rules)
+from ._lattice import CheckReport, LatticeError, LatticeRules, RuleSet, TableRules
+
+__all__ = [
+    "__version__", "TypePromotionError", "promote_types", "result_type", "join", "get_rules",
+    "compile_rules", "set_default_rules", "BUILTIN_RULES", "CompiledRules", "RuleSet",
+    "LatticeRules", "TableRules", "CheckReport", "LatticeError",
+]
