@@ -33,6 +33,9 @@ def display_types(r, all_types=False):
     own extras; sub-byte ints and float8/6/4 only with --all."""
     if all_types:
         return list(r.types)
+    extended = [t for t in r.types if t in EXTENDED]
+    if len(extended) <= 4:  # a rule set with a few small types of its own (kernel_float's fp8)
+        return list(r.types)
     return [t for t in r.types if t not in EXTENDED]
 
 
@@ -110,7 +113,11 @@ def cmd_check(args):
         print(report.format(limit=args.limit, label=short))
         extra = getattr(r.ruleset(), "check_notes", None)
         if extra:
-            for line in extra():
+            try:
+                lines = extra(limit=args.limit)
+            except TypeError:
+                lines = extra()
+            for line in lines:
                 print("  " + line)
         if not report.ok:
             worst = 1
@@ -150,7 +157,9 @@ def cmd_list(args):
     from ._core import BUILTIN_RULES, get_rules
     for name in BUILTIN_RULES:
         r = get_rules(name)
-        print(f"{name:14s} {'lattice' if r.is_lattice else 'table  '}  {r.description}")
+        rs = r.ruleset()
+        shape = "lattice" if rs.is_lattice_shape else "table"
+        print(f"{name:14s} {shape:8s} {rs.check(limit=0).kind:16s} {r.description}")
     return 0
 
 

@@ -23,6 +23,9 @@ from collections import deque
 __all__ = ["RuleSet", "LatticeRules", "TableRules", "CheckReport", "LatticeError"]
 
 
+NON_ASSOCIATIVE = "non-associative triples ((a.b).c != a.(b.c))"
+
+
 class LatticeError(ValueError):
     """A rule set that claims to be a lattice is not one (raised at build time, and for user
     lattices when they are created); the message names a counterexample."""
@@ -47,7 +50,9 @@ class CheckReport:
 
     @property
     def kind(self):
-        if self.asymmetric or self.non_associative or self.non_idempotent or self.multiple_lubs:
+        # check(limit=0) keeps no examples of non-associative triples, only their count.
+        if (self.asymmetric or self.non_associative or self.non_idempotent or self.multiple_lubs
+                or self.counts.get(NON_ASSOCIATIVE)):
             return "not a lattice"
         return "partial lattice" if self.no_upper_bound else "lattice"
 
@@ -63,7 +68,7 @@ class CheckReport:
             ("asymmetric cells (a.b != b.a)", self.asymmetric,
              lambda a, b, x, y: f"{label(a)}.{label(b)} = {_show(x, label)}, "
                                 f"{label(b)}.{label(a)} = {_show(y, label)}"),
-            ("non-associative triples ((a.b).c != a.(b.c))", self.non_associative,
+            (NON_ASSOCIATIVE, self.non_associative,
              lambda a, b, c, x, y: f"({label(a)}, {label(b)}, {label(c)}): (a.b).c = "
                                    f"{_show(x, label)}, a.(b.c) = {_show(y, label)}"),
             ("non-idempotent types (t.t != t)", self.non_idempotent,
@@ -102,13 +107,19 @@ class RuleSet:
       python_scalars: {"bool"/"int"/"float"/"complex": node} for Python scalar operands.
       canonicalize: {type: type} applied to operands and to the result (JAX with x64 off maps
         64-bit types to 32-bit ones).
+      storage: {type: NumPy dtype name} for a type of the rule set's own that computes as a NumPy
+        dtype (Mojo MAX's 'index' is stored as uint64); types with neither a dtype of their own nor
+        a storage dtype exist at table level only.
       description, source: for tables and docs.
+
+    A rule set may also carry ``check_notes`` (a callable returning lines, optionally taking
+    ``limit=``), printed by ``python -m typelattice check`` after the report.
     """
 
     is_lattice_shape = False
 
     def __init__(self, name, types, *, weak=None, python_scalars=None, canonicalize=None,
-                 description="", source=""):
+                 storage=None, description="", source=""):
         self.name = name
         self.types = tuple(types)
         if len(set(self.types)) != len(self.types):
@@ -117,12 +128,20 @@ class RuleSet:
         self.weak = dict(weak or {})
         self.python_scalars = dict(python_scalars or {})
         self.canonicalize = dict(canonicalize or {})
+        self.storage = dict(storage or {})
         self.description = description
         self.source = source
         for w, concrete in self.weak.items():
             if w not in self.index or concrete not in self.index:
                 raise LatticeError(f"rule set {name!r}: weak type {w!r} -> {concrete!r} "
                                    "names a type outside the rule set")
+        for kind_, t in self.python_scalars.items():
+            if kind_ not in ("bool", "int", "float", "complex") or t not in self.index:
+                raise LatticeError(f"rule set {name!r}: python_scalars {kind_!r} -> {t!r}: "
+                                   "expected bool/int/float/complex -> a type of the rule set")
+        for t in self.storage:
+            if t not in self.index:
+                raise LatticeError(f"rule set {name!r}: storage names unknown type {t!r}")
         self._table = None
 
     # -- joins ---------------------------------------------------------------------------------
@@ -187,8 +206,10 @@ class RuleSet:
         count = 0
         examples = []
         keep = limit if limit is not None else 50
-        # Smallest counterexamples first: triples ordered by the sum of their type positions.
-        for i, j, k in sorted(itertools.product(range(n), repeat=3), key=sum):
+        # Smallest counterexamples first: triples ordered by their highest type position, then
+        # by the sum of positions (types listed first, e.g. concrete before weak ones, come first).
+        for i, j, k in sorted(itertools.product(range(n), repeat=3),
+                              key=lambda t: (max(t), sum(t))):
             left = get(get(i, j), k)
             right = get(i, get(j, k))
             if left != right:
@@ -196,7 +217,7 @@ class RuleSet:
                 if len(examples) < keep:
                     examples.append((T[i], T[j], T[k], _name(T, left), _name(T, right)))
         report.non_associative = examples
-        report.counts["non-associative triples ((a.b).c != a.(b.c))"] = count
+        report.counts[NON_ASSOCIATIVE] = count
         return report
 
     def _multiple_lubs(self):
@@ -409,5 +430,5 @@ class TableRules(RuleSet):
             edges[a].append(b)
         return LatticeRules(self.name, edges, types=self.types, weak=self.weak,
                             python_scalars=self.python_scalars,
-                            canonicalize=self.canonicalize, description=self.description,
-                            source=self.source)
+                            canonicalize=self.canonicalize, storage=self.storage,
+                            description=self.description, source=self.source)
