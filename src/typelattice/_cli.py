@@ -1,4 +1,4 @@
-"""``python -m typelattice``: print tables, explain a join, check and diff rule sets."""
+"""``python -m typelattice``: print tables, explain a join, check, diff and draw rule sets."""
 import argparse
 import csv
 import io
@@ -23,7 +23,11 @@ def load_rules(spec):
             from ._user import load_rules_file
         except ImportError:
             raise CLIError("user-defined rule set files are not supported by this build")
-        return compile_rules(load_rules_file(spec))
+        from ._lattice import LatticeError
+        try:
+            return compile_rules(load_rules_file(spec))
+        except (LatticeError, ValueError) as exc:
+            raise CLIError(str(exc)) from None
     raise CLIError(f"unknown rule set {spec!r}; built-in: {', '.join(BUILTIN_RULES)} "
                    "(or give the path of a JSON/TOML rule set file)")
 
@@ -153,6 +157,25 @@ def cmd_diff(args):
     return 0
 
 
+def cmd_graph(args):
+    from ._graph import to_dot, to_svg
+    r = load_rules(args.rules)
+    fmt = args.format
+    if fmt is None:
+        fmt = "dot" if args.output and args.output.endswith((".dot", ".gv")) else "svg"
+    text = (to_dot if fmt == "dot" else to_svg)(r.ruleset(), all_types=args.all)
+    if args.output in (None, "-"):
+        sys.stdout.write(text)
+    else:
+        try:
+            with open(args.output, "w", encoding="utf-8") as f:
+                f.write(text)
+        except OSError as exc:
+            raise CLIError(f"cannot write {args.output}: {exc}") from None
+        print(f"wrote {args.output} ({fmt}, rule set {r.name!r})", file=sys.stderr)
+    return 0
+
+
 def cmd_list(args):
     from ._core import BUILTIN_RULES, get_rules
     for name in BUILTIN_RULES:
@@ -202,6 +225,15 @@ def build_parser():
     s.add_argument("--concrete", action="store_true",
                    help="compare materialized dtypes only (ignore the weak flag)")
     s.set_defaults(func=cmd_diff)
+
+    s = sub.add_parser("graph", help="draw the Hasse diagram of a rule set (SVG or DOT)")
+    s.add_argument("--rules", **rules)
+    s.add_argument("-o", "--output", default=None,
+                   help="output file (default: standard output); .dot/.gv selects DOT")
+    s.add_argument("--format", choices=["svg", "dot"], default=None,
+                   help="svg (default, no dependency) or Graphviz dot text")
+    s.add_argument("--all", action="store_true", help="include sub-byte ints and float8/6/4")
+    s.set_defaults(func=cmd_graph)
 
     s = sub.add_parser("list", help="list the built-in rule sets")
     s.set_defaults(func=cmd_list)

@@ -65,6 +65,9 @@ class CheckReport:
         r = self.rules
         lines = [f"rule set {r.name!r}: {self.kind} over {len(r.types)} types"]
         sections = [
+            ("pairs with more than one least upper bound", self.multiple_lubs,
+             lambda a, b, m: f"({label(a)}, {label(b)}): minimal upper bounds "
+                             + ", ".join(label(x) for x in m)),
             ("asymmetric cells (a.b != b.a)", self.asymmetric,
              lambda a, b, x, y: f"{label(a)}.{label(b)} = {_show(x, label)}, "
                                 f"{label(b)}.{label(a)} = {_show(y, label)}"),
@@ -73,9 +76,6 @@ class CheckReport:
                                    f"{_show(x, label)}, a.(b.c) = {_show(y, label)}"),
             ("non-idempotent types (t.t != t)", self.non_idempotent,
              lambda t, x: f"{label(t)}.{label(t)} = {_show(x, label)}"),
-            ("pairs with more than one least upper bound", self.multiple_lubs,
-             lambda a, b, m: f"({label(a)}, {label(b)}): minimal upper bounds "
-                             + ", ".join(label(x) for x in m)),
             ("pairs with no upper bound (no promotion)", self.no_upper_bound,
              lambda a, b: f"({label(a)}, {label(b)})"),
         ]
@@ -197,12 +197,13 @@ class RuleSet:
         for i in range(n):
             if tab[i][i] != i:
                 report.non_idempotent.append((T[i], None if tab[i][i] < 0 else T[tab[i][i]]))
+        report.multiple_lubs.extend(self._multiple_lubs())
+        several = {frozenset(m[:2]) for m in report.multiple_lubs}
         for i, j in itertools.combinations(range(n), 2):
             if tab[i][j] != tab[j][i]:
                 report.asymmetric.append((T[i], T[j], _name(T, tab[i][j]), _name(T, tab[j][i])))
-            elif tab[i][j] < 0:
+            elif tab[i][j] < 0 and frozenset((T[i], T[j])) not in several:
                 report.no_upper_bound.append((T[i], T[j]))
-        report.multiple_lubs.extend(self._multiple_lubs())
         count = 0
         examples = []
         keep = limit if limit is not None else 50
