@@ -11,6 +11,7 @@ from cpython.bytes cimport PyBytes_AS_STRING
 import numpy as np
 
 from ._dtypes import dtype_of, operand_name
+from ._weak import _marker_name
 from ._errors import TypePromotionError
 
 cdef object _ndarray = np.ndarray
@@ -89,6 +90,14 @@ cdef class CompiledRules:
         return c
 
     cdef int code_slow(self, object x) except -2:
+        # Weak/ambiguous arrays (typelattice.weak, ndarray subclasses and other objects with a
+        # __typelattice_type__ attribute) count as their lattice type, not as their dtype.
+        if not isinstance(x, (str, type)):
+            lt = getattr(x, "__typelattice_type__", None)
+            if lt is not None:
+                name = _marker_name(lt, self)
+                if name is not None:
+                    return self.index[name]
         name = operand_name(x, self.index, self.aliases, self.python_scalars, self.name)
         return self.index[name]
 
