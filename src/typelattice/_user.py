@@ -17,8 +17,9 @@ Optional keys: ``types`` (display order; types only named in edges are appended)
 type}), ``storage`` ({type: dtype it computes as}), ``description``, ``source``, ``names``.
 
 Type names: NumPy's ('int8', 'float32', 'bfloat16', 'float8_e4m3fn'); NumPy spellings are
-accepted and canonicalized ('i1' -> int8, 'f8' -> float64, 'b' -> int8 as in ``np.dtype``); weak
-types 'i*', 'f*', 'c*'; any other name (e.g. 'index', 'int32?') is a type of the rule set's own,
+accepted and canonicalized as ``np.dtype`` reads them ('i1' -> int8, 'f8' -> float64, 'half' ->
+float16; one-letter codes like 'b' are not: write 'bool'); weak types 'i*', 'f*', 'c*'; any other
+name (e.g. 'index', 'int32?') is a type of the rule set's own,
 with no NumPy dtype unless ``storage`` gives one. With ``"names": "short"`` (automatic when the file
 has the reference tables' ``spelling`` key) the short spelling of the reference tables is used
 instead: 'b' = bool, 'i8' = int8, 'u64' = uint64, 'bf16', 'f32', 'c64'.
@@ -56,14 +57,30 @@ def _namer(names):
         if t in _KNOWN or t.endswith("?"):
             return t
         if t not in cache:
-            try:
-                import numpy as np
-                from ._dtypes import name_of_dtype
-                cache[t] = name_of_dtype(np.dtype(t))
-            except (TypeError, ValueError, ImportError):
-                cache[t] = t      # a type of the rule set's own (no NumPy dtype)
+            cache[t] = _numpy_name(t) or t   # else a type of the rule set's own (no dtype)
         return cache[t]
     return canonical
+
+
+def _numpy_name(t):
+    """Canonical name of a NumPy dtype spelling ('i1', 'f8', 'float32', 'half', 'bfloat16'), or
+    None. One-letter codes ('b', 'h', 'd', ...) are not taken as dtypes: too easy to misread."""
+    import re
+    import warnings
+    try:
+        import ml_dtypes
+        import numpy as np
+        from ._dtypes import name_of_dtype
+    except ImportError:
+        return None
+    if not (re.fullmatch(r"[biufc]\d{1,2}", t) or hasattr(np, t) or hasattr(ml_dtypes, t)):
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return name_of_dtype(np.dtype(getattr(ml_dtypes, t, t)))
+    except (TypeError, ValueError):
+        return None
 
 
 def _common(name, types, weak, python_scalars, storage, canon, all_types):
