@@ -180,14 +180,11 @@ def _as_list(succ, name, a):
 
 def _validate(rs):
     """Raise LatticeError with the check report when a lattice rule set is not a lattice."""
-    try:
-        report = rs.check(limit=3)
-    except LatticeError:
-        raise
-    if not report.ok:
-        raise LatticeError(f"rule set {rs.name!r} is not a lattice:\n" + report.format(limit=3))
     if len(rs.types) > 127:
         raise LatticeError(f"rule set {rs.name!r}: {len(rs.types)} types, at most 127 supported")
+    report = rs.check(limit=3)
+    if not report.ok:
+        raise LatticeError(f"rule set {rs.name!r} is not a lattice:\n" + report.format(limit=3))
 
 
 def rules_from_dict(data, *, name=None, validate=True):
