@@ -316,3 +316,11 @@ def test_python_scalars_per_rule_set():
         tl.result_type(np.float32(1), 1.0, rules="kernel_float")
     assert tl.result_type(1.0, rules="torch") == np.dtype("float32")
     assert tl.result_type(1, rules="tensorflow") == np.dtype("int32")
+
+
+def test_jax_weak_flag_matches_the_reference():
+    """A cell printed as i*/f*/c* in the jax.numpy table is a weak result; others are strong."""
+    data = ref("jax_doc_jax_numpy.json")
+    for a, b, want in cells(data):
+        dt, weak = tl.result_type(a, b, return_weak_type_flag=True)
+        assert weak == (want in ("i*", "f*", "c*")), (a, b)

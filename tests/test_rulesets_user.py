@@ -138,3 +138,51 @@ sys.exit(gen_tables.main(["-o", {str(out)!r}]))
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     assert "tl_join_kernel_float" in out.read_text()
+
+
+# -- the engine on random rule sets ---------------------------------------------------------------
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from typelattice._graph import covering_edges  # noqa: E402
+
+
+@st.composite
+def dags(draw):
+    n = draw(st.integers(2, 7))
+    names = [f"t{i}" for i in range(n)]
+    edges = {t: [] for t in names}
+    for i in range(n):
+        for j in range(i + 1, n):
+            if draw(st.booleans()):
+                edges[names[i]].append(names[j])
+    return edges
+
+
+@settings(max_examples=60, deadline=None)
+@given(dags())
+def test_random_lattices_are_checked_consistently(edges):
+    rs = tl.lattice(edges, name="random", validate=False)
+    report = rs.check(limit=None)
+    assert report.ok == (not report.multiple_lubs)
+    c = tl.compile_rules(rs)
+    assert c.is_lattice == report.ok
+    T = rs.types
+    tab = c.table()
+    assert tab == [[None if k < 0 else T[k] for k in row] for row in rs.dense_table()]
+    idx = c.index
+    for a in T:
+        for b in T:
+            x = tab[idx[a]][idx[b]]
+            assert x == tab[idx[b]][idx[a]]                 # lattice rule sets are symmetric
+            if report.ok:
+                for d in T:
+                    left = None if x is None else tab[idx[x]][idx[d]]
+                    y = tab[idx[b]][idx[d]]
+                    right = None if y is None else tab[idx[a]][idx[y]]
+                    assert left == right
+            if report.ok and x is not None:
+                assert rs.join(a, b) == x
+    if report.ok:
+        # Round trip: the compiled table as a table rule set has the same Hasse diagram.
+        table = tl.promotion_table({(a, b): tab[idx[a]][idx[b]] for a in T for b in T})
+        assert set(table.as_lattice().hasse()) == set(covering_edges(rs))
