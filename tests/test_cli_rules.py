@@ -146,3 +146,29 @@ def test_module_entry_point_subprocess(tmp_path):
     assert p.returncode == 0, p.stderr
     svg = out.read_text()
     assert 'class="weak"' in svg and "int32?" in svg
+
+
+def test_reference_table_to_hasse_diagram_round_trip(capsys, tmp_path):
+    """The design doc's jax.numpy table -> its Hasse diagram (a lattice file) -> same joins as
+    the built-in jax lattice; a table that is not a lattice has no Hasse diagram."""
+    out = tmp_path / "jnp_lattice.json"
+    status, _, _ = run(capsys, "graph", "--rules", str(REF / "jax_doc_jax_numpy.json"),
+                       "-o", str(out))
+    assert status == 0
+    data = json.loads(out.read_text())
+    assert data["edges"]["bool"] == ["i*"] and sorted(data["edges"]["f*"]) == [
+        "bfloat16", "c*", "float16"]
+    _, text, _ = run(capsys, "diff", "jax", str(out))
+    assert "0 of 324 cells differ" in text
+    status, _, err = run(capsys, "graph", "--rules", "numpy", "--format", "json")
+    assert status == 2 and "has no Hasse diagram" in err
+
+
+def test_explain_shows_order_dependence(capsys):
+    _, out, _ = run(capsys, "explain", "--rules", "numpy", "int8", "uint8", "float16")
+    assert "join(int8, uint8, float16) = float32" in out
+    assert "order matters under 'numpy': join(int8, float16, uint8) = float16" in out
+    _, out, _ = run(capsys, "explain", "--rules", "tensorflow", "complex64", "f*")
+    assert "join(f*, complex64) = none" in out
+    _, out, _ = run(capsys, "explain", "--rules", "anvil", "bool", "int32?", "int16")
+    assert "join = int16" in out

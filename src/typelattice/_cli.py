@@ -158,12 +158,20 @@ def cmd_diff(args):
 
 
 def cmd_graph(args):
-    from ._graph import to_dot, to_svg
+    from ._graph import to_dot, to_lattice_json, to_svg
+    from ._lattice import LatticeError
     r = load_rules(args.rules)
     fmt = args.format
     if fmt is None:
-        fmt = "dot" if args.output and args.output.endswith((".dot", ".gv")) else "svg"
-    text = (to_dot if fmt == "dot" else to_svg)(r.ruleset(), all_types=args.all)
+        out = args.output or ""
+        fmt = "dot" if out.endswith((".dot", ".gv")) else "json" if out.endswith(".json") else "svg"
+    if fmt == "json":
+        try:
+            text = to_lattice_json(r.ruleset())
+        except LatticeError as exc:
+            raise CLIError(str(exc)) from None
+    else:
+        text = (to_dot if fmt == "dot" else to_svg)(r.ruleset(), all_types=args.all)
     if args.output in (None, "-"):
         sys.stdout.write(text)
     else:
@@ -230,8 +238,9 @@ def build_parser():
     s.add_argument("--rules", **rules)
     s.add_argument("-o", "--output", default=None,
                    help="output file (default: standard output); .dot/.gv selects DOT")
-    s.add_argument("--format", choices=["svg", "dot"], default=None,
-                   help="svg (default, no dependency) or Graphviz dot text")
+    s.add_argument("--format", choices=["svg", "dot", "json"], default=None,
+                   help="svg (default, no dependency), Graphviz dot text, or json: the Hasse "
+                        "diagram as a lattice file for --rules FILE (lattices only)")
     s.add_argument("--all", action="store_true", help="include sub-byte ints and float8/6/4")
     s.set_defaults(func=cmd_graph)
 

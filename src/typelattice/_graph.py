@@ -11,7 +11,7 @@ from xml.sax.saxutils import escape
 
 from ._names import EXTENDED, short
 
-__all__ = ["covering_edges", "layout", "to_svg", "to_dot"]
+__all__ = ["covering_edges", "layout", "to_svg", "to_dot", "to_lattice_json"]
 
 
 def covering_edges(rs, types=None):
@@ -138,6 +138,30 @@ def _verdict(rs):
         return rs.check(limit=0).kind
     except Exception:  # a user lattice with a cycle cannot even be checked
         return "not a lattice"
+
+
+def to_lattice_json(rs, all_types=True):
+    """The rule set as a lattice file (JSON text loadable with ``--rules FILE`` or
+    ``typelattice.load_rules``): its Hasse diagram. A table rule set must be a (partial) lattice;
+    otherwise LatticeError names the counterexamples."""
+    import json
+
+    from ._lattice import LatticeError
+    report = rs.check(limit=3)
+    if not report.ok:
+        raise LatticeError(f"rule set {rs.name!r} has no Hasse diagram:\n"
+                           + report.format(limit=3))
+    types, edges = _prepare(rs, all_types)
+    succ = {t: [] for t in types}
+    for a, b in edges:
+        succ[a].append(b)
+    data = {"name": rs.name, "description": rs.description, "source": rs.source,
+            "types": types, "edges": succ,
+            "weak": {w: c for w, c in rs.weak.items() if w in succ},
+            "python_scalars": {k: t for k, t in rs.python_scalars.items() if t in succ}}
+    if getattr(rs, "storage", None):
+        data["storage"] = dict(rs.storage)
+    return json.dumps(data, indent=1) + "\n"
 
 
 def to_dot(rs, all_types=False, label=short):

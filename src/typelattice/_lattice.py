@@ -241,15 +241,41 @@ class RuleSet:
         return sorted(edges, key=lambda e: (order[e[0]], order[e[1]]))
 
     def explain(self, *types):
-        """Lines describing how the join of ``types`` is found."""
+        """Lines describing how the join of ``types`` is found: the cells of the left fold and,
+        for a table that is not associative or commutative, what other operand orders give."""
         res = self.join(*types)
         lines = []
+        if len(types) > 1:
+            acc = types[0]
+            for t in types[1:]:
+                nxt = self.join(acc, t)
+                lines.append(f"table cell ({acc}, {t}) = {'none' if nxt is None else nxt}")
+                if nxt is None:
+                    break
+                acc = nxt
         if res is None:
             lines.append(f"{', '.join(types)}: no promotion under {self.name!r}")
         else:
             conc, weak = self.materialize(res)
             lines.append(f"join({', '.join(types)}) = {res}"
                          + (f" (weak; materializes as {conc})" if weak else ""))
+        if 1 < len(types) <= 6:
+            others = {}
+            for perm in itertools.permutations(types):
+                r = self.join(*perm)
+                if r != res:
+                    others.setdefault(r, perm)
+            for r, perm in others.items():
+                lines.append(f"order matters under {self.name!r}: join({', '.join(perm)}) = "
+                             f"{'none' if r is None else r}")
+            if len(types) == 3 and not others:
+                a, b, c = types
+                ab, bc = self.join(a, b), self.join(b, c)
+                left = None if ab is None else self.join(ab, c)
+                right = None if bc is None else self.join(a, bc)
+                if left != right:
+                    lines.append(f"grouping matters: ({a}.{b}).{c} = {left}, "
+                                 f"{a}.({b}.{c}) = {right}")
         return lines
 
     def __repr__(self):
