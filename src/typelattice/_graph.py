@@ -209,7 +209,13 @@ def to_svg(rs, all_types=False, label=short):
         x += col_w[k] + gap_x
     weak_note = [f"{label(w)} -> {c}" for w, c in rs.weak.items() if w in xy]
     legend_h = 20 * (bool(weak_note) + (kind == "not a lattice"))
-    width = max(x - gap_x + margin, 360)
+    shown = f" (shown: {len(types)})" if len(types) != len(rs.types) else ""
+    subtitle = (f"{kind} over {len(rs.types)} types{shown} \u2014 arrows point to the types a "
+                "type promotes to")
+    texts = [subtitle, "weak types, materialize as: " + ", ".join(weak_note) + "    ",
+             "not a lattice: drawn is the relation a <= b iff a.b = b (see: python -m "
+             "typelattice check)" if kind == "not a lattice" else ""]
+    width = max(x - gap_x + margin, 2 * margin + 6.6 * max(len(t) for t in texts), 360)
     height = top + inner_h + margin + legend_h
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
            f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="sans-serif" font-size="12">',
@@ -220,9 +226,7 @@ def to_svg(rs, all_types=False, label=short):
            f'<rect width="100%" height="100%" fill="white"/>',
            f'<text x="{margin}" y="24" font-size="15" font-weight="bold">'
            f'{escape(rs.name)}</text>',
-           f'<text x="{margin}" y="40" fill="#555">{escape(kind)} over {len(rs.types)} types'
-           f'{escape(" (shown: " + str(len(types)) + ")") if len(types) != len(rs.types) else ""}'
-           f' &#8212; arrows point to the types a type promotes to</text>']
+           f'<text x="{margin}" y="40" fill="#555">{escape(subtitle)}</text>']
     for (a, b), chain in routes.items():
         pts = [xy[n] for n in chain]
         (x0, y0), (x1, y1) = pts[0], pts[-1]
