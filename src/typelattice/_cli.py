@@ -134,8 +134,13 @@ def cmd_diff(args):
         print(json.dumps([{"a": a, "b": b, r1.name: x, r2.name: y} for a, b, x, y in rows],
                          indent=1))
         return 0
-    table = [(short(a), [short(b), "-" if x is None else short(x), "-" if y is None else short(y)])
-             for a, b, x, y in rows]
+    def show(r, x):
+        if x is None:
+            return "-"
+        w = r.weak_target(x)
+        return short(x) + (f" ({w})" if w else "")
+
+    table = [(short(a), [short(b), show(r1, x), show(r2, y)]) for a, b, x, y in rows]
     if args.format == "text":
         for a, (b, x, y) in table:
             print(f"{a}, {b}: {r1.name} -> {x}, {r2.name} -> {y}")
