@@ -110,3 +110,17 @@ def test_module_entry_point():
     p = subprocess.run([sys.executable, "-m", "typelattice", "--version"], capture_output=True,
                        text=True)
     assert p.returncode == 0 and p.stdout.startswith("typelattice ")
+
+
+def test_demo_rows_agree_with_both_libraries(capsys):
+    """Each demo row shows NumPy's own answer and ours; ours is checked against the reference."""
+    import numpy as np
+    from typelattice._demo import rows
+    got = {label: (n, t) for label, n, t in rows()}
+    assert got["int64 + float16"] == (str(np.result_type(np.int64, np.float16)), "float16")
+    assert got["uint8 + int8"][1] == "int16"
+    assert got["bfloat16 + float16"][1] == "float32"
+    assert got["(int8 + uint8) + float16"][1] == got["int8 + (uint8 + float16)"][1] == "float16"
+    assert got["int4 + int8"][1] == "TypePromotionError"
+    code, out, _ = run(capsys, "demo")
+    assert code == 0 and "int64 + float16" in out

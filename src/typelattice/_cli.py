@@ -159,6 +159,11 @@ def cmd_list(args):
     return 0
 
 
+def cmd_demo(args):
+    from ._demo import main as demo
+    return demo()
+
+
 def build_parser():
     from ._version import __version__
     p = argparse.ArgumentParser(
@@ -198,6 +203,9 @@ def build_parser():
     s.add_argument("--concrete", action="store_true",
                    help="compare materialized dtypes only (ignore the weak flag)")
     s.set_defaults(func=cmd_diff)
+
+    s = sub.add_parser("demo", help="one screen showing what typelattice is for")
+    s.set_defaults(func=cmd_demo)
 
     s = sub.add_parser("list", help="list the built-in rule sets")
     s.set_defaults(func=cmd_list)
