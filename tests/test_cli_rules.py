@@ -119,7 +119,7 @@ def test_user_files_json_and_toml(capsys, tmp_path):
     assert "int8, uint8: mini -> int16, jax -> int16" not in out
     # Same joins; only the weak i* materializes differently (int16 here, int64 in jax).
     assert "3 of 25 cells differ between 'mini' and 'jax'" in out
-    assert "i*, i*: mini -> i*, jax -> i*" in out
+    assert "i*, i*: mini -> i* (int16), jax -> i* (int64)" in out
 
 
 

@@ -145,8 +145,13 @@ def cmd_diff(args):
         print(json.dumps([{"a": a, "b": b, r1.name: x, r2.name: y} for a, b, x, y in rows],
                          indent=1))
         return 0
-    table = [(short(a), [short(b), "-" if x is None else short(x), "-" if y is None else short(y)])
-             for a, b, x, y in rows]
+    def show(r, x):
+        if x is None:
+            return "-"
+        w = r.weak_target(x)
+        return short(x) + (f" ({w})" if w else "")
+
+    table = [(short(a), [short(b), show(r1, x), show(r2, y)]) for a, b, x, y in rows]
     if args.format == "text":
         for a, (b, x, y) in table:
             print(f"{a}, {b}: {r1.name} -> {x}, {r2.name} -> {y}")
@@ -192,6 +197,11 @@ def cmd_list(args):
         shape = "lattice" if rs.is_lattice_shape else "table"
         print(f"{name:14s} {shape:8s} {rs.check(limit=0).kind:16s} {r.description}")
     return 0
+
+
+def cmd_demo(args):
+    from ._demo import main as demo
+    return demo()
 
 
 def build_parser():
@@ -243,6 +253,9 @@ def build_parser():
                         "diagram as a lattice file for --rules FILE (lattices only)")
     s.add_argument("--all", action="store_true", help="include sub-byte ints and float8/6/4")
     s.set_defaults(func=cmd_graph)
+
+    s = sub.add_parser("demo", help="one screen showing what typelattice is for")
+    s.set_defaults(func=cmd_demo)
 
     s = sub.add_parser("list", help="list the built-in rule sets")
     s.set_defaults(func=cmd_list)
