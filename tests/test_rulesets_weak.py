@@ -123,3 +123,22 @@ def test_user_rule_set_weak_array():
     w = tl.weak(5, rules=r)
     assert w.dtype == np.int16 and w.lattice_type == "i*"
     assert tl.result_type(w, np.int8, rules=r) == np.int8
+
+
+@pytest.mark.parametrize("rules", tl.BUILTIN_RULES)
+def test_weak_types_lie_below_their_materialization(rules):
+    """Converting weak operands to the join's dtype is sound: w <= weak[w] for every weak type,
+    so the join of the strong operands with that dtype is the dtype itself."""
+    from typelattice.rules import builtin
+    rs = builtin()[rules]
+    for w, c in rs.weak.items():
+        assert rs.join(w, c) == c == rs.join(c, w)
+
+
+def test_weak_array_with_typelattice_ufuncs_when_present():
+    ufuncs = pytest.importorskip("typelattice._ufuncs")
+    add = ufuncs.make_ufuncs("anvil")["add"]
+    z = tl.asarray([1, 2], type="int32?", rules="anvil")
+    out = add(z, np.asarray([1, 2], np.int16))
+    assert out.dtype == np.int16 and not isinstance(out, tl.WeakArray)
+    assert add(z, z).lattice_type == "int32?"

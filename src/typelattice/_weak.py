@@ -19,7 +19,8 @@ anvil is 'float32?'); otherwise the array counts as its (strong) dtype.
 Operations. NumPy's promoter sees dtypes only, so a ufunc cannot tell a weak float64 array from a
 strong one. ``WeakArray.__array_ufunc__`` therefore handles a call in which some operand is weak:
 
-* for a ufunc registered with ``register_ufunc(ufunc, rules)`` (typelattice's ufuncs): the join J
+* for a typelattice ufunc (found through ``typelattice._ufuncs.ufunc_info``) or one registered
+  with ``register_ufunc(ufunc, rules)``: the join J
   of all operand types is computed under ``rules``; weak operands (weak arrays, Python scalars) are
   converted to the dtype J materializes to; the ufunc runs; when J is weak, each output whose dtype
   is J's materialization (or another weak type's) is returned as a WeakArray of that weak type;
@@ -35,7 +36,7 @@ that yields a NumPy scalar yields a strong scalar (NumPy scalars are strong).
 import numpy as np
 
 __all__ = ["WeakArray", "weak", "asarray", "strong", "is_weak", "register_ufunc",
-           "apply_ufunc", "may_be_weak"]
+           "apply_ufunc", "may_be_weak", "ufunc_rules"]
 
 _PY_KIND = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}
 _UFUNC_RULES = {}
@@ -109,10 +110,32 @@ class WeakArray(np.ndarray):
         super().__setstate__(base)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        rules = _UFUNC_RULES.get(ufunc)
+        rules = ufunc_rules(ufunc)
         if rules is None:
             return _plain(ufunc, method, inputs, kwargs)
         return apply_ufunc(ufunc, method, inputs, kwargs, rules)
+
+
+def ufunc_rules(ufunc):
+    """The rule set a ufunc promotes with: registered here, or a typelattice ufunc (found through
+    ``typelattice._ufuncs.ufunc_info`` when that module exists); None for other ufuncs."""
+    global _ufunc_info
+    rules = _UFUNC_RULES.get(ufunc)
+    if rules is None:
+        if _ufunc_info is _UNSET:
+            try:
+                from ._ufuncs import ufunc_info as _ufunc_info
+            except ImportError:
+                _ufunc_info = None
+        if _ufunc_info is not None:
+            info = _ufunc_info(ufunc)
+            if info is not None:
+                rules = info[1]
+    return rules
+
+
+_UNSET = object()
+_ufunc_info = _UNSET
 
 
 def _strip(x):
