@@ -74,6 +74,15 @@ def test_anvil_propagation_end_to_end(anvil_multiply):
     assert (z * z).lattice_type == "int32?"
     assert (z * 2.5).lattice_type == "float32?" and (z * 2.5).dtype == np.float32
     assert (z + np.float64(1)).dtype == np.float64     # known f64 wins
+    # A literal passed as an ambiguous array makes the first step weak with any ufunc call.
+    z2 = np.add(x, tl.weak(1, rules="anvil"))
+    assert z2.lattice_type == "int32?" and (z2 * y).dtype == np.int16
+    # Comparisons answer with plain bools.
+    _weak.register_ufunc(np.less, "anvil")
+    try:
+        assert type(np.less(z, z)) is not tl.WeakArray
+    finally:
+        _weak.unregister_ufunc(np.less)
 
 
 def test_jax_weak_results_stay_weak():

@@ -23,7 +23,8 @@ strong one. ``WeakArray.__array_ufunc__`` therefore handles a call in which some
   with ``register_ufunc(ufunc, rules)``: the join J
   of all operand types is computed under ``rules``; weak operands (weak arrays, Python scalars) are
   converted to the dtype J materializes to; the ufunc runs; when J is weak, each output whose dtype
-  is J's materialization (or another weak type's) is returned as a WeakArray of that weak type;
+  is J's materialization (or another weak type's, except bool: comparisons give plain bools) is
+  returned as a WeakArray of that weak type;
 * for any other ufunc (NumPy's own ``np.add``...): plain NumPy semantics; the result is a plain
   ndarray (weakness is dropped).
 
@@ -296,8 +297,12 @@ def _mark(result, join, r, name_of_dtype):
         name = name_of_dtype(result.dtype)
     except TypeError:
         return result
-    t = join if r.weak_target(join) == name else next(
-        (w for w in r.types if r.weak_target(w) == name), None)
+    if r.weak_target(join) == name:
+        t = join
+    elif name == "bool":      # a comparison's answer is a plain bool, whatever its inputs were
+        t = None
+    else:                     # e.g. i* / i* -> float64: the weak type that materializes so, f*
+        t = next((w for w in r.types if r.weak_target(w) == name), None)
     if t is None:
         return result
     out = np.asarray(result).view(WeakArray)
