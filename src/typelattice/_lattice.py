@@ -24,6 +24,7 @@ __all__ = ["RuleSet", "LatticeRules", "TableRules", "CheckReport", "LatticeError
 
 
 NON_ASSOCIATIVE = "non-associative triples ((a.b).c != a.(b.c))"
+BOTH_DEFINED = "non-associative triples with both groupings defined"
 
 
 class LatticeError(ValueError):
@@ -83,7 +84,11 @@ class CheckReport:
             total = self.counts.get(title, len(items))
             if not total:
                 continue
-            lines.append(f"  {title}: {total}")
+            extra = ""
+            if title == NON_ASSOCIATIVE and BOTH_DEFINED in self.counts:
+                extra = (f" ({self.counts[BOTH_DEFINED]} with both groupings defined, "
+                         f"{total - self.counts[BOTH_DEFINED]} defined on one side only)")
+            lines.append(f"  {title}: {total}{extra}")
             for item in items[:limit]:
                 lines.append("    " + fmt(*item))
             if total > limit:
@@ -204,7 +209,7 @@ class RuleSet:
                 report.asymmetric.append((T[i], T[j], _name(T, tab[i][j]), _name(T, tab[j][i])))
             elif tab[i][j] < 0 and frozenset((T[i], T[j])) not in several:
                 report.no_upper_bound.append((T[i], T[j]))
-        count = 0
+        count = both = 0
         examples = []
         keep = limit if limit is not None else 50
         # Smallest counterexamples first: triples ordered by their highest type position, then
@@ -215,10 +220,14 @@ class RuleSet:
             right = get(i, get(j, k))
             if left != right:
                 count += 1
+                both += left >= 0 and right >= 0
                 if len(examples) < keep:
                     examples.append((T[i], T[j], T[k], _name(T, left), _name(T, right)))
         report.non_associative = examples
         report.counts[NON_ASSOCIATIVE] = count
+        # Triples whose two groupings are both defined and differ; the others are defined on one
+        # side only (e.g. the pair a.b has no promotion although a and b have upper bounds).
+        report.counts[BOTH_DEFINED] = both
         return report
 
     def _multiple_lubs(self):
