@@ -58,7 +58,8 @@ def lib(tmp_path_factory):
     if cc is None:
         pytest.skip("no C compiler")
     out = tmp_path_factory.mktemp("tlconv") / "libtlconv.so"
-    cmd = [cc, "-O2", "-std=c99", "-Wall", "-Werror", "-fPIC", "-shared",
+    opt = os.environ.get("TL_TEST_CFLAGS", "-O2").split()   # e.g. "-O0" or "-O3 -ffp-contract=off"
+    cmd = [cc, *opt, "-std=c99", "-Wall", "-Werror", "-fPIC", "-shared",
            f"-I{KDIR}", str(KDIR / "tl_convert.c"), str(HELPER), "-o", str(out), "-lm"]
     subprocess.run(cmd, check=True)
     L = ctypes.CDLL(str(out))
@@ -71,7 +72,8 @@ def lib(tmp_path_factory):
         getattr(L, "tl_" + name).restype = None
         getattr(L, "tl_" + name + "_strided").argtypes = [vp, sz, vp, sz, sz]
         getattr(L, "tl_" + name + "_strided").restype = None
-    L.tl_test_flags.argtypes = [ctypes.c_int, vp, sz, ctypes.c_int, vp]
+    L.tl_test_flags.argtypes = [ctypes.c_int, vp, sz, ctypes.c_int, vp, ctypes.c_int]
+    L.tl_test_convert.argtypes = [ctypes.c_int, vp, vp, sz, ctypes.c_int]
     L.tl_test_block_flags.argtypes = [ctypes.c_int, vp, vp, sz]
     yield L
     L.tl_convert_set_isa(None)
@@ -158,12 +160,13 @@ def f32_inputs():
                            0x00800000, 0x33000000, 0x33000001, 0x32ffffff, 0x477fefff, 0x477ff000,
                            0x477ff001, 0x47800000], dtype=np.uint32))
     # several million random bit patterns, and random values of f16 range
-    parts.append(rng.integers(0, 2**32, 3_000_000, dtype=np.uint64).astype(np.uint32))
-    e = rng.integers(96, 145, 1_000_000, dtype=np.uint32)
-    parts.append((e << 23) | rng.integers(0, 2**23, 1_000_000, dtype=np.uint32))
     u = np.concatenate(parts)
     u = np.concatenate([u, u | np.uint32(0x80000000)])   # both signs
     rng.shuffle(u)      # mix classes inside each vector
+    e = rng.integers(96, 145, 1_000_000, dtype=np.uint32)
+    u = np.concatenate([u, rng.integers(0, 2**32, 3_000_000, dtype=np.uint64).astype(np.uint32),
+                        (e << 23) | rng.integers(0, 2**23, 1_000_000, dtype=np.uint32)
+                        | (rng.integers(0, 2, 1_000_000, dtype=np.uint32) << 31)])
     return u.view(np.float32)
 
 
@@ -195,12 +198,13 @@ def f64_inputs():
                            0x36a0000000000000, 0x369fffffffffffff, 0x36a0000000000001,
                            0x40effc0000000000, 0x40effbffffffffff, 0x40effc0000000001],
                           dtype=np.uint64))
-    parts.append(rng.integers(0, 2**63, 2_000_000, dtype=np.uint64))
-    e = rng.integers(850, 1160, 1_500_000, dtype=np.uint64)
-    parts.append((e << np.uint64(52)) | rng.integers(0, 2**52, 1_500_000, dtype=np.uint64))
     u = np.concatenate(parts)
     u = np.concatenate([u, u | np.uint64(0x8000000000000000)])
     rng.shuffle(u)
+    e = rng.integers(850, 1160, 1_000_000, dtype=np.uint64)
+    u = np.concatenate([u, rng.integers(0, 2**64, 2_000_000, dtype=np.uint64),
+                        (e << np.uint64(52)) | rng.integers(0, 2**52, 1_000_000, dtype=np.uint64)
+                        | (rng.integers(0, 2, 1_000_000, dtype=np.uint64) << np.uint64(63))])
     return u.view(np.float64)
 
 
@@ -308,12 +312,12 @@ def numpy_flags(x, dtype):
     return out
 
 
-def kernel_flags(L, isa, name, x, rep=16):
+def kernel_flags(L, isa, name, x, rep=16, daz=False):
     idx = CONVS[name][0]
     assert L.tl_convert_set_isa(isa.encode()) == 0
     x = np.ascontiguousarray(x)
     out = np.zeros(x.size, np.uint8)
-    assert L.tl_test_flags(idx, x.ctypes.data, x.size, rep, out.ctypes.data) == 0
+    assert L.tl_test_flags(idx, x.ctypes.data, x.size, rep, out.ctypes.data, int(daz)) == 0
     return out
 
 
@@ -341,13 +345,7 @@ FLAG_SPECIALS64 = np.concatenate([
 @pytest.mark.parametrize("name", list(CONVS))
 def test_flags_match_numpy(lib, isas, x32, x64, name):
     _, sdt, ddt = CONVS[name]
-    if sdt == F32:
-        x = np.concatenate([FLAG_SPECIALS32, -FLAG_SPECIALS32, flag_sample(x32, 1500, 1)])
-    elif sdt == F64:
-        x = np.concatenate([FLAG_SPECIALS64, -FLAG_SPECIALS64, flag_sample(x64, 1500, 2)])
-    else:
-        x = np.concatenate([ALL16[0x7c00:0x7c00 + 1024], ALL16[0x7f80:0x8000],
-                            flag_sample(ALL16, 1000, 3)]).view(sdt)
+    x = flag_inputs(name, x32, x64)
     want = numpy_flags(x, ddt)
     assert want.any() or sdt in (F16,) or name == "bf16_to_f32"
     for isa in isas:
@@ -371,6 +369,40 @@ def test_flags_simd_equal_scalar(lib, isas, x32, x64, name):
     for isa in isas:
         got = kernel_flags(lib, isa, name, x)
         assert (got == want).all(), f"{name} [{isa}]"
+    lib.tl_convert_set_isa(None)
+
+
+def flag_inputs(name, x32, x64):
+    _, sdt, _ = CONVS[name]
+    if sdt == F32:
+        return np.concatenate([FLAG_SPECIALS32, -FLAG_SPECIALS32, flag_sample(x32, 1500, 1)])
+    if sdt == F64:
+        return np.concatenate([FLAG_SPECIALS64, -FLAG_SPECIALS64, flag_sample(x64, 1500, 2)])
+    return np.concatenate([ALL16[0x7c00:0x7c00 + 1024], ALL16[0x7f80:0x8000],
+                           flag_sample(ALL16, 1000, 3)]).view(sdt)
+
+
+@pytest.mark.parametrize("name", ["f32_to_f16", "f64_to_f16", "f16_to_f32", "f16_to_f64"])
+def test_float16_under_daz_ftz(lib, isas, x32, x64, name):
+    """NumPy's float16 casts are software: unaffected when some library has
+    set MXCSR.DAZ/FTZ for the process.  Ours must not be affected either."""
+    if not lib.tl_test_have_mxcsr():
+        pytest.skip("x86 only")
+    idx, sdt, ddt = CONVS[name]
+    x = {F32: x32, F64: x64}.get(sdt)
+    x = ALL16.view(sdt) if x is None else x
+    want = reference(name, x)
+    fx = flag_inputs(name, x32, x64)
+    fwant = numpy_flags(fx, ddt)
+    for isa in isas:
+        lib.tl_convert_set_isa(isa.encode())
+        out = np.empty(x.size, ddt)
+        assert lib.tl_test_convert(idx, x.ctypes.data, out.ctypes.data, x.size, 1) == 0
+        assert_bits_equal(out, want, x, f"{name} [{isa}] DAZ+FTZ")
+        got = kernel_flags(lib, isa, name, fx, 16, daz=True)
+        bad = np.flatnonzero(got != fwant)
+        assert bad.size == 0, (f"{name} [{isa}] DAZ+FTZ: inputs {[hex(v) for v in bits(fx)[bad[:8]]]}"
+                               f" flags {got[bad[:8]]} want {fwant[bad[:8]]}")
     lib.tl_convert_set_isa(None)
 
 

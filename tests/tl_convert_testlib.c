@@ -5,6 +5,25 @@
 #include <string.h>
 #include "tl_convert.h"
 
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
+/* daz != 0: set MXCSR.DAZ and MXCSR.FTZ (what -ffast-math's crtfastmath.o
+ * does to a whole process); returns the old MXCSR to restore. */
+static unsigned mxcsr_enter(int daz)
+{
+    unsigned old = _mm_getcsr();
+    if (daz)
+        _mm_setcsr(old | 0x8040u);
+    return old;
+}
+static void mxcsr_leave(unsigned old) { _mm_setcsr(old); }
+int tl_test_have_mxcsr(void) { return 1; }
+#else
+static unsigned mxcsr_enter(int daz) { (void)daz; return 0; }
+static void mxcsr_leave(unsigned old) { (void)old; }
+int tl_test_have_mxcsr(void) { return 0; }
+#endif
+
 typedef void (*tl_block_fn)(const void *, void *, ptrdiff_t);
 
 static tl_block_fn pick(int which, size_t *isz)
@@ -32,13 +51,14 @@ static uint8_t np_bits(int e)
 /* For each input element: convert a block of `rep` copies of it (rep=16
  * exercises only the vector bodies, other values also the tails) and record
  * the FP exception flags raised.  Returns -1 on a bad argument. */
-int tl_test_flags(int which, const void *src, ptrdiff_t n, int rep, uint8_t *flags)
+int tl_test_flags(int which, const void *src, ptrdiff_t n, int rep, uint8_t *flags, int daz)
 {
     size_t isz;
     tl_block_fn fn = pick(which, &isz);
     unsigned char in[64 * 8], out[64 * 8];
     if (!fn || rep < 1 || rep > 64)
         return -1;
+    unsigned old = mxcsr_enter(daz);
     for (ptrdiff_t i = 0; i < n; i++) {
         for (int r = 0; r < rep; r++)
             memcpy(in + r * isz, (const char *)src + i * isz, isz);
@@ -46,6 +66,21 @@ int tl_test_flags(int which, const void *src, ptrdiff_t n, int rep, uint8_t *fla
         fn(in, out, rep);
         flags[i] = np_bits(fetestexcept(FE_ALL_EXCEPT));
     }
+    feclearexcept(FE_ALL_EXCEPT);
+    mxcsr_leave(old);
+    return 0;
+}
+
+/* One block conversion, optionally under DAZ+FTZ. */
+int tl_test_convert(int which, const void *src, void *dst, ptrdiff_t n, int daz)
+{
+    size_t isz;
+    tl_block_fn fn = pick(which, &isz);
+    if (!fn)
+        return -1;
+    unsigned old = mxcsr_enter(daz);
+    fn(src, dst, n);
+    mxcsr_leave(old);
     feclearexcept(FE_ALL_EXCEPT);
     return 0;
 }

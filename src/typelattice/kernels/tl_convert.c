@@ -16,6 +16,10 @@
  *    subset of NumPy's cases (x86 detects tininess after rounding, NumPy
  *    before); the missing inputs, |f| in [2^-14 - 2^-25, 2^-14), are
  *    detected with a vector range compare and raised with feraiseexcept.
+ *    Nonzero inputs below 2^-126 are detected too: if some library has set
+ *    MXCSR.DAZ for the process (-ffast-math), the CPU reads them as 0 and
+ *    raises nothing, while NumPy's software conversion still underflows.
+ *    (Values are unaffected by DAZ/FTZ: such inputs give +-0 either way.)
  *  - float64 -> float16 rounds float64 -> float32 to ODD (truncate, then
  *    set the last bit when inexact), then float32 -> float16 as above.
  *    Round-to-odd with 13 spare bits makes the double rounding equal to
@@ -157,11 +161,17 @@ static const tl_kernels K_scalar = {
 /* AVX2 + F16C                                                         */
 /* ================================================================== */
 
-/* 0x387FE000 <= |f| < 0x38800000: NumPy raises underflow, x86 may not. */
-TL_TARGET_AVX2 static inline __m256i avx2_uf_boundary(__m256i a)
+/* Lanes where NumPy raises underflow but vcvtps2ph may not:
+ *  - 0x387FE000 <= |f| < 0x38800000 (x86 detects tininess after rounding);
+ *  - 0 < |f| < 2^-126 (a float32 subnormal input is read as 0 when some
+ *    library has set the process-wide MXCSR.DAZ bit, e.g. -ffast-math). */
+TL_TARGET_AVX2 static inline __m256i avx2_uf_lanes(__m256i a)
 {
-    return _mm256_and_si256(_mm256_cmpgt_epi32(a, _mm256_set1_epi32(0x387FDFFF)),
-                            _mm256_cmpgt_epi32(_mm256_set1_epi32(0x38800000), a));
+    __m256i bnd = _mm256_and_si256(_mm256_cmpgt_epi32(a, _mm256_set1_epi32(0x387FDFFF)),
+                                   _mm256_cmpgt_epi32(_mm256_set1_epi32(0x38800000), a));
+    __m256i tiny = _mm256_and_si256(_mm256_cmpgt_epi32(a, _mm256_setzero_si256()),
+                                    _mm256_cmpgt_epi32(_mm256_set1_epi32(0x00800000), a));
+    return _mm256_or_si256(bnd, tiny);
 }
 
 TL_TARGET_AVX2 static void avx2_f16_to_f32(const uint16_t *s, float *d, ptrdiff_t n)
@@ -213,7 +223,7 @@ TL_TARGET_AVX2 static void avx2_f32_to_f16(const float *s, uint16_t *d, ptrdiff_
         __m256i a = _mm256_and_si256(v, absm);
         __m256i nan = _mm256_cmpgt_epi32(a, inf);
         int nm = _mm256_movemask_ps(_mm256_castsi256_ps(nan));
-        bnd = _mm256_or_si256(bnd, avx2_uf_boundary(a));
+        bnd = _mm256_or_si256(bnd, avx2_uf_lanes(a));
         if (TL_UNLIKELY(nm))
             v = _mm256_andnot_si256(nan, v);
         _mm_storeu_si128((__m128i *)(d + i),
@@ -251,6 +261,7 @@ TL_TARGET_AVX2 static void avx2_f64_to_f16(const double *s, uint16_t *d, ptrdiff
     const __m256i absm = _mm256_set1_epi64x(0x7fffffffffffffffLL);
     const __m256i inf = _mm256_set1_epi64x(0x7ff0000000000000LL);
     const __m256i absm32 = _mm256_set1_epi32(0x7fffffff);
+    const __m256i tiny64 = _mm256_set1_epi64x(0x3810000000000000LL);
     __m256i bnd = _mm256_setzero_si256();
     unsigned fl = 0;
     ptrdiff_t i = 0;
@@ -261,6 +272,13 @@ TL_TARGET_AVX2 static void avx2_f64_to_f16(const double *s, uint16_t *d, ptrdiff
         __m256i nan1 = _mm256_cmpgt_epi64(_mm256_and_si256(v1, absm), inf);
         int nm = _mm256_movemask_pd(_mm256_castsi256_pd(nan0))
                | (_mm256_movemask_pd(_mm256_castsi256_pd(nan1)) << 4);
+        {   /* 0 < |d| < 2^-126: underflow even if DAZ hides it from the CPU */
+            __m256i a0 = _mm256_and_si256(v0, absm), a1 = _mm256_and_si256(v1, absm);
+            bnd = _mm256_or_si256(bnd, _mm256_and_si256(_mm256_cmpgt_epi64(a0, _mm256_setzero_si256()),
+                                                        _mm256_cmpgt_epi64(tiny64, a0)));
+            bnd = _mm256_or_si256(bnd, _mm256_and_si256(_mm256_cmpgt_epi64(a1, _mm256_setzero_si256()),
+                                                        _mm256_cmpgt_epi64(tiny64, a1)));
+        }
         if (TL_UNLIKELY(nm)) {
             v0 = _mm256_andnot_si256(nan0, v0);
             v1 = _mm256_andnot_si256(nan1, v1);
@@ -268,7 +286,7 @@ TL_TARGET_AVX2 static void avx2_f64_to_f16(const double *s, uint16_t *d, ptrdiff
         __m128i f0 = avx2_pd_to_ps_odd(_mm256_castsi256_pd(v0));
         __m128i f1 = avx2_pd_to_ps_odd(_mm256_castsi256_pd(v1));
         __m256i f = _mm256_set_m128i(f1, f0);
-        bnd = _mm256_or_si256(bnd, avx2_uf_boundary(_mm256_and_si256(f, absm32)));
+        bnd = _mm256_or_si256(bnd, avx2_uf_lanes(_mm256_and_si256(f, absm32)));
         _mm_storeu_si128((__m128i *)(d + i),
                          _mm256_cvtps_ph(_mm256_castsi256_ps(f), _MM_FROUND_TO_NEAREST_INT));
         while (TL_UNLIKELY(nm)) {
@@ -417,6 +435,7 @@ TL_TARGET_AVX512 static void avx512_f32_to_f16(const float *s, uint16_t *d, ptrd
 {
     const __m512i absm = _mm512_set1_epi32(0x7fffffff), inf = _mm512_set1_epi32(0x7f800000);
     const __m512i blo = _mm512_set1_epi32(0x387FE000), bw = _mm512_set1_epi32(0x2000);
+    const __m512i one = _mm512_set1_epi32(1), tinyw = _mm512_set1_epi32(0x007fffff);
     __mmask16 bnd = 0;
     unsigned fl = 0;
     for (ptrdiff_t i = 0; i < n; i += 16) {
@@ -424,7 +443,10 @@ TL_TARGET_AVX512 static void avx512_f32_to_f16(const float *s, uint16_t *d, ptrd
         __m512i v = _mm512_maskz_loadu_epi32(tm, s + i);
         __m512i a = _mm512_and_si512(v, absm);
         __mmask16 nan = _mm512_cmpgt_epu32_mask(a, inf);
-        bnd |= _mm512_cmplt_epu32_mask(_mm512_sub_epi32(a, blo), bw);
+        /* NumPy underflows where x86 may not: the after-rounding tininess
+         * gap below 2^-14, and float32 subnormals (read as 0 under DAZ) */
+        bnd |= _mm512_cmplt_epu32_mask(_mm512_sub_epi32(a, blo), bw)
+             | _mm512_cmplt_epu32_mask(_mm512_sub_epi32(a, one), tinyw);
         if (TL_UNLIKELY(nan))
             v = _mm512_maskz_mov_epi32((__mmask16)~nan, v);
         _mm256_mask_storeu_epi16(d + i, tm,
@@ -456,15 +478,21 @@ TL_TARGET_AVX512 static void avx512_f64_to_f16(const double *s, uint16_t *d, ptr
     const __m512i inf = _mm512_set1_epi64(0x7ff0000000000000LL);
     const __m512i absm32 = _mm512_set1_epi32(0x7fffffff);
     const __m512i blo = _mm512_set1_epi32(0x387FE000), bw = _mm512_set1_epi32(0x2000);
+    const __m512i one64 = _mm512_set1_epi64(1), tinyw64 = _mm512_set1_epi64(0x380fffffffffffffLL);
     __mmask16 bnd = 0;
+    __mmask8 tiny = 0;
     unsigned fl = 0;
     for (ptrdiff_t i = 0; i < n; i += 16) {
         __mmask16 tm = TL_TAIL16(n, i);
         __m512i v0 = _mm512_maskz_loadu_epi64((__mmask8)tm, s + i);
         __m512i v1 = _mm512_maskz_loadu_epi64((__mmask8)(tm >> 8), s + i + 8);
-        __mmask8 n0 = _mm512_cmpgt_epu64_mask(_mm512_and_si512(v0, absm), inf);
-        __mmask8 n1 = _mm512_cmpgt_epu64_mask(_mm512_and_si512(v1, absm), inf);
+        __m512i a0 = _mm512_and_si512(v0, absm), a1 = _mm512_and_si512(v1, absm);
+        __mmask8 n0 = _mm512_cmpgt_epu64_mask(a0, inf);
+        __mmask8 n1 = _mm512_cmpgt_epu64_mask(a1, inf);
         unsigned nm = (unsigned)n0 | ((unsigned)n1 << 8);
+        /* 0 < |d| < 2^-126: NumPy underflows; the CPU may not under DAZ */
+        tiny |= _mm512_cmplt_epu64_mask(_mm512_sub_epi64(a0, one64), tinyw64)
+              | _mm512_cmplt_epu64_mask(_mm512_sub_epi64(a1, one64), tinyw64);
         if (TL_UNLIKELY(nm)) {
             v0 = _mm512_maskz_mov_epi64((__mmask8)~n0, v0);
             v1 = _mm512_maskz_mov_epi64((__mmask8)~n1, v1);
@@ -481,7 +509,7 @@ TL_TARGET_AVX512 static void avx512_f64_to_f16(const double *s, uint16_t *d, ptr
             nm &= nm - 1;
         }
     }
-    if (bnd)
+    if (bnd | tiny)
         fl |= TL_FLAG_UNDERFLOW;
     tl_raise(fl);
 }

@@ -37,7 +37,11 @@
  *       bf16->f64          : FE_INVALID for a signalling-NaN input.
  *       f16->f32, f16->f64, bf16->f32 : nothing.
  *     (The hardware may additionally set FE_INEXACT and the x86 denormal
- *     flag; NumPy checks neither.)
+ *     flag; NumPy checks neither.)  The float16 results and flags do not
+ *     depend on MXCSR.DAZ/FTZ (set process-wide by -ffast-math libraries),
+ *     like NumPy's software conversions; the bfloat16<->float64 steps use
+ *     the hardware float conversion and follow DAZ/FTZ exactly as
+ *     ml_dtypes' casts do in the same process.
  *
  * Block functions require non-overlapping src and dst.  n <= 0 is a no-op.
  * Strided variants take byte strides; they convert through small stack
