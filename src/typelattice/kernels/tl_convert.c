@@ -42,6 +42,7 @@
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #define TL_X86 1
 #include <immintrin.h>
+#include <cpuid.h>
 #define TL_TARGET_AVX2   __attribute__((target("avx2,f16c,fma")))
 #define TL_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,f16c,fma")))
 #define TL_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -579,11 +580,20 @@ static const tl_kernels K_avx512 = {
     avx512_bf16_to_f32, avx512_bf16_to_f64, avx512_f32_to_bf16, avx512_f64_to_bf16,
 };
 
+/* F16C via CPUID (not every compiler's __builtin_cpu_supports knows it). */
+static int tl_cpu_f16c(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d))
+        return 0;
+    return (c >> 29) & 1u;
+}
+
 static int tl_cpu_avx2(void)
 {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c")
-        && __builtin_cpu_supports("fma");
+    /* "avx2" is only reported when the OS saves the YMM state */
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && tl_cpu_f16c();
 }
 
 static int tl_cpu_avx512(void)
