@@ -241,20 +241,19 @@ TL_TARGET_AVX2 static void avx2_f32_to_f16(const float *s, uint16_t *d, ptrdiff_
     tl_raise(fl);
 }
 
-/* 4 doubles -> 4 floats rounded to odd (no NaN lanes). */
-TL_TARGET_AVX2 static inline __m128i avx2_pd_to_ps_odd(__m256d x)
+/* 4 doubles -> 4 floats rounded to odd (no NaN lanes).  The caller has set
+ * MXCSR to round toward zero.  The sticky bit is "any of the 29 bits below
+ * float precision set", exact for |x| >= 2^-126; below that the float16
+ * result is +-0 whatever the sticky bit, and the underflow flag is raised
+ * by the caller's tiny-input check. */
+TL_TARGET_AVX2 static inline __m128i avx2_pd_to_ps_odd(__m256i v)
 {
-    const __m256d sgn = _mm256_set1_pd(-0.0);
-    __m128 r = _mm256_cvtpd_ps(x);                   /* RNE */
-    __m256d b = _mm256_cvtps_pd(r);                  /* exact */
-    __m256d ne = _mm256_cmp_pd(b, x, _CMP_NEQ_OQ);
-    __m256d gt = _mm256_cmp_pd(_mm256_andnot_pd(sgn, b), _mm256_andnot_pd(sgn, x), _CMP_GT_OQ);
-    __m128i ne32 = _mm_castps_si128(_mm_shuffle_ps(
-        _mm256_castps256_ps128(_mm256_castpd_ps(ne)), _mm256_extractf128_ps(_mm256_castpd_ps(ne), 1), 0x88));
-    __m128i gt32 = _mm_castps_si128(_mm_shuffle_ps(
-        _mm256_castps256_ps128(_mm256_castpd_ps(gt)), _mm256_extractf128_ps(_mm256_castpd_ps(gt), 1), 0x88));
-    __m128i ri = _mm_add_epi32(_mm_castps_si128(r), gt32);   /* toward zero */
-    return _mm_or_si128(ri, _mm_and_si128(ne32, _mm_set1_epi32(1)));  /* sticky */
+    __m128i r = _mm_castps_si128(_mm256_cvtpd_ps(_mm256_castsi256_pd(v)));   /* RZ */
+    __m256i ex = _mm256_cmpeq_epi64(_mm256_and_si256(v, _mm256_set1_epi64x(0x1fffffff)),
+                                    _mm256_setzero_si256());
+    __m128i ex32 = _mm_castps_si128(_mm_shuffle_ps(
+        _mm256_castps256_ps128(_mm256_castsi256_ps(ex)), _mm256_extractf128_ps(_mm256_castsi256_ps(ex), 1), 0x88));
+    return _mm_or_si128(r, _mm_andnot_si128(ex32, _mm_set1_epi32(1)));
 }
 
 TL_TARGET_AVX2 static void avx2_f64_to_f16(const double *s, uint16_t *d, ptrdiff_t n)
@@ -266,6 +265,9 @@ TL_TARGET_AVX2 static void avx2_f64_to_f16(const double *s, uint16_t *d, ptrdiff
     __m256i bnd = _mm256_setzero_si256();
     unsigned fl = 0;
     ptrdiff_t i = 0;
+    unsigned csr = _mm_getcsr();
+    if (n >= 8)
+        _mm_setcsr((csr & ~0x6000u) | 0x6000u);        /* round toward zero */
     for (; i + 8 <= n; i += 8) {
         __m256i v0 = _mm256_loadu_si256((const __m256i *)(s + i));
         __m256i v1 = _mm256_loadu_si256((const __m256i *)(s + i + 4));
@@ -284,8 +286,8 @@ TL_TARGET_AVX2 static void avx2_f64_to_f16(const double *s, uint16_t *d, ptrdiff
             v0 = _mm256_andnot_si256(nan0, v0);
             v1 = _mm256_andnot_si256(nan1, v1);
         }
-        __m128i f0 = avx2_pd_to_ps_odd(_mm256_castsi256_pd(v0));
-        __m128i f1 = avx2_pd_to_ps_odd(_mm256_castsi256_pd(v1));
+        __m128i f0 = avx2_pd_to_ps_odd(v0);
+        __m128i f1 = avx2_pd_to_ps_odd(v1);
         __m256i f = _mm256_set_m128i(f1, f0);
         bnd = _mm256_or_si256(bnd, avx2_uf_lanes(_mm256_and_si256(f, absm32)));
         _mm_storeu_si128((__m128i *)(d + i),
@@ -296,6 +298,8 @@ TL_TARGET_AVX2 static void avx2_f64_to_f16(const double *s, uint16_t *d, ptrdiff
             nm &= nm - 1;
         }
     }
+    if (n >= 8)   /* restore the rounding mode, keep the flags raised since */
+        _mm_setcsr((_mm_getcsr() & ~0x6000u) | (csr & 0x6000u));
     sc_f64_to_f16(s + i, d + i, n - i, &fl);
     if (!_mm256_testz_si256(bnd, bnd))
         fl |= TL_FLAG_UNDERFLOW;
@@ -463,14 +467,14 @@ TL_TARGET_AVX512 static void avx512_f32_to_f16(const float *s, uint16_t *d, ptrd
     tl_raise(fl);
 }
 
-/* 8 doubles -> 8 floats rounded to odd (no NaN lanes). */
-TL_TARGET_AVX512 static inline __m256i avx512_pd_to_ps_odd(__m512d x)
+/* 8 doubles -> 8 floats rounded to odd (no NaN lanes); sticky bit as in
+ * avx2_pd_to_ps_odd. */
+TL_TARGET_AVX512 static inline __m256i avx512_pd_to_ps_odd(__m512i v)
 {
-    __m256 r = _mm512_cvt_roundpd_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-    __m512d b = _mm512_cvt_roundps_pd(r, _MM_FROUND_NO_EXC);
-    __mmask8 ne = _mm512_cmp_pd_mask(b, x, _CMP_NEQ_OQ);
-    __m256i ri = _mm256_castps_si256(r);
-    return _mm256_mask_or_epi32(ri, ne, ri, _mm256_set1_epi32(1));
+    __m256i r = _mm256_castps_si256(
+        _mm512_cvt_roundpd_ps(_mm512_castsi512_pd(v), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+    __mmask8 ne = _mm512_test_epi64_mask(v, _mm512_set1_epi64(0x1fffffff));
+    return _mm256_mask_or_epi32(r, ne, r, _mm256_set1_epi32(1));
 }
 
 TL_TARGET_AVX512 static void avx512_f64_to_f16(const double *s, uint16_t *d, ptrdiff_t n)
@@ -498,8 +502,8 @@ TL_TARGET_AVX512 static void avx512_f64_to_f16(const double *s, uint16_t *d, ptr
             v0 = _mm512_maskz_mov_epi64((__mmask8)~n0, v0);
             v1 = _mm512_maskz_mov_epi64((__mmask8)~n1, v1);
         }
-        __m256i f0 = avx512_pd_to_ps_odd(_mm512_castsi512_pd(v0));
-        __m256i f1 = avx512_pd_to_ps_odd(_mm512_castsi512_pd(v1));
+        __m256i f0 = avx512_pd_to_ps_odd(v0);
+        __m256i f1 = avx512_pd_to_ps_odd(v1);
         __m512i f = _mm512_inserti64x4(_mm512_castsi256_si512(f0), f1, 1);
         bnd |= _mm512_cmplt_epu32_mask(_mm512_sub_epi32(_mm512_and_si512(f, absm32), blo), bw);
         _mm256_mask_storeu_epi16(d + i, tm,
