@@ -241,27 +241,22 @@ TL_TARGET_AVX2 static void avx2_f32_to_f16(const float *s, uint16_t *d, ptrdiff_
     tl_raise(fl);
 }
 
-/* 4 doubles -> 4 floats rounded to odd (no NaN lanes).  The caller has set
- * MXCSR to round toward zero.  The sticky bit is "any of the 29 bits below
- * float precision set", exact for |x| >= 2^-126; below that the float16
- * result is +-0 whatever the sticky bit, and the underflow flag is raised
- * by the caller's tiny-input check. */
-TL_TARGET_AVX2 static inline __m128i avx2_pd_to_ps_odd(__m256i v)
-{
-    __m128i r = _mm_castps_si128(_mm256_cvtpd_ps(_mm256_castsi256_pd(v)));   /* RZ */
-    __m256i ex = _mm256_cmpeq_epi64(_mm256_and_si256(v, _mm256_set1_epi64x(0x1fffffff)),
-                                    _mm256_setzero_si256());
-    __m128i ex32 = _mm_castps_si128(_mm_shuffle_ps(
-        _mm256_castps256_ps128(_mm256_castsi256_ps(ex)), _mm256_extractf128_ps(_mm256_castsi256_ps(ex), 1), 0x88));
-    return _mm_or_si128(r, _mm_andnot_si128(ex32, _mm_set1_epi32(1)));
-}
-
+/* float64 -> float16 in two roundings that equal NumPy's one: float64 ->
+ * float32 rounded to ODD (MXCSR set to round toward zero for the block, then
+ * the last bit set when any of the 29 dropped bits is set), then vcvtps2ph.
+ * The sticky bit is exact for |x| >= 2^-126; below that the float16 result
+ * is +-0 whatever it is, and the underflow flag comes from the tiny check. */
 TL_TARGET_AVX2 static void avx2_f64_to_f16(const double *s, uint16_t *d, ptrdiff_t n)
 {
     const __m256i absm = _mm256_set1_epi64x(0x7fffffffffffffffLL);
     const __m256i inf = _mm256_set1_epi64x(0x7ff0000000000000LL);
     const __m256i absm32 = _mm256_set1_epi32(0x7fffffff);
-    const __m256i tiny64 = _mm256_set1_epi64x(0x3810000000000000LL);
+    /* 0 < a < 2^-126  <=>  (a - 1) <u 0x380fffffffffffff: signed compare
+     * after flipping the top bit */
+    const __m256i sbit = _mm256_set1_epi64x((long long)0x8000000000000000ULL);
+    const __m256i tinyx = _mm256_set1_epi64x((long long)0xb80fffffffffffffULL);
+    const __m256i one64 = _mm256_set1_epi64x(1);
+    const __m256i low29 = _mm256_set1_epi32(0x1fffffff), one32 = _mm256_set1_epi32(1);
     __m256i bnd = _mm256_setzero_si256();
     unsigned fl = 0;
     ptrdiff_t i = 0;
@@ -271,24 +266,26 @@ TL_TARGET_AVX2 static void avx2_f64_to_f16(const double *s, uint16_t *d, ptrdiff
     for (; i + 8 <= n; i += 8) {
         __m256i v0 = _mm256_loadu_si256((const __m256i *)(s + i));
         __m256i v1 = _mm256_loadu_si256((const __m256i *)(s + i + 4));
-        __m256i nan0 = _mm256_cmpgt_epi64(_mm256_and_si256(v0, absm), inf);
-        __m256i nan1 = _mm256_cmpgt_epi64(_mm256_and_si256(v1, absm), inf);
+        __m256i a0 = _mm256_and_si256(v0, absm), a1 = _mm256_and_si256(v1, absm);
+        __m256i nan0 = _mm256_cmpgt_epi64(a0, inf);
+        __m256i nan1 = _mm256_cmpgt_epi64(a1, inf);
         int nm = _mm256_movemask_pd(_mm256_castsi256_pd(nan0))
                | (_mm256_movemask_pd(_mm256_castsi256_pd(nan1)) << 4);
-        {   /* 0 < |d| < 2^-126: underflow even if DAZ hides it from the CPU */
-            __m256i a0 = _mm256_and_si256(v0, absm), a1 = _mm256_and_si256(v1, absm);
-            bnd = _mm256_or_si256(bnd, _mm256_and_si256(_mm256_cmpgt_epi64(a0, _mm256_setzero_si256()),
-                                                        _mm256_cmpgt_epi64(tiny64, a0)));
-            bnd = _mm256_or_si256(bnd, _mm256_and_si256(_mm256_cmpgt_epi64(a1, _mm256_setzero_si256()),
-                                                        _mm256_cmpgt_epi64(tiny64, a1)));
-        }
+        /* 0 < |d| < 2^-126: NumPy underflows; the CPU may not under DAZ */
+        bnd = _mm256_or_si256(bnd, _mm256_or_si256(
+            _mm256_cmpgt_epi64(tinyx, _mm256_xor_si256(_mm256_sub_epi64(a0, one64), sbit)),
+            _mm256_cmpgt_epi64(tinyx, _mm256_xor_si256(_mm256_sub_epi64(a1, one64), sbit))));
         if (TL_UNLIKELY(nm)) {
             v0 = _mm256_andnot_si256(nan0, v0);
             v1 = _mm256_andnot_si256(nan1, v1);
         }
-        __m128i f0 = avx2_pd_to_ps_odd(v0);
-        __m128i f1 = avx2_pd_to_ps_odd(v1);
-        __m256i f = _mm256_set_m128i(f1, f0);
+        __m256i r = _mm256_castps_si256(_mm256_set_m128(_mm256_cvtpd_ps(_mm256_castsi256_pd(v1)),
+                                                        _mm256_cvtpd_ps(_mm256_castsi256_pd(v0))));
+        /* low dwords of the 8 doubles, in order: the 29 dropped bits */
+        __m256i lo = _mm256_permute4x64_epi64(_mm256_castps_si256(
+            _mm256_shuffle_ps(_mm256_castsi256_ps(v0), _mm256_castsi256_ps(v1), 0x88)), 0xD8);
+        __m256i exact = _mm256_cmpeq_epi32(_mm256_and_si256(lo, low29), _mm256_setzero_si256());
+        __m256i f = _mm256_or_si256(r, _mm256_andnot_si256(exact, one32));
         bnd = _mm256_or_si256(bnd, avx2_uf_lanes(_mm256_and_si256(f, absm32)));
         _mm_storeu_si128((__m128i *)(d + i),
                          _mm256_cvtps_ph(_mm256_castsi256_ps(f), _MM_FROUND_TO_NEAREST_INT));
