@@ -7,19 +7,21 @@
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #include <immintrin.h>
-/* daz != 0: set MXCSR.DAZ and MXCSR.FTZ (what -ffast-math's crtfastmath.o
- * does to a whole process); returns the old MXCSR to restore. */
-static unsigned mxcsr_enter(int daz)
+/* csr != 0: MXCSR bits to set for the call: 0x8040 = DAZ+FTZ (what
+ * -ffast-math's crtfastmath.o does to a whole process), 0x2000/0x4000/0x6000
+ * = rounding down/up/toward zero (replacing the rounding bits).  Returns the
+ * old MXCSR to restore. */
+static unsigned mxcsr_enter(int csr)
 {
     unsigned old = _mm_getcsr();
-    if (daz)
-        _mm_setcsr(old | 0x8040u);
+    if (csr)
+        _mm_setcsr((old & ~0x6000u) | (unsigned)csr);
     return old;
 }
 static void mxcsr_leave(unsigned old) { _mm_setcsr(old); }
 int tl_test_have_mxcsr(void) { return 1; }
 #else
-static unsigned mxcsr_enter(int daz) { (void)daz; return 0; }
+static unsigned mxcsr_enter(int csr) { (void)csr; return 0; }
 static void mxcsr_leave(unsigned old) { (void)old; }
 int tl_test_have_mxcsr(void) { return 0; }
 #endif
@@ -51,14 +53,14 @@ static uint8_t np_bits(int e)
 /* For each input element: convert a block of `rep` copies of it (rep=16
  * exercises only the vector bodies, other values also the tails) and record
  * the FP exception flags raised.  Returns -1 on a bad argument. */
-int tl_test_flags(int which, const void *src, ptrdiff_t n, int rep, uint8_t *flags, int daz)
+int tl_test_flags(int which, const void *src, ptrdiff_t n, int rep, uint8_t *flags, int csr)
 {
     size_t isz;
     tl_block_fn fn = pick(which, &isz);
     unsigned char in[64 * 8], out[64 * 8];
     if (!fn || rep < 1 || rep > 64)
         return -1;
-    unsigned old = mxcsr_enter(daz);
+    unsigned old = mxcsr_enter(csr);
     for (ptrdiff_t i = 0; i < n; i++) {
         for (int r = 0; r < rep; r++)
             memcpy(in + r * isz, (const char *)src + i * isz, isz);
@@ -71,14 +73,14 @@ int tl_test_flags(int which, const void *src, ptrdiff_t n, int rep, uint8_t *fla
     return 0;
 }
 
-/* One block conversion, optionally under DAZ+FTZ. */
-int tl_test_convert(int which, const void *src, void *dst, ptrdiff_t n, int daz)
+/* One block conversion, optionally with other MXCSR bits (see above). */
+int tl_test_convert(int which, const void *src, void *dst, ptrdiff_t n, int csr)
 {
     size_t isz;
     tl_block_fn fn = pick(which, &isz);
     if (!fn)
         return -1;
-    unsigned old = mxcsr_enter(daz);
+    unsigned old = mxcsr_enter(csr);
     fn(src, dst, n);
     mxcsr_leave(old);
     feclearexcept(FE_ALL_EXCEPT);
