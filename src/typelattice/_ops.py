@@ -73,8 +73,8 @@ class Op:
 
     def __init__(self, name, rule=JOIN, *, nin=2, nout=1, out="same", kinds=ALL,
                  kind_error="TypeError", special=None, unsupported="", identity=None,
-                 reorderable=False, kernel=None, native16=False, doc="", numpy_name=None,
-                 aliases=()):
+                 reorderable=False, kernel=None, kernel16=None, native16=False, doc="",
+                 numpy_name=None, aliases=()):
         self.name = name
         self.rule = rule
         self.nin = nin
@@ -87,6 +87,7 @@ class Op:
         self.identity = identity          # None, 0, 1, -1 (all bits set) or True/False
         self.reorderable = reorderable
         self.kernel = kernel or name      # element function base name: tl_<kernel>_<suffix>
+        self.kernel16 = kernel16 or self.kernel   # the same for float16/bfloat16 (in float32)
         self.native16 = native16          # float16/bfloat16 element functions work on bits
         self.doc = doc
         self.numpy_name = numpy_name or name
@@ -211,8 +212,8 @@ OPS = [
        doc="Element-wise maximum, propagating NaNs (complex: lexicographic)."),
     Op("minimum", reorderable=True,
        doc="Element-wise minimum, propagating NaNs (complex: lexicographic)."),
-    Op("fmax", reorderable=True, doc="Element-wise maximum, ignoring NaNs."),
-    Op("fmin", reorderable=True, doc="Element-wise minimum, ignoring NaNs."),
+    Op("fmax", reorderable=True, kernel16="fmax_h", doc="Element-wise maximum, ignoring NaNs."),
+    Op("fmin", reorderable=True, kernel16="fmin_h", doc="Element-wise minimum, ignoring NaNs."),
     # -- float functions: the inexact join ----------------------------------------------------------
     Op("arctan2", INEXACT, unsupported="c",
        doc="Element-wise arc tangent of x1/x2 choosing the quadrant."),

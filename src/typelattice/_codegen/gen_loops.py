@@ -84,7 +84,7 @@ def emit():
             sfx = SUFFIX[t]
             if t in HALF and not op.native16:
                 sfx = "f32"
-            fn = f"tl_{op.kernel}_{sfx}"
+            fn = f"tl_{op.kernel16 if t in HALF else op.kernel}_{sfx}"
             lo, so = ld(t), st(t)
             if op.native16 and t in HALF:
                 lo, so = "TL_LD_id", "TL_ST_id"

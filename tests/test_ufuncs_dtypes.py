@@ -1,0 +1,132 @@
+"""Result dtypes and errors of every ufunc for every pair of the 18 operand kinds (15 dtypes and
+Python int/float/complex), against the independent model in ufunc_reference.py."""
+import pickle
+
+import numpy as np
+import pytest
+
+import typelattice as tl
+from ufunc_reference import (ALL_OPS, COMPLEX_GAP, KINDS, Gap, compute_dtypes, dtype, expected,
+                             operand)
+
+
+def test_every_op_is_a_numpy_ufunc():
+    for name in ALL_OPS:
+        uf = getattr(tl, name)
+        assert isinstance(uf, np.ufunc), name
+        assert uf.nin == 2
+        assert uf.nout == (2 if name == "divmod" else 1)
+    assert tl.true_divide is tl.divide and tl.mod is tl.remainder
+
+
+@pytest.mark.parametrize("name", ALL_OPS)
+def test_result_dtypes_all_pairs(name):
+    uf = getattr(tl, name)
+    bad = []
+    for a in KINDS:
+        for b in KINDS:
+            want = expected(name, a, b)
+            x, y = operand(a), operand(b)
+            try:
+                with np.errstate(all="ignore"):
+                    got = uf(x, y)
+            except Exception as exc:  # noqa: BLE001
+                if isinstance(want, type) and isinstance(exc, want):
+                    if want is Gap or name in COMPLEX_GAP and isinstance(exc, TypeError):
+                        assert "complex" in str(exc)
+                    continue
+                if want is Gap and isinstance(exc, TypeError) and "complex" in str(exc):
+                    continue
+                bad.append(f"{a}|{b}: want {want}, raised {type(exc).__name__}: {exc}")
+                continue
+            got = got if isinstance(got, tuple) else (got,)
+            got_names = tuple(np.asarray(g).dtype.name for g in got)
+            if isinstance(want, type):
+                bad.append(f"{a}|{b}: want {want.__name__}, got {got_names}")
+            elif got_names != want:
+                bad.append(f"{a}|{b}: want {want}, got {got_names}")
+            elif a in ("i*", "f*", "c*") and b in ("i*", "f*", "c*"):
+                pass
+            else:
+                # the operands broadcast to the array shape
+                assert all(np.shape(g) == (3,) for g in got)
+    assert not bad, f"{len(bad)} cells differ:\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize("name", ALL_OPS)
+def test_resolve_dtypes_agrees_with_calls(name):
+    uf = getattr(tl, name)
+    pyt = {"i*": int, "f*": float, "c*": complex}
+    bad = []
+    for a in KINDS:
+        for b in KINDS:
+            want = expected(name, a, b)
+            if isinstance(want, type) or (a in pyt and b in pyt):
+                continue
+            ins = tuple(pyt[k] if k in pyt else dtype(_long(k)) for k in (a, b))
+            got = uf.resolve_dtypes(ins + (None,) * uf.nout)
+            if tuple(d.name for d in got[2:]) != want:
+                bad.append(f"{a}|{b}: {got} vs {want}")
+            cin = compute_dtypes(name, a, b)
+            if tuple(d.name for d in got[:2]) != cin:
+                bad.append(f"{a}|{b}: inputs {got[:2]} vs {cin}")
+    assert not bad, "\n".join(bad)
+
+
+def _long(k):
+    from ufunc_reference import LONG
+    return LONG[k]
+
+
+def test_python_int_out_of_range_raises_overflow():
+    a = np.arange(3, dtype=np.int8)
+    with pytest.raises(OverflowError):
+        tl.add(a, 1000)
+    with pytest.raises(OverflowError):
+        tl.multiply(np.arange(3, dtype=np.uint8), -1)
+    assert tl.add(a, 127).dtype == np.int8
+
+
+def test_strong_numpy_scalars_and_0d_arrays():
+    a = np.arange(3, dtype=np.int8)
+    assert tl.add(a, np.int64(1)).dtype == np.int64
+    assert tl.add(a, np.array(1, np.int16)).dtype == np.int16
+    assert tl.add(a, np.float32(1)).dtype == np.float32
+    assert tl.add(np.float16(1), 1.0).dtype == np.float16
+    # Python bool is bool, never weak
+    assert tl.add(a, True).dtype == np.int8
+    assert tl.add(np.ones(2, bool), True).dtype == bool
+
+
+@pytest.mark.parametrize("bad", [
+    np.array(["a", "b"]), np.array([1, 2], dtype=object), np.array([1, 2], dtype="M8[s]"),
+    np.array([(1, 2)], dtype="i4,i4"), np.array([1, 2], dtype="m8[s]"),
+])
+def test_unsupported_dtypes_raise_clearly(bad):
+    with pytest.raises(TypeError, match="typelattice"):
+        tl.add(bad, np.ones(len(bad), np.int8))
+    with pytest.raises(TypeError, match="typelattice"):
+        tl.add(bad, 1)
+
+
+def test_no_promotion_raises_type_promotion_error():
+    import ml_dtypes
+    x = np.ones(3, ml_dtypes.float8_e4m3fn)
+    with pytest.raises(tl.TypePromotionError, match="jax") as info:
+        tl.add(x, np.ones(3, np.float16))
+    assert isinstance(info.value, TypeError) and isinstance(info.value, ValueError)
+    assert "float8_e4m3fn" in str(info.value) and "float16" in str(info.value)
+
+
+def test_pickle_and_docstrings():
+    for name in ALL_OPS:
+        uf = getattr(tl, name)
+        assert pickle.loads(pickle.dumps(uf)) is uf
+        assert uf.__doc__ and "jax" in uf.__doc__
+    assert "int32" in tl.floor_divide.__doc__
+
+
+def test_identity_attributes_match_numpy():
+    for name in ["add", "multiply", "bitwise_and", "bitwise_or", "bitwise_xor", "logical_and",
+                 "logical_or", "logical_xor", "maximum", "subtract", "gcd"]:
+        assert getattr(tl, name).identity == getattr(np, name).identity, name
