@@ -53,7 +53,7 @@ cdef extern from "numpy/dtype_api.h":
         NPY_ARRAYMETHOD_FLAGS flags
         PyArray_DTypeMeta **dtypes
         PyType_Slot *slots
-    int NPY_METH_strided_loop, NPY_METH_contiguous_indexed_loop
+    int NPY_METH_strided_loop, NPY_METH_contiguous_indexed_loop, NPY_METH_resolve_descriptors
     int NPY_METH_get_reduction_initial
     int NPY_METH_IS_REORDERABLE, NPY_METH_NO_FLOATINGPOINT_ERRORS
     int NPY_NO_CASTING
@@ -70,6 +70,11 @@ cdef extern from "_loops.h":
     int TL_N_LOOPS
     int TL_N_LOOP_TYPES
     const tl_loop_entry tl_loop_table[]
+    ctypedef int (*tl_err_cb_t)(int slot, PyArray_DTypeMeta *const *dtypes)
+    tl_err_cb_t tl_err_cb
+    int TL_N_ERR_SLOTS
+    void *const tl_err_resolvers[]
+    void *tl_err_loop_ptr "(void *)tl_err_loop"
 
 cdef extern from *:
     """
@@ -79,6 +84,7 @@ cdef extern from *:
     ctypedef int (*tl_promoter_t)(PyObject *, void *const *, void *const *, void **)
 
 from cpython.pycapsule cimport PyCapsule_New
+from cpython.exc cimport PyErr_SetObject
 
 _import_array()
 _import_umath()
@@ -88,7 +94,7 @@ from ._dtypes import dtype_of
 
 # DType class of each loop type, in _ops.LOOP_TYPES order (= the C table's type indices)
 cdef list _LOOP_DTYPES = [type(dtype_of(t)) for t in _ops.LOOP_TYPES]
-cdef dict _DTYPE_OF_NAME = {}
+cdef frozenset _LOOP_TYPE_SET = frozenset(_ops.LOOP_TYPES)
 cdef object _KEEP = []          # name/doc bytes: NumPy does not copy them
 
 # ufunc -> (op, CompiledRules); looked up by the promoter
@@ -173,12 +179,111 @@ cdef int _promoter(PyObject *ufunc, void *const *op_dtypes, void *const *signatu
     names = [_operand_name(r, <PyArray_DTypeMeta *>op_dtypes[i]) for i in range(nargs)]
     fixed = [_operand_name(r, <PyArray_DTypeMeta *>signature[i]) for i in range(nargs)]
     cdef bint reduction = op_dtypes[0] == NULL
-    res = _resolve_names(op, r, names, fixed, reduction)
+    try:
+        res = _resolve_names(op, r, names, fixed, reduction)
+    except TypePromotionError as exc:
+        # NumPy replaces errors raised here by its generic no-loop error: dispatch to an error
+        # loop instead, whose resolve_descriptors raises this TypePromotionError.
+        classes = _error_loop(uf, op, r, names, exc)
+        if classes is None:
+            raise
+        for i in range(nargs):
+            c = classes[i]
+            Py_INCREF(c)
+            new_op_dtypes[i] = <void *><PyObject *>c
+        return 0
+    for t in res:
+        if t not in _LOOP_TYPE_SET:
+            raise TypeError(f"typelattice.{op.name} has no loop for {t} yet (operands "
+                            f"{tuple(n for n in names[:op.nin])}, rule set {r.name!r}): cast "
+                            "to a core dtype explicitly, e.g. x.astype('float32')")
     classes = [_dtype_class(r, t) for t in res]
     for i in range(nargs):
         c = classes[i]
         Py_INCREF(c)
         new_op_dtypes[i] = <void *><PyObject *>c
+    return 0
+
+
+cdef dict _ERR_SLOT = {}        # ufunc -> error slot
+cdef list _ERR_UFUNC = []       # slot -> ufunc
+cdef dict _ERR_INFO = {}        # (slot, DType classes) -> TypePromotionError args
+
+
+cdef object _error_loop(uf, op, CompiledRules r, names, exc):
+    """Register (once) an error loop for these operand DTypes; its DType classes, or None."""
+    if op.nin != 2 or names[0] is None or names[1] is None:
+        return None
+    slot = _ERR_SLOT.get(uf)
+    if slot is None:
+        if len(_ERR_UFUNC) >= TL_N_ERR_SLOTS:
+            return None
+        slot = len(_ERR_UFUNC)
+        _ERR_UFUNC.append(uf)
+        _ERR_SLOT[uf] = slot
+    ins = []
+    for t in names[:2]:
+        w = r.weak_target(t) if t in r.index else None
+        d = dtype_of(w if w is not None else t)
+        if d is None:
+            return None
+        ins.append(type(d))
+    classes = tuple(ins) + (ins[0],) * op.nout
+    key = (slot, classes)
+    if key not in _ERR_INFO:
+        _ERR_INFO[key] = (exc.operands, exc.rules, f"(in typelattice.{op.name})")
+        _add_spec(uf, op, classes, tl_err_loop_ptr, NULL, NULL, tl_err_resolvers[slot], b"tl_error")
+    return classes
+
+
+cdef int _err_cb(int slot, PyArray_DTypeMeta *const *dtypes) noexcept with gil:
+    uf = _ERR_UFUNC[slot]
+    op, r = _REGISTRY[uf]
+    classes = tuple(<object><PyObject *>dtypes[i] for i in range(op.nin + op.nout))
+    info = _ERR_INFO.get((slot, classes))
+    if info is None:
+        info = (tuple(c.__name__ for c in classes[:op.nin]), (<CompiledRules>r).name, None)
+    err = TypePromotionError(info[0], info[1], hint=info[2])
+    PyErr_SetObject(type(err), err)
+    return -1
+
+
+tl_err_cb = <tl_err_cb_t>_err_cb
+
+
+cdef int _add_spec(uf, op, classes, void *loop, void *indexed, void *initial, void *resolve,
+                   bytes name) except -1:
+    cdef PyArrayMethod_Spec spec
+    cdef PyType_Slot slots[5]
+    cdef PyArray_DTypeMeta *dtypes[4]
+    cdef int k, ns = 0
+    for k in range(op.nin + op.nout):
+        dtypes[k] = <PyArray_DTypeMeta *><PyObject *>classes[k]
+    memset(slots, 0, sizeof(slots))
+    slots[ns].slot = NPY_METH_strided_loop
+    slots[ns].pfunc = loop
+    ns += 1
+    if indexed != NULL:
+        slots[ns].slot = NPY_METH_contiguous_indexed_loop
+        slots[ns].pfunc = indexed
+        ns += 1
+    if initial != NULL:
+        slots[ns].slot = NPY_METH_get_reduction_initial
+        slots[ns].pfunc = initial
+        ns += 1
+    if resolve != NULL:
+        slots[ns].slot = NPY_METH_resolve_descriptors
+        slots[ns].pfunc = resolve
+        ns += 1
+    _KEEP.append(name)
+    spec.name = name
+    spec.nin = op.nin
+    spec.nout = op.nout
+    spec.casting = NPY_NO_CASTING
+    spec.flags = NPY_METH_IS_REORDERABLE if op.reorderable else 0
+    spec.dtypes = dtypes
+    spec.slots = slots
+    PyUFunc_AddLoopFromSpec(uf, &spec)
     return 0
 
 
@@ -200,11 +305,8 @@ cdef object _make_ufunc(op, CompiledRules r, set types):
     _KEEP.append(doc)
     uf = PyUFunc_FromFuncAndData(NULL, NULL, NULL, 0, op.nin, op.nout,
                                  _identity_code(op, op.reorderable), name, doc, 0)
-    cdef PyArrayMethod_Spec spec
-    cdef PyType_Slot slots[4]
-    cdef PyArray_DTypeMeta *dtypes[4]
     cdef const tl_loop_entry *e
-    cdef int i, k, ns
+    cdef int i, k
     cdef int nargs = op.nin + op.nout
     loop_types = set(op.loop_types(tuple(types)))
     for i in range(TL_N_LOOPS):
@@ -214,29 +316,8 @@ cdef object _make_ufunc(op, CompiledRules r, set types):
         compute = _ops.LOOP_TYPES[e.types[0]]
         if compute not in loop_types:
             continue
-        for k in range(nargs):
-            dtypes[k] = <PyArray_DTypeMeta *><PyObject *>_LOOP_DTYPES[e.types[k]]
-        memset(slots, 0, sizeof(slots))
-        ns = 0
-        slots[ns].slot = NPY_METH_strided_loop
-        slots[ns].pfunc = e.loop
-        ns += 1
-        if e.indexed != NULL:
-            slots[ns].slot = NPY_METH_contiguous_indexed_loop
-            slots[ns].pfunc = e.indexed
-            ns += 1
-        if e.initial != NULL:
-            slots[ns].slot = NPY_METH_get_reduction_initial
-            slots[ns].pfunc = e.initial
-            ns += 1
-        spec.name = name
-        spec.nin = op.nin
-        spec.nout = op.nout
-        spec.casting = NPY_NO_CASTING
-        spec.flags = NPY_METH_IS_REORDERABLE if op.reorderable else 0
-        spec.dtypes = dtypes
-        spec.slots = slots
-        PyUFunc_AddLoopFromSpec(uf, &spec)
+        classes = [_LOOP_DTYPES[e.types[k]] for k in range(nargs)]
+        _add_spec(uf, op, classes, e.loop, e.indexed, e.initial, NULL, name)
     capsule = PyCapsule_New(<void *><tl_promoter_t>_promoter, b"numpy._ufunc_promoter", NULL)
     PyUFunc_AddPromoter(uf, (None,) * nargs, capsule)
     _REGISTRY[uf] = (op, r)

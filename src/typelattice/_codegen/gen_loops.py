@@ -27,6 +27,7 @@ ST = {"bfloat16": "TL_ST_bf16", "float16": "TL_ST_f16"}
 HALF = ("bfloat16", "float16")
 # float16 reductions that NumPy accumulates in float32 (HALF_add/subtract/multiply/divide)
 KEEP_F16 = ("add", "subtract", "multiply", "divide")
+N_ERR_SLOTS = 512
 
 
 def ld(t):
@@ -56,13 +57,13 @@ def identity_values(op, t):
     one = ident == 1
     if t in ("float16", "bfloat16"):
         bits = {"float16": (0x3c00, 0x8000), "bfloat16": (0x3f80, 0x8000)}[t]
-        return (hex(bits[0]), hex(bits[0])) if one else (hex(bits[1]), "0x0")
+        return (hex(bits[0]), hex(bits[0])) if one else ("0x0", "0x0")
     if t in ("float32", "float64"):
         f = "f" if t == "float32" else ""
-        return (f"1.0{f}", f"1.0{f}") if one else (f"-0.0{f}", f"0.0{f}")
+        return (f"1.0{f}", f"1.0{f}") if one else (f"0.0{f}", f"0.0{f}")
     if t.startswith("complex"):
         f = "f" if t == "complex64" else ""
-        return (f"{{1.0{f}, 0.0{f}}}",) * 2 if one else (f"{{-0.0{f}, 0.0{f}}}", f"{{0.0{f}, 0.0{f}}}")
+        return (f"{{1.0{f}, 0.0{f}}}",) * 2 if one else (f"{{0.0{f}, 0.0{f}}}",) * 2
     return ("1", "1") if one else ("0", "0")
 
 
@@ -116,6 +117,22 @@ def emit():
             types = [LOOP_TYPES.index(x) for x in sig] + [-1] * (4 - len(sig))
             table.append(f'    {{"{op.name}", {{{", ".join(map(str, types))}}}, {name}, '
                          f"{indexed}, (void *){init}}},")
+    out.append("")
+    # Error loops: registered on the fly for operand DTypes that have no promotion, so that the
+    # user sees TypePromotionError (NumPy turns an error raised by a promoter into its generic
+    # no-loop error). Their resolve_descriptors raises through a callback; one trampoline per
+    # ufunc (slot) tells the callback which ufunc it is.
+    out.append("typedef NPY_CASTING (*tl_err_cb_t)(int slot, PyArray_DTypeMeta *const *dtypes);")
+    out.append("static tl_err_cb_t tl_err_cb = NULL;")
+    out.append("static int tl_err_loop(TL_LOOP_ARGS) { (void)ctx; (void)data; (void)dims; "
+               "(void)st; (void)aux; return 0; }")
+    for k in range(N_ERR_SLOTS):
+        out.append(f"static NPY_CASTING tl_err_resolve_{k}(struct PyArrayMethodObject_tag *m, "
+                   "PyArray_DTypeMeta *const *dt, PyArray_Descr *const *g, PyArray_Descr **l, "
+                   f"npy_intp *v) {{ (void)m; (void)g; (void)l; (void)v; return tl_err_cb({k}, dt); }}")
+    out.append(f"#define TL_N_ERR_SLOTS {N_ERR_SLOTS}")
+    out.append("static void *const tl_err_resolvers[TL_N_ERR_SLOTS] = {"
+               + ", ".join(f"(void *)tl_err_resolve_{k}" for k in range(N_ERR_SLOTS)) + "};")
     out.append("")
     out.append(f"#define TL_N_LOOPS {len(table)}")
     out.append("static const tl_loop_entry tl_loop_table[TL_N_LOOPS] = {")
