@@ -127,6 +127,6 @@ def test_pickle_and_docstrings():
 
 
 def test_identity_attributes_match_numpy():
-    for name in ["add", "multiply", "bitwise_and", "bitwise_or", "bitwise_xor", "logical_and",
+    for name in ["hypot", "logaddexp", "logaddexp2", "lcm", "add", "multiply", "bitwise_and", "bitwise_or", "bitwise_xor", "logical_and",
                  "logical_or", "logical_xor", "maximum", "subtract", "gcd"]:
         assert getattr(tl, name).identity == getattr(np, name).identity, name

@@ -84,7 +84,7 @@ class Op:
         self.kind_error = kind_error
         self.special = dict(special or {})
         self.unsupported = unsupported
-        self.identity = identity          # None, 0, 1, -1 (all bits set) or True/False
+        self.identity = identity          # None, 0, 1, -1 (all bits set), True/False, "-inf"
         self.reorderable = reorderable
         self.kernel = kernel or name      # element function base name: tl_<kernel>_<suffix>
         self.kernel16 = kernel16 or self.kernel   # the same for float16/bfloat16 (in float32)
@@ -217,13 +217,15 @@ OPS = [
     # -- float functions: the inexact join ----------------------------------------------------------
     Op("arctan2", INEXACT, unsupported="c",
        doc="Element-wise arc tangent of x1/x2 choosing the quadrant."),
-    Op("hypot", INEXACT, kinds=REAL, kind_error="ValueError",
+    Op("hypot", INEXACT, kinds=REAL, kind_error="ValueError", identity=0, reorderable=True,
        doc="sqrt(x1**2 + x2**2); complex raises ValueError."),
     Op("copysign", INEXACT, kinds=REAL, doc="Magnitude of x1 with the sign of x2."),
     Op("nextafter", INEXACT, kinds=REAL, native16=True,
        doc="Next representable value of the result dtype after x1 towards x2."),
-    Op("logaddexp", INEXACT, unsupported="c", doc="log(exp(x1) + exp(x2))."),
-    Op("logaddexp2", INEXACT, unsupported="c", doc="log2(2**x1 + 2**x2)."),
+    Op("logaddexp", INEXACT, unsupported="c", identity="-inf", reorderable=True,
+       doc="log(exp(x1) + exp(x2))."),
+    Op("logaddexp2", INEXACT, unsupported="c", identity="-inf", reorderable=True,
+       doc="log2(2**x1 + 2**x2)."),
     Op("heaviside", INEXACT, kinds=REAL, doc="Heaviside step function (x2 where x1 == 0)."),
     Op("ldexp", FIRST_INEXACT, kinds=REAL, kind_error="ValueError",
        doc="x1 * 2**x2; the result is the first operand made inexact, x2 must be an integer."),
@@ -231,7 +233,7 @@ OPS = [
     Op("gcd", kinds="ui", kind_error="ValueError", special={_BOOLS: "ValueError"}, identity=0,
        reorderable=True, doc="Greatest common divisor; integers only (ValueError otherwise)."),
     Op("lcm", kinds="ui", kind_error="ValueError", special={_BOOLS: "ValueError"},
-       reorderable=True, doc="Least common multiple; integers only (ValueError otherwise)."),
+       doc="Least common multiple; integers only (ValueError otherwise)."),
     Op("bitwise_and", kinds=INTS, identity=-1, reorderable=True,
        doc="Bit-wise and; integers and bool only."),
     Op("bitwise_or", kinds=INTS, identity=0, reorderable=True,

@@ -37,10 +37,12 @@ cdef extern from "numpy/arrayobject.h":
 
 cdef extern from "numpy/ufuncobject.h":
     int _import_umath() except -1
-    object PyUFunc_FromFuncAndData(void *func, void *data, char *types, int ntypes, int nin,
-                                   int nout, int identity, const char *name, const char *doc,
-                                   int unused)
+    object PyUFunc_FromFuncAndDataAndSignatureAndIdentity(
+        void *func, void *data, char *types, int ntypes, int nin, int nout, int identity,
+        const char *name, const char *doc, int unused, const char *signature,
+        object identity_value)
     int PyUFunc_Zero, PyUFunc_One, PyUFunc_MinusOne, PyUFunc_None, PyUFunc_ReorderableNone
+    int PyUFunc_IdentityValue
 
 cdef extern from "numpy/dtype_api.h":
     ctypedef int NPY_ARRAYMETHOD_FLAGS
@@ -291,6 +293,8 @@ cdef int _identity_code(op, bint reorderable):
     ident = op.identity
     if ident is None:
         return PyUFunc_ReorderableNone if reorderable else PyUFunc_None
+    if ident == "-inf":
+        return PyUFunc_IdentityValue
     if ident is True or ident == 1:
         return PyUFunc_One
     if ident == -1:
@@ -303,8 +307,9 @@ cdef object _make_ufunc(op, CompiledRules r, set types):
     doc = _ops.docstring(op, r.name).encode()
     _KEEP.append(name)
     _KEEP.append(doc)
-    uf = PyUFunc_FromFuncAndData(NULL, NULL, NULL, 0, op.nin, op.nout,
-                                 _identity_code(op, op.reorderable), name, doc, 0)
+    uf = PyUFunc_FromFuncAndDataAndSignatureAndIdentity(
+        NULL, NULL, NULL, 0, op.nin, op.nout, _identity_code(op, op.reorderable), name, doc, 0,
+        NULL, float("-inf") if op.identity == "-inf" else None)
     cdef const tl_loop_entry *e
     cdef int i, k
     cdef int nargs = op.nin + op.nout

@@ -54,6 +54,9 @@ def identity_values(op, t):
         if t.startswith(("int", "uint")):
             return f"({STORAGE[t]})-1", f"({STORAGE[t]})-1"
         return None
+    if ident == "-inf":
+        return {"float16": ("0xfc00",) * 2, "bfloat16": ("0xff80",) * 2,
+                "float32": ("-INFINITY",) * 2, "float64": ("-(double)INFINITY",) * 2}.get(t)
     one = ident == 1
     if t in ("float16", "bfloat16"):
         bits = {"float16": (0x3c00, 0x8000), "bfloat16": (0x3f80, 0x8000)}[t]
