@@ -130,3 +130,42 @@ def test_identity_attributes_match_numpy():
     for name in ["hypot", "logaddexp", "logaddexp2", "lcm", "add", "multiply", "bitwise_and", "bitwise_or", "bitwise_xor", "logical_and",
                  "logical_or", "logical_xor", "maximum", "subtract", "gcd"]:
         assert getattr(tl, name).identity == getattr(np, name).identity, name
+
+
+def test_names_pickle_and_foreign_array_libraries():
+    """__name__ is '<rules>.<op>': dask maps multi-output ufuncs and .outer to its own NumPy-rule
+    functions by name, so it must find none and refuse (TypeError) rather than silently use
+    NumPy's promotion; single-output calls go through dask's elemwise with our semantics."""
+    assert tl.add.__name__ == "jax.add" and tl.add.__module__ == "typelattice._ufuncs"
+    for uf in (tl.add, tl.divmod, tl.true_divide, tl.mod):
+        assert pickle.loads(pickle.dumps(uf)) is uf
+    da = pytest.importorskip("dask.array")
+    b = da.from_array(np.ones(4, bool), chunks=2)
+    i8 = da.from_array(np.arange(4, dtype=np.int8), chunks=2)
+    r = tl.floor_divide(b, b)              # JAX: int32 (NumPy would give int8)
+    assert r.dtype == np.int32 and r.compute().dtype == np.int32
+    assert tl.add(i8, 1).compute().dtype == np.int8
+    with pytest.raises(TypeError, match="NotImplemented"):
+        tl.divmod(b, b)
+    with pytest.raises(TypeError, match="NotImplemented"):
+        tl.add.outer(i8, i8)
+
+
+def test_pandas_keeps_typelattice_rules():
+    pd = pytest.importorskip("pandas")
+    s = pd.Series(np.arange(3, dtype=np.int8))
+    assert tl.add(s, 1).dtype == np.int8
+    assert tl.add(s, np.ones(3, np.uint8)).dtype == np.int16
+
+
+def test_second_rule_set_gets_its_own_ufuncs():
+    u32 = tl.make_ufuncs("jax32")
+    assert u32["add"] is not tl.add and u32["add"].__name__ == "jax32.add"
+    assert tl.make_ufuncs("jax32")["add"] is u32["add"]          # built once
+    a = np.arange(3, dtype=np.int64)
+    assert u32["add"](a, a).dtype == np.int32                   # x32 canonicalizes int64
+    assert u32["add"](np.arange(3, dtype=np.int8), 1.0).dtype == np.float32
+    assert u32["divide"](np.arange(3, dtype=np.int8), 2).dtype == np.float32
+    assert tl.add(np.arange(3, dtype=np.int8), 1.0).dtype == np.float64
+    assert pickle.loads(pickle.dumps(u32["multiply"])) is u32["multiply"]
+    assert u32["add"].reduce(np.ones(3, np.int8)).dtype == np.int32

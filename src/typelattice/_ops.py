@@ -267,9 +267,7 @@ def docstring(op, rules_name="jax"):
             FIRST_INEXACT: "the first operand's type made inexact"}[op.rule]
     if op.out == "bool":
         rule = "bool (the operands are compared in " + rule + ")"
-    sig = "x1, x2, /, out=None, *, where=True, casting='same_kind', order='K', dtype=None, " \
-          "subok=True[, signature]"
-    lines = [f"{op.name}({sig})", "", op.doc, "",
+    lines = [op.doc, "",
              f"Result dtype: {rule}, under rule set {rules_name!r}. Python int/float/complex "
              "operands are weak: they take the type of the array they meet.",
              ]
@@ -283,4 +281,8 @@ def docstring(op, rules_name="jax"):
     if op.unsupported:
         lines.append("Not implemented: complex operands (JAX accepts them; NumPy has no loop).")
     lines.append(f"Same values as numpy.{op.numpy_name} on the operands cast to the result dtype.")
+    lines.append(f"The ufunc's __name__ is {rules_name}.{op.name}: libraries that map ufuncs to "
+                 "their own functions by name (dask for .outer and divmod, CuPy, pandas) find no "
+                 "NumPy-rule namesake and return NotImplemented instead of silently applying "
+                 "NumPy's promotion.")
     return "\n".join(lines)

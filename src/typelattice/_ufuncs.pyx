@@ -147,6 +147,18 @@ def _resolve_names(op, CompiledRules r, names, fixed, bint reduction):
         raise TypeError(f"typelattice.{op.name}: no operand dtypes to promote")
     if reduction and op.out == "bool" and op.name.startswith("logical_"):
         return ("bool",) * (op.nin + op.nout)   # NumPy reduces logical ops in bool
+    if reduction and op.name in ("add", "multiply") and names[2] is None \
+            and all(f is None for f in fixed):
+        # sum/prod of bool and small ints in the default int, as NumPy's add/multiply reduce
+        # and jnp.sum/jnp.prod (promote_integers=True) do
+        k = _ops.kind(ins[0])
+        default = r.weak_target("i*") if "i*" in r.index else None
+        if k in "bi" and default is not None:
+            return (default,) * 3
+        if k == "u" and default is not None:
+            udef = "u" + default
+            if udef in r.index:
+                return (udef,) * 3
 
     def join(a, b):
         return r.join_names(a, b)
@@ -303,7 +315,9 @@ cdef int _identity_code(op, bint reorderable):
 
 
 cdef object _make_ufunc(op, CompiledRules r, set types):
-    name = op.name.encode()
+    # "<rules>.<op>": dask/CuPy/pandas look foreign ufuncs up by __name__ and must not find
+    # their NumPy-rule namesake; pickle finds it as typelattice._ufuncs.<rules>.<op>
+    name = f"{r.name}.{op.name}".encode()
     doc = _ops.docstring(op, r.name).encode()
     _KEEP.append(name)
     _KEEP.append(doc)
@@ -326,10 +340,13 @@ cdef object _make_ufunc(op, CompiledRules r, set types):
     capsule = PyCapsule_New(<void *><tl_promoter_t>_promoter, b"numpy._ufunc_promoter", NULL)
     PyUFunc_AddPromoter(uf, (None,) * nargs, capsule)
     _REGISTRY[uf] = (op, r)
+    uf.__module__ = __name__
     return uf
 
 
 cdef dict _BY_RULES = {}
+from types import SimpleNamespace
+from ._core import BUILTIN_RULES as _BUILTIN_NAMES
 
 
 def make_ufuncs(rules=None):
@@ -347,6 +364,8 @@ def make_ufuncs(rules=None):
     for alias, target in _ops.ALIASES.items():
         res[alias] = res[target]
     _BY_RULES[key] = res
+    if r.definition is None or r.name not in _BUILTIN_NAMES:
+        globals().setdefault(r.name, SimpleNamespace(**res))
     return dict(res)
 
 
