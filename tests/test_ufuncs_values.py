@@ -235,3 +235,48 @@ def test_floating_point_errors_like_numpy():
             tl.divide(np.ones(2, np.float32), 0.0)
     with pytest.raises(ValueError, match="negative integer powers"):
         tl.power(np.arange(3), -1)
+
+
+@pytest.mark.parametrize("f16c", [False, True])
+def test_float16_paths_agree_every_bit_pattern(f16c):
+    """The software and the F16C float16 conversions give NumPy's values (F16C only when the CPU
+    has it), for same-dtype and for mixed (blocked) loops and for strided operands."""
+    from typelattice import _ufuncs
+    used = _ufuncs.set_simd(f16c)
+    try:
+        if f16c and not used:
+            pytest.skip("no F16C on this CPU")
+        allbits = np.arange(0, 1 << 16, dtype=np.uint16).view(np.float16)
+        i8 = (np.arange(1 << 16) % 256 - 128).astype(np.int8)
+        with np.errstate(all="ignore"):
+            for name in ("add", "multiply", "divide", "maximum", "less", "arctan2"):
+                uf, ref = getattr(tl, name), getattr(np, name)
+                assert_same(uf(allbits, allbits[::-1]), ref(allbits, allbits[::-1]), name,
+                            f"{name} f16 all bits")
+                assert_same(uf(i8, allbits), ref(i8.astype(np.float16), allbits), name,
+                            f"{name} int8|f16")
+                assert_same(uf(allbits[::3], i8[::3]), ref(allbits[::3], i8[::3].astype(
+                    np.float16)), name, f"{name} strided")
+        with np.errstate(over="raise"):
+            with pytest.raises(FloatingPointError):
+                tl.add(np.full(100, 60000, np.float16), np.float16(60000))
+            with pytest.raises(FloatingPointError):
+                tl.multiply(np.full(100, 100, np.int8), np.full(100, 1000, np.float16))
+    finally:
+        _ufuncs.set_simd(None)
+
+
+def test_mixed_input_loops_read_operands_without_casting():
+    """int8 + float16 runs one blocked loop reading int8 and float16 (no int8 -> float16 temp)."""
+    got = tl.add.resolve_dtypes((np.dtype(np.int8), np.dtype(np.float16), None))
+    assert got == (np.dtype(np.int8), np.dtype(np.float16), np.dtype(np.float16))
+    got = tl.less.resolve_dtypes((np.dtype(np.uint16), np.dtype(np.float32), None))
+    assert got == (np.dtype(np.uint16), np.dtype(np.float32), np.dtype(bool))
+    # int16 -> float16 is not exact: NumPy's cast (rounding) then the float16 loop
+    got = tl.add.resolve_dtypes((np.dtype(np.int16), np.dtype(np.float16), None))
+    assert got == (np.dtype(np.float16),) * 3
+    a = np.arange(-3000, 3000, 7, dtype=np.int16)
+    h = np.linspace(-5, 5, a.size).astype(np.float16)
+    assert_same(tl.add(a, h), np.add(a.astype(np.float16), h), "add", "int16|f16")
+    x = np.ones(10, np.float16)
+    assert_same(tl.add.accumulate(x), np.add.accumulate(x), "add", "f16 accumulate")

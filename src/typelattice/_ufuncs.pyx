@@ -72,6 +72,15 @@ cdef extern from "_loops.h":
     int TL_N_LOOPS
     int TL_N_LOOP_TYPES
     const tl_loop_entry tl_loop_table[]
+    ctypedef struct tl_mixed_entry:
+        const char *op
+        int compute
+        void *loop
+    int TL_N_MIXED
+    const tl_mixed_entry tl_mixed_table[]
+    int tl_use_f16c
+    int tl_bf16_typenum
+    int tl_f16c()
     ctypedef int (*tl_err_cb_t)(int slot, PyArray_DTypeMeta *const *dtypes)
     tl_err_cb_t tl_err_cb
     int TL_N_ERR_SLOTS
@@ -97,6 +106,60 @@ from ._dtypes import dtype_of
 # DType class of each loop type, in _ops.LOOP_TYPES order (= the C table's type indices)
 cdef list _LOOP_DTYPES = [type(dtype_of(t)) for t in _ops.LOOP_TYPES]
 cdef frozenset _LOOP_TYPE_SET = frozenset(_ops.LOOP_TYPES)
+
+import ml_dtypes as _mld
+tl_bf16_typenum = np.dtype(_mld.bfloat16).num
+
+# Blocked loops (kernels/tl_loops_host.h) read these input dtypes and convert them exactly to
+# the compute dtype inline: int8 + float16 -> float16 makes no temporary array.
+_EXACT_INPUTS = {
+    "float16": frozenset({"bool", "int8", "uint8", "float16"}),
+    "bfloat16": frozenset({"bool", "int8", "uint8", "bfloat16"}),
+    "float32": frozenset({"bool", "int8", "uint8", "int16", "uint16", "float16", "bfloat16",
+                          "float32"}),
+    "float64": frozenset({"bool", "int8", "uint8", "int16", "uint16", "int32", "uint32",
+                          "float16", "bfloat16", "float32", "float64"}),
+}
+cdef dict _MIXED = {}          # op name -> {compute type: loop pointer}
+cdef int _m
+for _m in range(TL_N_MIXED):
+    _MIXED.setdefault(tl_mixed_table[_m].op.decode(), {})[
+        _ops.LOOP_TYPES[tl_mixed_table[_m].compute]] = <size_t>tl_mixed_table[_m].loop
+cdef dict _MIXED_DONE = {}     # (ufunc, DType classes) -> True once registered
+
+
+def set_simd(f16c=None):
+    """Use F16C float16 conversions (True), the software ones (False) or decide from the CPU
+    (None); returns whether F16C is used now. For tests and benchmarks."""
+    global tl_use_f16c
+    tl_use_f16c = -1 if f16c is None else (1 if f16c else 0)
+    return bool(tl_f16c())
+
+
+cdef object _mixed_loop(uf, op, CompiledRules r, names, res):
+    """DType classes of a blocked loop reading the operands' own dtypes, or None."""
+    loops = _MIXED.get(op.name)
+    if loops is None or op.nin != 2 or op.nout != 1:
+        return None
+    t = res[0]
+    if t not in loops or res[1] != t:
+        return None
+    exact = _EXACT_INPUTS[t]
+    ins = [t, t]
+    changed = False
+    for i in range(2):
+        a = names[i]
+        if a is not None and a != t and a in exact:
+            ins[i] = a
+            changed = True
+    if not changed:
+        return None
+    classes = (_dtype_class(r, ins[0]), _dtype_class(r, ins[1]), _dtype_class(r, res[2]))
+    key = (uf, classes)
+    if key not in _MIXED_DONE:
+        _add_spec(uf, op, classes, <void *><size_t>loops[t], NULL, NULL, NULL, b"tl_blocked")
+        _MIXED_DONE[key] = True
+    return classes
 cdef object _KEEP = []          # name/doc bytes: NumPy does not copy them
 
 # ufunc -> (op, CompiledRules); looked up by the promoter
@@ -211,7 +274,11 @@ cdef int _promoter(PyObject *ufunc, void *const *op_dtypes, void *const *signatu
             raise TypeError(f"typelattice.{op.name} has no loop for {t} yet (operands "
                             f"{tuple(n for n in names[:op.nin])}, rule set {r.name!r}): cast "
                             "to a core dtype explicitly, e.g. x.astype('float32')")
-    classes = [_dtype_class(r, t) for t in res]
+    classes = None
+    if not reduction and all(f is None for f in fixed):
+        classes = _mixed_loop(uf, op, r, names, res)
+    if classes is None:
+        classes = [_dtype_class(r, t) for t in res]
     for i in range(nargs):
         c = classes[i]
         Py_INCREF(c)
