@@ -230,19 +230,23 @@ static int tl_f16c(void)
 }
 static int tl_bf16_typenum = -1;    /* ml_dtypes' bfloat16, set at import */
 
-typedef void (*tl_cvt_float)(const char *src, npy_intp stride, float *dst, npy_intp n);
-typedef void (*tl_cvt_double)(const char *src, npy_intp stride, double *dst, npy_intp n);
+/* converters return the block in the compute type: dst, or src itself when it already is */
+typedef const float *(*tl_cvt_float)(const char *src, npy_intp stride, float *dst, npy_intp n);
+typedef const double *(*tl_cvt_double)(const char *src, npy_intp stride, double *dst, npy_intp n);
 
 #define TL_CVT(NAME, S, CT, EXPR)                                                                \
-static void NAME(const char *src, npy_intp stride, CT *dst, npy_intp n)                          \
+static const CT *NAME(const char *src, npy_intp stride, CT *dst, npy_intp n)                     \
 {                                                                                                \
     npy_intp i;                                                                                  \
+    if (stride == (npy_intp)sizeof(S) && sizeof(S) == sizeof(CT) && (CT)0.5 != 0 && (S)0.5 != 0) \
+        return (const CT *)src;     /* already the compute type */                              \
     if (stride == (npy_intp)sizeof(S)) {                                                         \
         const S *p = (const S *)src;                                                             \
         for (i = 0; i < n; i++) dst[i] = (CT)EXPR(p[i]);                                         \
     } else {                                                                                     \
         for (i = 0; i < n; i++) dst[i] = (CT)EXPR(*(const S *)(src + i * stride));               \
     }                                                                                            \
+    return dst;                                                                                  \
 }
 #define TL_CVT_ID(x) (x)
 #define TL_CVT_B(x) ((x) != 0)
@@ -266,12 +270,12 @@ TL_CVT(tl_cvt_bf16_d, uint16_t, double, tl_bf16_to_f32)
 TL_CVT(tl_cvt_f32_d, float, double, TL_CVT_ID)
 TL_CVT(tl_cvt_f64_d, double, double, TL_CVT_ID)
 
-static void tl_cvt_f16_f(const char *src, npy_intp stride, float *dst, npy_intp n)
+static const float *tl_cvt_f16_f(const char *src, npy_intp stride, float *dst, npy_intp n)
 {
 #ifdef TL_X86_DISPATCH
-    if (stride == 2 && tl_f16c()) { tl_f16_to_f32_f16c((const uint16_t *)src, dst, n); return; }
+    if (stride == 2 && tl_f16c()) { tl_f16_to_f32_f16c((const uint16_t *)src, dst, n); return dst; }
 #endif
-    tl_cvt_f16sw_f(src, stride, dst, n);
+    return tl_cvt_f16sw_f(src, stride, dst, n);
 }
 
 /* converters from a descriptor's dtype (only conversions that are exact; NULL otherwise) */
@@ -355,6 +359,10 @@ static int NAME(TL_LOOP_ARGS)                                                   
     npy_intp n = dims[0], i, j, blk = TL_BLOCK;                                                  \
     C ba[TL_BLOCK], bb[TL_BLOCK];                                                                \
     OC bo[TL_BLOCK];                                                                             \
+    const C *pa, *pb;                                                                            \
+    int direct = (STORE == (void *)tl_store_f32 || STORE == (void *)tl_store_f64                 \
+                  || STORE == (void *)tl_store_bool)                                             \
+                 && st[2] == (npy_intp)sizeof(OC);                                               \
     unsigned fpe = 0;                                                                            \
     __typeof__(CVTSEL(ctx->descriptors[0])) ca = CVTSEL(ctx->descriptors[0]);                    \
     __typeof__(ca) cb = CVTSEL(ctx->descriptors[1]);                                             \
@@ -370,10 +378,15 @@ static int NAME(TL_LOOP_ARGS)                                                   
         blk = 1;                                                                                 \
     for (i = 0; i < n; i += blk) {                                                               \
         npy_intp m = n - i < blk ? n - i : blk;                                                  \
-        ca(data[0] + i * st[0], st[0], ba, m);                                                   \
-        cb(data[1] + i * st[1], st[1], bb, m);                                                   \
-        for (j = 0; j < m; j++) bo[j] = FN(ba[j], bb[j], &fpe);                                  \
-        STORE(bo, data[2] + i * st[2], st[2], m, &fpe);                                          \
+        pa = ca(data[0] + i * st[0], st[0], ba, m);                                              \
+        pb = cb(data[1] + i * st[1], st[1], bb, m);                                              \
+        if (direct) {   /* float32/float64 results go straight to a contiguous output */        \
+            OC *po = (OC *)(data[2] + i * st[2]);                                                \
+            for (j = 0; j < m; j++) po[j] = FN(pa[j], pb[j], &fpe);                              \
+        } else {                                                                                 \
+            for (j = 0; j < m; j++) bo[j] = FN(pa[j], pb[j], &fpe);                              \
+            STORE(bo, data[2] + i * st[2], st[2], m, &fpe);                                      \
+        }                                                                                        \
     }                                                                                            \
     return tl_finish(fpe);                                                                       \
 }
