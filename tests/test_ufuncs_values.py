@@ -96,6 +96,10 @@ def assert_same(got, want, name, label):
         tol = 0 if exact_ops else 2
         if got.dtype.kind == "c" and not exact_ops:
             d = complex_err_ulps(got, want)
+        if exact_ops and got.dtype.kind != "c":
+            gz, wz = _as_float(got), _as_float(want)
+            zero_sign = (gz == 0) & (wz == 0) & (np.signbit(gz) != np.signbit(wz))
+            assert not zero_sign.any(), f"{label}: sign of zero differs at {np.argwhere(zero_sign)[:5]}"
         if d.max(initial=0) > tol:
             idx = np.argwhere(d > tol)[:5]
             raise AssertionError(f"{label}: {len(np.argwhere(d > tol))} values differ, e.g. "
@@ -106,6 +110,10 @@ def assert_same(got, want, name, label):
             idx = np.argwhere(got != want)[:5]
             raise AssertionError(f"{label}: e.g. " + "; ".join(
                 f"{tuple(i)}: got {got[tuple(i)]!r} want {want[tuple(i)]!r}" for i in idx))
+
+
+def _as_float(x):
+    return x.astype(np.float32) if x.dtype == BF16 else x
 
 
 def _ok(name, a, b):

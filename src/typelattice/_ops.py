@@ -73,7 +73,8 @@ class Op:
 
     def __init__(self, name, rule=JOIN, *, nin=2, nout=1, out="same", kinds=ALL,
                  kind_error="TypeError", special=None, unsupported="", identity=None,
-                 reorderable=False, kernel=None, kernel16=None, native16=False, doc="",
+                 reorderable=False, kernel=None, kernel16=None, kernel_bf16=None,
+                 native16=False, doc="",
                  numpy_name=None, aliases=()):
         self.name = name
         self.rule = rule
@@ -88,6 +89,7 @@ class Op:
         self.reorderable = reorderable
         self.kernel = kernel or name      # element function base name: tl_<kernel>_<suffix>
         self.kernel16 = kernel16 or self.kernel   # the same for float16/bfloat16 (in float32)
+        self.kernel_bf16 = kernel_bf16 or self.kernel16   # bfloat16 if it differs (ml_dtypes)
         self.native16 = native16          # float16/bfloat16 element functions work on bits
         self.doc = doc
         self.numpy_name = numpy_name or name
@@ -208,12 +210,12 @@ OPS = [
        doc="x ** y in the inexact join (float16 ** float16 stays float16, int8 ** int8 is "
            "float32), unlike NumPy's float64."),
     # -- min/max ------------------------------------------------------------------------------------
-    Op("maximum", reorderable=True,
+    Op("maximum", reorderable=True, kernel16="maximum_h", kernel_bf16="maximum",
        doc="Element-wise maximum, propagating NaNs (complex: lexicographic)."),
-    Op("minimum", reorderable=True,
+    Op("minimum", reorderable=True, kernel16="minimum_h", kernel_bf16="minimum",
        doc="Element-wise minimum, propagating NaNs (complex: lexicographic)."),
-    Op("fmax", reorderable=True, kernel16="fmax_h", doc="Element-wise maximum, ignoring NaNs."),
-    Op("fmin", reorderable=True, kernel16="fmin_h", doc="Element-wise minimum, ignoring NaNs."),
+    Op("fmax", reorderable=True, kernel16="fmax_h", kernel_bf16="fmax", doc="Element-wise maximum, ignoring NaNs."),
+    Op("fmin", reorderable=True, kernel16="fmin_h", kernel_bf16="fmin", doc="Element-wise minimum, ignoring NaNs."),
     # -- float functions: the inexact join ----------------------------------------------------------
     Op("arctan2", INEXACT, unsupported="c",
        doc="Element-wise arc tangent of x1/x2 choosing the quadrant."),

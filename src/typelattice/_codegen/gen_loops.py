@@ -76,6 +76,10 @@ BLOCKED = {"float16": ("float", "tl_cvtsel_float", "tl_store_f16"),
            "float64": ("double", "tl_cvtsel_double", "tl_store_f64")}
 
 
+def kernel_name(op, t):
+    return {"float16": op.kernel16, "bfloat16": op.kernel_bf16}.get(t, op.kernel)
+
+
 def blocked_ok(op, t):
     """Ops with a blocked (mixed-input) loop for compute type t."""
     return (t in BLOCKED and op.nin == 2 and op.nout == 1 and op.rule != FIRST_INEXACT
@@ -97,7 +101,7 @@ def emit():
         for t in op.loop_types():
             if blocked_ok(op, t):
                 C, sel, store = BLOCKED[t]
-                fn = f"tl_{op.kernel16 if t in HALF else op.kernel}_{SUFFIX['float64' if C == 'double' else 'float32']}"
+                fn = f"tl_{kernel_name(op, t)}_{SUFFIX['float64' if C == 'double' else 'float32']}"
                 oc, store = ("tl_bool", "tl_store_bool") if op.out == "bool" else (C, store)
                 bname = f"tl_blocked_{op.name}_{SUFFIX[t]}"
                 out.append(f"TL_LOOP_BLOCKED({bname}, {C}, {oc}, {fn}, {sel}, {store})")
@@ -109,7 +113,7 @@ def emit():
             sfx = SUFFIX[t]
             if t in HALF and not op.native16:
                 sfx = "f32"
-            fn = f"tl_{op.kernel16 if t in HALF else op.kernel}_{sfx}"
+            fn = f"tl_{kernel_name(op, t)}_{sfx}"
             lo, so = ld(t), st(t)
             if op.native16 and t in HALF:
                 lo, so = "TL_LD_id", "TL_ST_id"

@@ -24,10 +24,9 @@
 #define TL_HD static inline
 #endif
 
-#ifndef __CUDACC__
+#ifndef __CUDACC_RTC__      /* NVRTC: the includer provides stdint types and math */
 #include <stdint.h>
 #include <math.h>
-#include <string.h>
 #endif
 
 #define TL_FPE_DIVBYZERO 1u
@@ -133,7 +132,7 @@ TL_HD T tl_left_shift_##S(T a, T b, unsigned *e)                                
 TL_HD T tl_power_##S(T a, T b, unsigned *e)                                                      \
 {                                                                                                \
     UT base = (UT)a, out;                                                                        \
-    if ((T)(b) < (T)0) { *e |= TL_ERR_NEGPOW; return 0; }                                        \
+    if ((T)-1 < (T)1 - (T)1 && ((uint64_t)(UT)b >> ((BITS) - 1))) { *e |= TL_ERR_NEGPOW; return 0; } \
     if (b == 0) return 1;                                                                        \
     if (a == 1) return 1;                                                                        \
     out = (b & 1) ? base : (UT)1;                                                                \
@@ -290,11 +289,14 @@ TL_HD void tl_divmod_##S(F a, F b, F *q, F *r, unsigned *e)                     
 TL_HD F tl_fmod_##S(F a, F b, unsigned *e) { (void)e; return fmod##M(a, b); }                    \
 TL_HD F tl_power_##S(F a, F b, unsigned *e) { (void)e; return pow##M(a, b); }                    \
 TL_HD F tl_float_power_##S(F a, F b, unsigned *e) { (void)e; return pow##M(a, b); }              \
-TL_HD F tl_maximum_##S(F a, F b, unsigned *e) { (void)e; return (a >= b || a != a) ? a : b; }    \
-TL_HD F tl_minimum_##S(F a, F b, unsigned *e) { (void)e; return (a <= b || a != a) ? a : b; }    \
-TL_HD F tl_fmax_##S(F a, F b, unsigned *e) { (void)e; return fmax##M(a, b); }                    \
-TL_HD F tl_fmin_##S(F a, F b, unsigned *e) { (void)e; return fmin##M(a, b); }                    \
-/* float16/bfloat16 (npy_half, ml_dtypes): NaN tests, not libm (which quiets signaling NaNs) */    \
+/* NumPy's float32/float64 loops (and ml_dtypes' bfloat16) give the second operand when the     \
+ * operands are equal (maximum(0.0, -0.0) is -0.0); NumPy's float16 loops give the first (_h). */ \
+TL_HD F tl_maximum_##S(F a, F b, unsigned *e) { (void)e; return (a > b || a != a) ? a : b; }     \
+TL_HD F tl_minimum_##S(F a, F b, unsigned *e) { (void)e; return (a < b || a != a) ? a : b; }     \
+TL_HD F tl_fmax_##S(F a, F b, unsigned *e) { (void)e; return (a > b || b != b) ? a : b; }        \
+TL_HD F tl_fmin_##S(F a, F b, unsigned *e) { (void)e; return (a < b || b != b) ? a : b; }        \
+TL_HD F tl_maximum_h_##S(F a, F b, unsigned *e) { (void)e; return (a >= b || a != a) ? a : b; }  \
+TL_HD F tl_minimum_h_##S(F a, F b, unsigned *e) { (void)e; return (a <= b || a != a) ? a : b; }  \
 TL_HD F tl_fmax_h_##S(F a, F b, unsigned *e) { (void)e; return (a >= b || b != b) ? a : b; }     \
 TL_HD F tl_fmin_h_##S(F a, F b, unsigned *e) { (void)e; return (a <= b || b != b) ? a : b; }     \
 TL_HD F tl_arctan2_##S(F a, F b, unsigned *e) { (void)e; return atan2##M(a, b); }                \
