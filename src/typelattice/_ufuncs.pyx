@@ -35,6 +35,15 @@ cdef extern from "numpy/arrayobject.h":
     PyArray_DTypeMeta PyArray_PyFloatDType
     PyArray_DTypeMeta PyArray_PyComplexDType
 
+cdef extern from "numpy/arrayobject.h":
+    ctypedef struct PyArray_Descr:
+        int type_num
+    ctypedef struct PyArray_ArrFuncs:
+        void *cast[1]
+        PyObject *castdict
+    PyArray_ArrFuncs *PyDataType_GetArrFuncs(PyArray_Descr *)
+    int NPY_FLOAT
+
 cdef extern from "numpy/ufuncobject.h":
     int _import_umath() except -1
     object PyUFunc_FromFuncAndDataAndSignatureAndIdentity(
@@ -78,6 +87,9 @@ cdef extern from "_loops.h":
         void *loop
     int TL_N_MIXED
     const tl_mixed_entry tl_mixed_table[]
+    int TL_N_EXT_LOOPS
+    const tl_mixed_entry tl_ext_table[]
+    int tl_ext_register(int type_num, npy_intp itemsize, void *to_f32, void *from_f32)
     int tl_use_f16c
     int tl_bf16_typenum
     int tl_f16c()
@@ -94,7 +106,7 @@ cdef extern from *:
     """
     ctypedef int (*tl_promoter_t)(PyObject *, void *const *, void *const *, void **)
 
-from cpython.pycapsule cimport PyCapsule_New
+from cpython.pycapsule cimport PyCapsule_New, PyCapsule_GetPointer
 from cpython.exc cimport PyErr_SetObject
 
 _import_array()
@@ -126,6 +138,39 @@ for _m in range(TL_N_MIXED):
     _MIXED.setdefault(tl_mixed_table[_m].op.decode(), {})[
         _ops.LOOP_TYPES[tl_mixed_table[_m].compute]] = <size_t>tl_mixed_table[_m].loop
 cdef dict _MIXED_DONE = {}     # (ufunc, DType classes) -> True once registered
+
+# ml_dtypes' small floats: loops computing in float32 through ml_dtypes' own casts
+cdef dict _EXT_LOOPS = {tl_ext_table[_m].op.decode(): <size_t>tl_ext_table[_m].loop
+                        for _m in range(TL_N_EXT_LOOPS)}
+
+
+cdef set _register_small_floats():
+    from ._names import SMALL_FLOATS
+    f32_dtype = np.dtype(np.float32)
+    cdef PyArray_ArrFuncs *f32 = PyDataType_GetArrFuncs(<PyArray_Descr *><PyObject *>f32_dtype)
+    cdef PyArray_ArrFuncs *fx
+    cdef void *to_f32
+    cdef void *from_f32
+    done = set()
+    if f32.castdict == NULL:
+        return done
+    castdict = <object>f32.castdict
+    for t in SMALL_FLOATS:
+        d = dtype_of(t)
+        if d is None or d.itemsize > 4:
+            continue
+        fx = PyDataType_GetArrFuncs(<PyArray_Descr *><PyObject *>d)
+        to_f32 = fx.cast[NPY_FLOAT]
+        cap = castdict.get(d.num)
+        if to_f32 == NULL or cap is None:
+            continue
+        from_f32 = PyCapsule_GetPointer(cap, NULL)
+        if tl_ext_register(d.num, d.itemsize, to_f32, from_f32) >= 0:
+            done.add(t)
+    return done
+
+
+cdef set _EXT_TYPES = _register_small_floats()
 
 
 def set_simd(f16c=None):
@@ -269,16 +314,25 @@ cdef int _promoter(PyObject *ufunc, void *const *op_dtypes, void *const *signatu
             Py_INCREF(c)
             new_op_dtypes[i] = <void *><PyObject *>c
         return 0
-    for t in res:
-        if t not in _LOOP_TYPE_SET:
-            raise TypeError(f"typelattice.{op.name} has no loop for {t} yet (operands "
-                            f"{tuple(n for n in names[:op.nin])}, rule set {r.name!r}): cast "
-                            "to a core dtype explicitly, e.g. x.astype('float32')")
     classes = None
-    if not reduction and all(f is None for f in fixed):
-        classes = _mixed_loop(uf, op, r, names, res)
-    if classes is None:
-        classes = [_dtype_class(r, t) for t in res]
+    if res[0] in _EXT_TYPES and op.name in _EXT_LOOPS \
+            and all(x in (res[0], "bool") for x in res):
+        # an ml_dtypes small float: its float32-computing loop, registered on first use
+        classes = tuple(_dtype_class(r, t) for t in res)
+        if (uf, classes) not in _MIXED_DONE:
+            _add_spec(uf, op, classes, <void *><size_t>_EXT_LOOPS[op.name], NULL, NULL, NULL,
+                      b"tl_small_float")
+            _MIXED_DONE[(uf, classes)] = True
+    else:
+        for t in res:
+            if t not in _LOOP_TYPE_SET:
+                raise TypeError(f"typelattice.{op.name} has no loop for {t} yet (operands "
+                                f"{tuple(n for n in names[:op.nin])}, rule set {r.name!r}): "
+                                "cast to a core dtype explicitly, e.g. x.astype('float32')")
+        if not reduction and all(f is None for f in fixed):
+            classes = _mixed_loop(uf, op, r, names, res)
+        if classes is None:
+            classes = [_dtype_class(r, t) for t in res]
     for i in range(nargs):
         c = classes[i]
         Py_INCREF(c)

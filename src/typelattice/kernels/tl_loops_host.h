@@ -344,7 +344,7 @@ static int tl_feedback(const char *in, npy_intp sin, const char *out, npy_intp s
 {
     const char *ilo, *ihi, *olo, *ohi;
     if (n <= 1) return 0;
-    if (in == out && sin == sout) return 0;          /* in place, element for element */
+    if (in == out && sin == sout && sin != 0) return 0;   /* in place, element for element */
     ilo = sin >= 0 ? in : in + (n - 1) * sin;
     ihi = (sin >= 0 ? in + (n - 1) * sin : in) + 16;
     olo = sout >= 0 ? out : out + (n - 1) * sout;
@@ -386,6 +386,84 @@ static int NAME(TL_LOOP_ARGS)                                                   
         } else {                                                                                 \
             for (j = 0; j < m; j++) bo[j] = FN(pa[j], pb[j], &fpe);                              \
             STORE(bo, data[2] + i * st[2], st[2], m, &fpe);                                      \
+        }                                                                                        \
+    }                                                                                            \
+    return tl_finish(fpe);                                                                       \
+}
+
+/* ==== ml_dtypes' small floats (float8_*, float6_*, float4_*): computed in float32 through
+ * ml_dtypes' own casts (the same rounding as its ufuncs), in blocks. =========================== */
+typedef void (tl_vcast)(void *from, void *to, npy_intp n, void *fromarr, void *toarr);
+#define TL_MAX_EXT 32
+typedef struct { int type_num; npy_intp itemsize; tl_vcast *to_f32; tl_vcast *from_f32; } tl_ext_t;
+static tl_ext_t tl_ext[TL_MAX_EXT];
+static int tl_n_ext = 0;
+
+static int tl_ext_register(int type_num, npy_intp itemsize, void *to_f32, void *from_f32)
+{
+    if (tl_n_ext >= TL_MAX_EXT || to_f32 == NULL || from_f32 == NULL) return -1;
+    tl_ext[tl_n_ext].type_num = type_num;
+    tl_ext[tl_n_ext].itemsize = itemsize;
+    tl_ext[tl_n_ext].to_f32 = (tl_vcast *)to_f32;
+    tl_ext[tl_n_ext].from_f32 = (tl_vcast *)from_f32;
+    return tl_n_ext++;
+}
+
+static const tl_ext_t *tl_ext_find(PyArray_Descr *d)
+{
+    int i;
+    for (i = 0; i < tl_n_ext; i++) if (tl_ext[i].type_num == d->type_num) return &tl_ext[i];
+    return NULL;
+}
+
+/* a block of n items (stride) -> float32 */
+static void tl_ext_load(const tl_ext_t *x, const char *src, npy_intp stride, float *dst, npy_intp n)
+{
+    char tmp[TL_BLOCK * 4];
+    npy_intp i, k;
+    if (stride == x->itemsize) { x->to_f32((void *)src, dst, n, NULL, NULL); return; }
+    for (i = 0; i < n; i++) for (k = 0; k < x->itemsize; k++) tmp[i * x->itemsize + k] = src[i * stride + k];
+    x->to_f32(tmp, dst, n, NULL, NULL);
+}
+
+static void tl_ext_store(const tl_ext_t *x, float *src, char *dst, npy_intp stride, npy_intp n)
+{
+    char tmp[TL_BLOCK * 4];
+    npy_intp i, k;
+    if (stride == x->itemsize) { x->from_f32(src, dst, n, NULL, NULL); return; }
+    x->from_f32(src, tmp, n, NULL, NULL);
+    for (i = 0; i < n; i++) for (k = 0; k < x->itemsize; k++) dst[i * stride + k] = tmp[i * x->itemsize + k];
+}
+
+/* (E, E) -> E or bool, computing FN in float32 */
+#define TL_LOOP_EXT(NAME, FN, BOOL_OUT)                                                          \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    npy_intp n = dims[0], i, j, blk = TL_BLOCK;                                                  \
+    float ba[TL_BLOCK], bb[TL_BLOCK], bo[TL_BLOCK];                                              \
+    tl_bool bz[TL_BLOCK];                                                                        \
+    unsigned fpe = 0;                                                                            \
+    const tl_ext_t *xa = tl_ext_find(ctx->descriptors[0]), *xb = tl_ext_find(ctx->descriptors[1]); \
+    const tl_ext_t *xo = BOOL_OUT ? NULL : tl_ext_find(ctx->descriptors[2]);                     \
+    (void)aux;                                                                                   \
+    if (xa == NULL || xb == NULL || (!BOOL_OUT && xo == NULL)) {                                 \
+        PyGILState_STATE gs = PyGILState_Ensure();                                               \
+        PyErr_SetString(PyExc_SystemError, "typelattice: unknown small float dtype");            \
+        PyGILState_Release(gs);                                                                  \
+        return -1;                                                                               \
+    }                                                                                            \
+    if (tl_feedback(data[0], st[0], data[2], st[2], n) || tl_feedback(data[1], st[1], data[2], st[2], n)) \
+        blk = 1;                                                                                 \
+    for (i = 0; i < n; i += blk) {                                                               \
+        npy_intp m = n - i < blk ? n - i : blk;                                                  \
+        tl_ext_load(xa, data[0] + i * st[0], st[0], ba, m);                                      \
+        tl_ext_load(xb, data[1] + i * st[1], st[1], bb, m);                                      \
+        if (BOOL_OUT) {                                                                          \
+            for (j = 0; j < m; j++) bz[j] = (tl_bool)FN(ba[j], bb[j], &fpe);                     \
+            tl_store_bool(bz, data[2] + i * st[2], st[2], m, &fpe);                              \
+        } else {                                                                                 \
+            for (j = 0; j < m; j++) bo[j] = (float)FN(ba[j], bb[j], &fpe);                       \
+            tl_ext_store(xo, bo, data[2] + i * st[2], st[2], m);                                 \
         }                                                                                        \
     }                                                                                            \
     return tl_finish(fpe);                                                                       \
