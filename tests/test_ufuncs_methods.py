@@ -296,9 +296,9 @@ def operands(draw):
     return ka, kb, a, b
 
 
-@settings(max_examples=150, deadline=None)
-@given(operands(), st.sampled_from(OPS_FOR_HYPOTHESIS), st.booleans())
-def test_hypothesis_against_numpy(ops, name, use_out):
+@settings(max_examples=200, deadline=None)
+@given(operands(), st.sampled_from(OPS_FOR_HYPOTHESIS), st.booleans(), st.booleans())
+def test_hypothesis_against_numpy(ops, name, use_out, use_where):
     ka, kb, a, b = ops
     want = expected(name, ka, kb)
     uf = getattr(tl, name)
@@ -310,8 +310,14 @@ def test_hypothesis_against_numpy(ops, name, use_out):
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ref = getattr(np, name)(np.asarray(a).astype(dtype(ca)), np.asarray(b).astype(dtype(cb)))
-        if use_out:
-            out = np.empty(np.broadcast_shapes(np.shape(a), np.shape(b)), dtype(want[0]))
+        shape = np.broadcast_shapes(np.shape(a), np.shape(b))
+        if use_where:
+            mask = np.arange(int(np.prod(shape))).reshape(shape) % 3 != 1
+            out = np.zeros(shape, dtype(want[0]))
+            got = uf(a, b, out=out, where=mask)
+            ref = np.where(mask, ref, np.zeros((), dtype(want[0])))
+        elif use_out:
+            out = np.empty(shape, dtype(want[0]))
             got = uf(a, b, out=out)
             assert got is out
         else:

@@ -118,6 +118,10 @@ from ._dtypes import dtype_of
 # DType class of each loop type, in _ops.LOOP_TYPES order (= the C table's type indices)
 cdef list _LOOP_DTYPES = [type(dtype_of(t)) for t in _ops.LOOP_TYPES]
 cdef frozenset _LOOP_TYPE_SET = frozenset(_ops.LOOP_TYPES)
+# integer ops that report division by zero / overflow like NumPy (through FP flags)
+cdef frozenset _RAISES_FPE = frozenset({"floor_divide", "remainder", "fmod", "divmod", "power"})
+cdef frozenset _INT_CLASSES = frozenset(type(dtype_of(t)) for t in _ops.LOOP_TYPES
+                                        if _ops.kind(t) in "bui")
 
 import ml_dtypes as _mld
 tl_bf16_typenum = np.dtype(_mld.bfloat16).num
@@ -416,6 +420,9 @@ cdef int _add_spec(uf, op, classes, void *loop, void *indexed, void *initial, vo
     spec.nout = op.nout
     spec.casting = NPY_NO_CASTING
     spec.flags = NPY_METH_IS_REORDERABLE if op.reorderable else 0
+    if op.name not in _RAISES_FPE and all(c in _INT_CLASSES for c in classes):
+        # integer/bool loops that never touch the FPU: skip the FP status checks
+        spec.flags |= NPY_METH_NO_FLOATINGPOINT_ERRORS
     spec.dtypes = dtypes
     spec.slots = slots
     PyUFunc_AddLoopFromSpec(uf, &spec)
