@@ -128,6 +128,14 @@ def test_reduce_pairwise_summation_bit_exact():
                 _same(tl.add.reduce(x), np.add.reduce(x))
                 _same(tl.add.reduce(x[::-3]), np.add.reduce(x[::-3]))
                 _same(tl.multiply.reduce(x[:50] / 64), np.multiply.reduce(x[:50] / 64))
+    for dt in (np.complex64, np.complex128):
+        for n in (1, 3, 4, 5, 63, 64, 65, 1000, 8193, 50_000):
+            x = (rng.normal(size=n) + 1j * rng.normal(size=n)).astype(dt) * 100
+            _same(tl.add.reduce(x), np.add.reduce(x))
+            _same(tl.add.reduce(x[::-3]), np.add.reduce(x[::-3]))
+            X = x[: n - n % 4].reshape(-1, 4) if n >= 4 else x[None]
+            _same(tl.add.reduce(X, axis=0), np.add.reduce(X, axis=0))
+            _same(tl.add.reduce(X, axis=1), np.add.reduce(X, axis=1))
     # sum of -0.0 is 0.0 as in NumPy (the identity is +0.0)
     _same(tl.add.reduce(np.array([-0.0])), np.add.reduce(np.array([-0.0])))
 

@@ -1,15 +1,26 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
 """True NumPy ufuncs with lattice promotion, built through NumPy 2's ufunc API.
 
-Each ufunc is created empty (PyUFunc_FromFuncAndData with no loops); one loop per compute dtype
-is added with PyUFunc_AddLoopFromSpec (the C loops come from _loops.h, generated at build time
-from _ops.py), and one catch-all promoter per ufunc maps the operand DType classes to the rule
-set's types (Python int/float/complex arrive as NumPy's abstract Python-scalar DTypes: the weak
-types), applies the op's rule through the compiled join table and returns the loop's DTypes.
-NumPy caches the promoter's answer per tuple of DType classes.
+How a ufunc is built (make_ufuncs, once per rule set):
 
-Loops are shared C code; ufuncs are per rule set: ``make_ufuncs(rules)`` builds (once per rule
-set) a dict name -> np.ufunc whose promoter consults that rule set.
+* It is created empty (PyUFunc_FromFuncAndDataAndSignatureAndIdentity with no legacy loops),
+  named "<rules>.<op>" (e.g. "jax.add"): libraries that swap a foreign ufunc for their own
+  namesake (dask for divmod/.outer, CuPy, pandas) find none and return NotImplemented instead of
+  silently applying NumPy's promotion; pickle finds it as typelattice._ufuncs.<rules>.<op>.
+* One loop per compute dtype is added with PyUFunc_AddLoopFromSpec: the C loops come from
+  _loops.h, generated at build time from _ops.py (kernels/tl_loops_host.h has the loop templates,
+  kernels/tl_elem.h the element functions). Loops get the .at indexed loop, the reduction
+  identity (get_reduction_initial) and NPY_METH_IS_REORDERABLE where the op has them.
+* One catch-all promoter maps the operand DType classes to the rule set's types (Python
+  int/float/complex arrive as NumPy's abstract Python-scalar DTypes: the weak types), applies the
+  op's rule (_ops.Op.resolve) through the compiled join table and returns the loop's DTypes.
+  NumPy caches the answer per tuple of DType classes, so this Python-level work happens once.
+* Registered lazily by the promoter, on first use of a DType combination:
+  - blocked loops reading mixed input dtypes whose conversion to the compute dtype is exact
+    (int8 + float16 -> float16 converts int8 inline, in L1-sized blocks, no temporary array);
+  - float32-computing loops for ml_dtypes' small floats (float8/6/4) through ml_dtypes' casts;
+  - error loops for pairs with no promotion, whose resolve_descriptors raises
+    TypePromotionError (NumPy replaces an error raised by a promoter by its no-loop error).
 """
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF
