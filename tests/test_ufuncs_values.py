@@ -288,3 +288,29 @@ def test_mixed_input_loops_read_operands_without_casting():
     assert_same(tl.add(a, h), np.add(a.astype(np.float16), h), "add", "int16|f16")
     x = np.ones(10, np.float16)
     assert_same(tl.add.accumulate(x), np.add.accumulate(x), "add", "f16 accumulate")
+
+
+@pytest.mark.parametrize("name", ["less", "less_equal", "greater", "greater_equal", "equal",
+                                  "maximum", "minimum", "fmax", "fmin", "floor_divide",
+                                  "remainder", "heaviside", "copysign", "nextafter", "arctan2",
+                                  "logaddexp", "hypot", "add", "logical_or"])
+@pytest.mark.parametrize("dt", [np.float16, np.float32, np.float64, np.complex64])
+def test_nan_warnings_as_numpy(name, dt):
+    """NaN operands warn ('invalid value') exactly when NumPy's loop warns: comparisons are
+    quiet (isless, not <)."""
+    want_dt = expected(name, *([{np.float16: "f16", np.float32: "f32", np.float64: "f64",
+                                 np.complex64: "c64"}[dt]] * 2))
+    if isinstance(want_dt, type):
+        return
+    x = np.array([np.nan, 1.0, -2.0, np.nan] * 8, dt)
+    y = np.array([1.0, np.nan, 3.0, np.nan] * 8, dt)
+
+    def warns(f):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            with np.errstate(all="warn"):
+                f(x, y)
+                f(x[::2], y[0])
+        return sorted({str(m.message).split(" in ")[0] for m in w})
+
+    assert warns(getattr(tl, name)) == warns(getattr(np, name))

@@ -131,6 +131,7 @@ cdef list _LOOP_DTYPES = [type(dtype_of(t)) for t in _ops.LOOP_TYPES]
 cdef frozenset _LOOP_TYPE_SET = frozenset(_ops.LOOP_TYPES)
 # integer ops that report division by zero / overflow like NumPy (through FP flags)
 cdef frozenset _RAISES_FPE = frozenset({"floor_divide", "remainder", "fmod", "divmod", "power"})
+cdef frozenset _COMPLEX_CLASSES = frozenset(type(dtype_of(t)) for t in ("complex64", "complex128"))
 cdef frozenset _INT_CLASSES = frozenset(type(dtype_of(t)) for t in _ops.LOOP_TYPES
                                         if _ops.kind(t) in "bui")
 
@@ -431,7 +432,9 @@ cdef int _add_spec(uf, op, classes, void *loop, void *indexed, void *initial, vo
     spec.nout = op.nout
     spec.casting = NPY_NO_CASTING
     spec.flags = NPY_METH_IS_REORDERABLE if op.reorderable else 0
-    if op.name not in _RAISES_FPE and all(c in _INT_CLASSES for c in classes):
+    quiet = op.quiet and not (op.out == "bool" and op.name not in ("equal", "not_equal")
+                              and classes[0] in _COMPLEX_CLASSES)   # NumPy warns there
+    if quiet or op.name not in _RAISES_FPE and all(c in _INT_CLASSES for c in classes):
         # integer/bool loops that never touch the FPU: skip the FP status checks
         spec.flags |= NPY_METH_NO_FLOATINGPOINT_ERRORS
     spec.dtypes = dtypes
