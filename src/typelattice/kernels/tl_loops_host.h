@@ -15,6 +15,10 @@
 #include "numpy/dtype_api.h"
 #include "tl_elem.h"
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#define TL_X86_DISPATCH_CLONES 1
+#endif
+
 #define TL_LD_id(x) (x)
 #define TL_ST_id(x, e) (x)
 #define TL_LD_b(x) ((tl_bool)((x) != 0))
@@ -100,11 +104,30 @@ static int NAME(TL_LOOP_ARGS)                                                   
     { TL_LOOP2_BODY(S, S, S, LD, LD, ST, FN) }                                                   \
 }
 
+/* AVX2 clones of hot reductions (the summation order is fixed by the code, so every clone gives
+ * the same bits; no FMA is enabled) */
+#if defined(TL_X86_DISPATCH_CLONES)
+#define TL_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define TL_CLONES
+#endif
+
 /* NumPy's pairwise summation (loops_utils.h.src), in the compute type F. */
 #define TL_PAIRWISE(SFX, S, F, LD)                                                               \
-static F tl_pairwise_##SFX(const char *a, npy_intp n, npy_intp stride)                           \
+TL_CLONES static F tl_pairwise_##SFX(const char *a, npy_intp n, npy_intp stride)                 \
 {                                                                                                \
     npy_intp i;                                                                                  \
+    if (n <= 128 && n >= 8 && stride == (npy_intp)sizeof(S)) {   /* contiguous block */          \
+        const S *p = (const S *)a;                                                               \
+        F r[8], res;                                                                             \
+        int k;                                                                                   \
+        for (k = 0; k < 8; k++) r[k] = LD(p[k]);                                                 \
+        for (i = 8; i < n - (n % 8); i += 8)                                                     \
+            for (k = 0; k < 8; k++) r[k] += LD(p[i + k]);                                        \
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));                 \
+        for (; i < n; i++) res += LD(p[i]);                                                      \
+        return res;                                                                              \
+    }                                                                                            \
     if (n < 8) {                                                                                 \
         F res = (F)-0.0;                                                                         \
         for (i = 0; i < n; i++) res += LD(*(const S *)(a + i * stride));                         \
