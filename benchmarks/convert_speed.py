@@ -48,9 +48,9 @@ BENCH_C = r"""
 #include <time.h>
 #include "tl_convert.h"
 typedef void (*fn_t)(const void *, void *, ptrdiff_t);
-static fn_t fns[] = {(fn_t)tl_f16_to_f32, (fn_t)tl_f32_to_f16, (fn_t)tl_f64_to_f16,
-    (fn_t)tl_f16_to_f64, (fn_t)tl_bf16_to_f32, (fn_t)tl_f32_to_bf16,
-    (fn_t)tl_f64_to_bf16, (fn_t)tl_bf16_to_f64};
+static fn_t fns[] = {(fn_t)tl_convert_f16_to_f32, (fn_t)tl_convert_f32_to_f16, (fn_t)tl_convert_f64_to_f16,
+    (fn_t)tl_convert_f16_to_f64, (fn_t)tl_convert_bf16_to_f32, (fn_t)tl_convert_f32_to_bf16,
+    (fn_t)tl_convert_f64_to_bf16, (fn_t)tl_convert_bf16_to_f64};
 /* seconds per call, converting the same L1-resident block `reps` times
  * (thread CPU time: robust when other processes share the machine) */
 double bench_block(int which, const void *src, void *dst, ptrdiff_t n, long reps)

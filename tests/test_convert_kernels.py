@@ -68,10 +68,10 @@ def lib(tmp_path_factory):
     L.tl_convert_set_isa.restype = ctypes.c_int
     vp, sz = ctypes.c_void_p, ctypes.c_ssize_t
     for name in CONVS:
-        getattr(L, "tl_" + name).argtypes = [vp, vp, sz]
-        getattr(L, "tl_" + name).restype = None
-        getattr(L, "tl_" + name + "_strided").argtypes = [vp, sz, vp, sz, sz]
-        getattr(L, "tl_" + name + "_strided").restype = None
+        getattr(L, "tl_convert_" + name).argtypes = [vp, vp, sz]
+        getattr(L, "tl_convert_" + name).restype = None
+        getattr(L, "tl_convert_" + name + "_strided").argtypes = [vp, sz, vp, sz, sz]
+        getattr(L, "tl_convert_" + name + "_strided").restype = None
     L.tl_test_flags.argtypes = [ctypes.c_int, vp, sz, ctypes.c_int, vp, ctypes.c_int]
     L.tl_test_convert.argtypes = [ctypes.c_int, vp, vp, sz, ctypes.c_int]
     L.tl_test_block_flags.argtypes = [ctypes.c_int, vp, vp, sz]
@@ -100,7 +100,7 @@ def convert(L, isa, name, x):
     assert L.tl_convert_set_isa(isa.encode()) == 0
     out = np.empty(x.shape, ddt)
     with np.errstate(all="ignore"):
-        getattr(L, "tl_" + name)(x.ctypes.data, out.ctypes.data, x.size)
+        getattr(L, "tl_convert_" + name)(x.ctypes.data, out.ctypes.data, x.size)
     return out
 
 
@@ -276,7 +276,7 @@ def test_strided(lib, isas, x32, x64, name):
     big[::3] = src
     for isa in isas:
         lib.tl_convert_set_isa(isa.encode())
-        fn = getattr(lib, "tl_" + name + "_strided")
+        fn = getattr(lib, "tl_convert_" + name + "_strided")
         out = np.zeros(src.size * 2, ddt)
         with np.errstate(all="ignore"):
             fn(big.ctypes.data, 3 * sdt.itemsize, out.ctypes.data, 2 * ddt.itemsize, src.size)

@@ -31,14 +31,14 @@ typedef void (*tl_block_fn)(const void *, void *, ptrdiff_t);
 static tl_block_fn pick(int which, size_t *isz)
 {
     switch (which) {
-    case 0: *isz = 2; return (tl_block_fn)tl_f16_to_f32;
-    case 1: *isz = 2; return (tl_block_fn)tl_f16_to_f64;
-    case 2: *isz = 4; return (tl_block_fn)tl_f32_to_f16;
-    case 3: *isz = 8; return (tl_block_fn)tl_f64_to_f16;
-    case 4: *isz = 2; return (tl_block_fn)tl_bf16_to_f32;
-    case 5: *isz = 2; return (tl_block_fn)tl_bf16_to_f64;
-    case 6: *isz = 4; return (tl_block_fn)tl_f32_to_bf16;
-    case 7: *isz = 8; return (tl_block_fn)tl_f64_to_bf16;
+    case 0: *isz = 2; return (tl_block_fn)tl_convert_f16_to_f32;
+    case 1: *isz = 2; return (tl_block_fn)tl_convert_f16_to_f64;
+    case 2: *isz = 4; return (tl_block_fn)tl_convert_f32_to_f16;
+    case 3: *isz = 8; return (tl_block_fn)tl_convert_f64_to_f16;
+    case 4: *isz = 2; return (tl_block_fn)tl_convert_bf16_to_f32;
+    case 5: *isz = 2; return (tl_block_fn)tl_convert_bf16_to_f64;
+    case 6: *isz = 4; return (tl_block_fn)tl_convert_f32_to_bf16;
+    case 7: *isz = 8; return (tl_block_fn)tl_convert_f64_to_bf16;
     }
     return 0;
 }

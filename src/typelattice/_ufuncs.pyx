@@ -101,9 +101,9 @@ cdef extern from "_loops.h":
     int TL_N_EXT_LOOPS
     const tl_mixed_entry tl_ext_table[]
     int tl_ext_register(int type_num, npy_intp itemsize, void *to_f32, void *from_f32)
-    int tl_use_f16c
     int tl_bf16_typenum
-    int tl_f16c()
+    const char *tl_convert_isa()
+    int tl_convert_set_isa(const char *name)
     ctypedef int (*tl_err_cb_t)(int slot, PyArray_DTypeMeta *const *dtypes)
     tl_err_cb_t tl_err_cb
     int TL_N_ERR_SLOTS
@@ -189,12 +189,23 @@ cdef set _register_small_floats():
 cdef set _EXT_TYPES = _register_small_floats()
 
 
-def set_simd(f16c=None):
-    """Use F16C float16 conversions (True), the software ones (False) or decide from the CPU
-    (None); returns whether F16C is used now. For tests and benchmarks."""
-    global tl_use_f16c
-    tl_use_f16c = -1 if f16c is None else (1 if f16c else 0)
-    return bool(tl_f16c())
+def set_simd(simd=None):
+    """Convert float16/bfloat16 blocks with the CPU's SIMD instructions (True: the best path the
+    CPU has, AVX-512 or AVX2+F16C), the portable scalar code (False) or decide from the CPU and
+    TYPELATTICE_DISABLE_SIMD (None). Every path gives the same bits and FP flags. Returns whether
+    a SIMD path is in use now. For tests and benchmarks; not thread-safe against running loops."""
+    if simd is None:
+        tl_convert_set_isa(NULL)
+    elif not simd:
+        tl_convert_set_isa(b"scalar")
+    elif tl_convert_set_isa(b"avx512") != 0:
+        tl_convert_set_isa(b"avx2+f16c")
+    return simd_isa() != "scalar"
+
+
+def simd_isa():
+    """The float16/bfloat16 conversion path in use: "avx512", "avx2+f16c" or "scalar"."""
+    return tl_convert_isa().decode()
 
 
 cdef object _mixed_loop(uf, op, CompiledRules r, names, res):

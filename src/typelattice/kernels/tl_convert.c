@@ -659,12 +659,12 @@ int tl_convert_set_isa(const char *name)
 /* public block functions                                              */
 /* ------------------------------------------------------------------ */
 #define TL_PUBLIC(NAME, ST, DT)                                              \
-    void tl_##NAME(const ST *src, DT *dst, ptrdiff_t n)                      \
+    void tl_convert_##NAME(const ST *src, DT *dst, ptrdiff_t n)                      \
     {                                                                        \
         if (n > 0)                                                           \
             tl_k()->NAME(src, dst, n);                                       \
     }                                                                        \
-    void tl_##NAME##_strided(const char *src, ptrdiff_t ss, char *dst,       \
+    void tl_convert_##NAME##_strided(const char *src, ptrdiff_t ss, char *dst, \
                              ptrdiff_t ds, ptrdiff_t n)                      \
     {                                                                        \
         ST sb[256];                                                          \

@@ -233,24 +233,24 @@ TL_HD static inline uint16_t tl_f64_to_bf16bits(double d, unsigned *flags)
 /* Block functions (tl_convert.c)                                      */
 /* ------------------------------------------------------------------ */
 #ifndef __CUDACC__
-void tl_f16_to_f32(const uint16_t *src, float *dst, ptrdiff_t n);
-void tl_f16_to_f64(const uint16_t *src, double *dst, ptrdiff_t n);
-void tl_f32_to_f16(const float *src, uint16_t *dst, ptrdiff_t n);
-void tl_f64_to_f16(const double *src, uint16_t *dst, ptrdiff_t n);
-void tl_bf16_to_f32(const uint16_t *src, float *dst, ptrdiff_t n);
-void tl_bf16_to_f64(const uint16_t *src, double *dst, ptrdiff_t n);
-void tl_f32_to_bf16(const float *src, uint16_t *dst, ptrdiff_t n);
-void tl_f64_to_bf16(const double *src, uint16_t *dst, ptrdiff_t n);
+void tl_convert_f16_to_f32(const uint16_t *src, float *dst, ptrdiff_t n);
+void tl_convert_f16_to_f64(const uint16_t *src, double *dst, ptrdiff_t n);
+void tl_convert_f32_to_f16(const float *src, uint16_t *dst, ptrdiff_t n);
+void tl_convert_f64_to_f16(const double *src, uint16_t *dst, ptrdiff_t n);
+void tl_convert_bf16_to_f32(const uint16_t *src, float *dst, ptrdiff_t n);
+void tl_convert_bf16_to_f64(const uint16_t *src, double *dst, ptrdiff_t n);
+void tl_convert_f32_to_bf16(const float *src, uint16_t *dst, ptrdiff_t n);
+void tl_convert_f64_to_bf16(const double *src, uint16_t *dst, ptrdiff_t n);
 
 /* Strided variants: byte strides (may be negative or 0 for src). */
-void tl_f16_to_f32_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n);
-void tl_f16_to_f64_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n);
-void tl_f32_to_f16_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n);
-void tl_f64_to_f16_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n);
-void tl_bf16_to_f32_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n);
-void tl_bf16_to_f64_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n);
-void tl_f32_to_bf16_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n);
-void tl_f64_to_bf16_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n);
+void tl_convert_f16_to_f32_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n);
+void tl_convert_f16_to_f64_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n);
+void tl_convert_f32_to_f16_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n);
+void tl_convert_f64_to_f16_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n);
+void tl_convert_bf16_to_f32_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n);
+void tl_convert_bf16_to_f64_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n);
+void tl_convert_f32_to_bf16_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n);
+void tl_convert_f64_to_bf16_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n);
 
 /* "avx512", "avx2+f16c" or "scalar": the path in use.  The choice is made
  * once, at first use: the best the CPU and OS support, or "scalar" when the

@@ -1,5 +1,5 @@
 # Cython declarations for tl_convert.h (float16/bfloat16 block conversions).
-# Usage:  from typelattice.kernels.tl_convert cimport tl_f32_to_f16   (or cimport by path)
+# Usage:  from typelattice.kernels.tl_convert cimport tl_convert_f32_to_f16   (or cimport by path)
 # Link tl_convert.c into the extension; see kernels/README.md.
 from libc.stdint cimport uint16_t, uint32_t, uint64_t
 from libc.stddef cimport ptrdiff_t
@@ -10,24 +10,24 @@ cdef extern from "tl_convert.h" nogil:
     unsigned TL_FLAG_INVALID
 
     # contiguous blocks (raise the FP flags NumPy/ml_dtypes would)
-    void tl_f16_to_f32(const uint16_t *src, float *dst, ptrdiff_t n)
-    void tl_f16_to_f64(const uint16_t *src, double *dst, ptrdiff_t n)
-    void tl_f32_to_f16(const float *src, uint16_t *dst, ptrdiff_t n)
-    void tl_f64_to_f16(const double *src, uint16_t *dst, ptrdiff_t n)
-    void tl_bf16_to_f32(const uint16_t *src, float *dst, ptrdiff_t n)
-    void tl_bf16_to_f64(const uint16_t *src, double *dst, ptrdiff_t n)
-    void tl_f32_to_bf16(const float *src, uint16_t *dst, ptrdiff_t n)
-    void tl_f64_to_bf16(const double *src, uint16_t *dst, ptrdiff_t n)
+    void tl_convert_f16_to_f32(const uint16_t *src, float *dst, ptrdiff_t n)
+    void tl_convert_f16_to_f64(const uint16_t *src, double *dst, ptrdiff_t n)
+    void tl_convert_f32_to_f16(const float *src, uint16_t *dst, ptrdiff_t n)
+    void tl_convert_f64_to_f16(const double *src, uint16_t *dst, ptrdiff_t n)
+    void tl_convert_bf16_to_f32(const uint16_t *src, float *dst, ptrdiff_t n)
+    void tl_convert_bf16_to_f64(const uint16_t *src, double *dst, ptrdiff_t n)
+    void tl_convert_f32_to_bf16(const float *src, uint16_t *dst, ptrdiff_t n)
+    void tl_convert_f64_to_bf16(const double *src, uint16_t *dst, ptrdiff_t n)
 
     # byte strides
-    void tl_f16_to_f32_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n)
-    void tl_f16_to_f64_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n)
-    void tl_f32_to_f16_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n)
-    void tl_f64_to_f16_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n)
-    void tl_bf16_to_f32_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n)
-    void tl_bf16_to_f64_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n)
-    void tl_f32_to_bf16_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n)
-    void tl_f64_to_bf16_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n)
+    void tl_convert_f16_to_f32_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n)
+    void tl_convert_f16_to_f64_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n)
+    void tl_convert_f32_to_f16_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n)
+    void tl_convert_f64_to_f16_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n)
+    void tl_convert_bf16_to_f32_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n)
+    void tl_convert_bf16_to_f64_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n)
+    void tl_convert_f32_to_bf16_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n)
+    void tl_convert_f64_to_bf16_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n)
 
     const char *tl_convert_isa()
     int tl_convert_set_isa(const char *name)

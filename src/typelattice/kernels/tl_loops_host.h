@@ -270,45 +270,14 @@ static int NAME(PyArrayMethod_Context *ctx, npy_bool empty, char *initial)      
 /* ==== blocked loops: convert a block of each input to the compute type, run the element function,
  * convert the block of results back. One loop per (op, compute type) serves every input dtype whose
  * conversion to the compute dtype is exact (int8 + float16 -> float16 reads each input once, with
- * no temporary array); float16 <-> float32 blocks use F16C when the CPU has it. ============== */
+ * no temporary array); float16/bfloat16 blocks convert through tl_convert (SIMD). ============== */
 #define TL_BLOCK 256
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-#define TL_X86_DISPATCH 1
-__attribute__((target("avx,f16c")))
-static void tl_f16_to_f32_f16c(const uint16_t *s, float *d, npy_intp n)
-{
-    npy_intp i = 0;
-    for (; i + 8 <= n; i += 8)
-        _mm256_storeu_ps(d + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(s + i))));
-    for (; i < n; i++) d[i] = tl_f16_to_f32(s[i]);
-}
-__attribute__((target("avx,f16c")))
-static void tl_f32_to_f16_f16c(const float *s, uint16_t *d, npy_intp n, unsigned *fpe)
-{
-    npy_intp i = 0;
-    for (; i + 8 <= n; i += 8)
-        _mm_storeu_si128((__m128i *)(d + i),
-                         _mm256_cvtps_ph(_mm256_loadu_ps(s + i), _MM_FROUND_TO_NEAREST_INT));
-    for (; i < n; i++) d[i] = tl_f32_to_f16(s[i], fpe);
-}
-#endif
+/* float16/bfloat16 blocks go through tl_convert (kernels/tl_convert.c, compiled into the
+ * extension): bit-exact with NumPy/ml_dtypes, AVX-512 / AVX2+F16C / scalar chosen at run time
+ * (tl_convert_set_isa("scalar") forces the portable path); it raises NumPy's FP flags itself. */
+#include "tl_convert.h"
 
-/* 1: use F16C, 0: software, -1: not decided yet (first use asks the CPU) */
-static int tl_use_f16c = -1;
-static int tl_f16c(void)
-{
-    if (tl_use_f16c < 0) {
-#ifdef TL_X86_DISPATCH
-        __builtin_cpu_init();
-        tl_use_f16c = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
-#else
-        tl_use_f16c = 0;
-#endif
-    }
-    return tl_use_f16c;
-}
 static int tl_bf16_typenum = -1;    /* ml_dtypes' bfloat16, set at import */
 
 /* converters return the block in the compute type: dst, or src itself when it already is */
@@ -336,8 +305,6 @@ TL_CVT(tl_cvt_i8_f, int8_t, float, TL_CVT_ID)
 TL_CVT(tl_cvt_u8_f, uint8_t, float, TL_CVT_ID)
 TL_CVT(tl_cvt_i16_f, int16_t, float, TL_CVT_ID)
 TL_CVT(tl_cvt_u16_f, uint16_t, float, TL_CVT_ID)
-TL_CVT(tl_cvt_f16sw_f, uint16_t, float, tl_f16_to_f32)
-TL_CVT(tl_cvt_bf16_f, uint16_t, float, tl_bf16_to_f32)
 TL_CVT(tl_cvt_f32_f, float, float, TL_CVT_ID)
 TL_CVT(tl_cvt_b_d, npy_bool, double, TL_CVT_B)
 TL_CVT(tl_cvt_i8_d, int8_t, double, TL_CVT_ID)
@@ -346,18 +313,23 @@ TL_CVT(tl_cvt_i16_d, int16_t, double, TL_CVT_ID)
 TL_CVT(tl_cvt_u16_d, uint16_t, double, TL_CVT_ID)
 TL_CVT(tl_cvt_i32_d, int32_t, double, TL_CVT_ID)
 TL_CVT(tl_cvt_u32_d, uint32_t, double, TL_CVT_ID)
-TL_CVT(tl_cvt_f16_d, uint16_t, double, tl_f16_to_f32)
-TL_CVT(tl_cvt_bf16_d, uint16_t, double, tl_bf16_to_f32)
 TL_CVT(tl_cvt_f32_d, float, double, TL_CVT_ID)
 TL_CVT(tl_cvt_f64_d, double, double, TL_CVT_ID)
 
-static const float *tl_cvt_f16_f(const char *src, npy_intp stride, float *dst, npy_intp n)
-{
-#ifdef TL_X86_DISPATCH
-    if (stride == 2 && tl_f16c()) { tl_f16_to_f32_f16c((const uint16_t *)src, dst, n); return dst; }
-#endif
-    return tl_cvt_f16sw_f(src, stride, dst, n);
+/* float16/bfloat16 -> float32/float64 through tl_convert (exact; bfloat16 -> float64 quiets a
+ * signalling NaN and raises invalid, as ml_dtypes' cast does) */
+#define TL_CVT_HALF(NAME, CT, BLOCK)                                                             \
+static const CT *NAME(const char *src, npy_intp stride, CT *dst, npy_intp n)                     \
+{                                                                                                \
+    if (stride == 2) BLOCK((const uint16_t *)src, dst, n);                                       \
+    else BLOCK##_strided(src, stride, (char *)dst, (npy_intp)sizeof(CT), n);                     \
+    return dst;                                                                                  \
 }
+TL_CVT_HALF(tl_cvt_f16_f, float, tl_convert_f16_to_f32)
+TL_CVT_HALF(tl_cvt_bf16_f, float, tl_convert_bf16_to_f32)
+TL_CVT_HALF(tl_cvt_f16_d, double, tl_convert_f16_to_f64)
+TL_CVT_HALF(tl_cvt_bf16_d, double, tl_convert_bf16_to_f64)
+
 
 /* converters from a descriptor's dtype (only conversions that are exact; NULL otherwise) */
 static tl_cvt_float tl_cvtsel_float(PyArray_Descr *d)
@@ -391,18 +363,19 @@ static tl_cvt_double tl_cvtsel_double(PyArray_Descr *d)
 }
 
 /* stores of a block of results (compute type -> storage) */
+/* (tl_convert raises the conversion's FP flags itself: overflow/underflow as NumPy's float16
+ * cast, invalid for a signalling NaN as ml_dtypes' bfloat16 cast) */
 static void tl_store_f16(const float *s, char *dst, npy_intp stride, npy_intp n, unsigned *fpe)
 {
-    npy_intp i;
-#ifdef TL_X86_DISPATCH
-    if (stride == 2 && tl_f16c()) { tl_f32_to_f16_f16c(s, (uint16_t *)dst, n, fpe); return; }
-#endif
-    for (i = 0; i < n; i++) *(uint16_t *)(dst + i * stride) = tl_f32_to_f16(s[i], fpe);
+    (void)fpe;
+    if (stride == 2) tl_convert_f32_to_f16(s, (uint16_t *)dst, n);
+    else tl_convert_f32_to_f16_strided((const char *)s, (npy_intp)sizeof(float), dst, stride, n);
 }
 static void tl_store_bf16(const float *s, char *dst, npy_intp stride, npy_intp n, unsigned *fpe)
 {
-    npy_intp i;
-    for (i = 0; i < n; i++) *(uint16_t *)(dst + i * stride) = tl_f32_to_bf16(s[i], fpe);
+    (void)fpe;
+    if (stride == 2) tl_convert_f32_to_bf16(s, (uint16_t *)dst, n);
+    else tl_convert_f32_to_bf16_strided((const char *)s, (npy_intp)sizeof(float), dst, stride, n);
 }
 static void tl_store_f32(const float *s, char *dst, npy_intp stride, npy_intp n, unsigned *fpe)
 {
