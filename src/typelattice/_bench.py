@@ -1,0 +1,813 @@
+"""``python -m typelattice bench`` (and ``benchmarks/compare.py``): typelattice side by side with
+NumPy, ml_dtypes and jax.numpy, as ratios of medians of interleaved repeats (issue 5).
+
+For every case the script times each implementation as a ``timeit`` statement on the same
+operands, calibrates a call count per implementation, then runs the repeats round-robin (the order
+rotates every round) so that machine load hits all columns alike. It prints the median time of
+typelattice and, for every other column, the ratio ``typelattice / other``: below 1 means
+typelattice is faster. Columns:
+
+  tl_same    typelattice on operands already of the promoted (compute) dtype
+  np         NumPy with the same operands (its own promotion)
+  np_same    NumPy with the operands cast to the promoted dtype beforehand (small calls)
+  np_dtype   NumPy forced to the promoted dtype (``signature=`` / ``dtype=``), casts included
+  np_astype  NumPy on ``a.astype(C), b.astype(C)``, casts included
+  ml         ml_dtypes' own loop (NumPy calling it on bfloat16 operands, casts included)
+  jax        jax.numpy on jax arrays (``block_until_ready``; single-threaded XLA, x64 enabled)
+  copy       ``np.copyto`` of 10^7 float64: the machine's single-core copy bandwidth
+
+Each case carries the issue-5 targets that apply to it; the last column says which are met.
+Nothing here substitutes NumPy for a missing typelattice ufunc: such cases are reported as
+missing, never measured.
+"""
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+import timeit
+
+import numpy as np
+
+try:
+    import ml_dtypes
+    BF16 = np.dtype(ml_dtypes.bfloat16)
+except ImportError:  # pragma: no cover - ml_dtypes is a dependency
+    ml_dtypes = None
+    BF16 = None
+
+SIZES = (1, 10**3, 10**5, 10**7)
+QUICK_SIZES = (1, 10**3, 10**5)
+BIG = 10**7
+
+COLUMNS = ("tl_same", "np", "np_same", "np_dtype", "np_astype", "ml", "jax", "copy")
+GROUPS = ("promote", "small", "same", "mixed", "weak", "reduce", "out")
+
+# Inputs every op accepts at every dtype without warnings: operand a in [1, 9], operand b in
+# [1, 3] (non-zero divisors), shifts in [0, 7], exponents in [0, 3], inverse trig in (-1, 1).
+DOMAINS = {
+    "default": ((1, 9), (1, 3)),
+    "shift": ((1, 9), (0, 7)),
+    "power": ((1, 4), (0, 3)),
+    "unit": ((-0.9, 0.9), (-0.9, 0.9)),
+}
+SHIFT_OPS = {"left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift"}
+POWER_OPS = {"power", "pow", "float_power", "ldexp"}
+UNIT_OPS = {"arcsin", "arccos", "arctanh", "asin", "acos", "atanh"}
+
+# Ops for the mixed / weak / small groups by default (those typelattice has are used).
+MIXED_OPS = ("add", "subtract", "multiply", "divide", "maximum", "less")
+QUICK_OPS = ("add", "multiply", "divide", "maximum", "less", "bitwise_and")
+SAME_DTYPES = ("int8", "int32", "int64", "uint8", "float16", "bfloat16", "float32", "float64",
+               "complex128")
+QUICK_DTYPES = ("int8", "int32", "float16", "bfloat16", "float32", "float64")
+MIXED_PAIRS = (("int8", "float16"), ("int32", "float32"), ("uint8", "int8"),
+               ("int64", "bfloat16"), ("float16", "float32"), ("bfloat16", "float16"))
+WEAK_CASES = (("float32", 1.5), ("int8", 1), ("uint8", 3), ("float16", 2.0),
+              ("bfloat16", 1.0), ("float64", 2.5))
+
+
+def dtype(name):
+    if name == "bfloat16":
+        if BF16 is None:
+            raise TypeError("bfloat16 needs ml_dtypes")
+        return BF16
+    return np.dtype(name)
+
+
+def kind(dt):
+    """NumPy's kind letter, with ml_dtypes' floats (kind 'V') counted as 'f'."""
+    dt = np.dtype(dt)
+    if dt.kind == "V" and dt.name.startswith(("bfloat", "float")):
+        return "f"
+    return dt.kind
+
+
+def short(dt):
+    dt = np.dtype(dt)
+    return {"bfloat16": "bf16", "bool": "bool"}.get(dt.name, dt.name.replace("float", "f")
+                                                    .replace("uint", "u").replace("int", "i")
+                                                    .replace("complex", "c"))
+
+
+def domain_of(op):
+    if op in SHIFT_OPS:
+        return "shift"
+    if op in POWER_OPS:
+        return "power"
+    if op in UNIT_OPS:
+        return "unit"
+    return "default"
+
+
+# --------------------------------------------------------------------------------------------
+# The ufuncs under test
+
+def discover_ufuncs(module=None):
+    """{name: ufunc} for every ``np.ufunc`` attribute of typelattice that is not NumPy's own
+    object (a re-exported NumPy ufunc would measure NumPy and is left out), one name per object
+    (the ufunc's ``__name__`` when it is exported under it)."""
+    if module is None:
+        import typelattice as module
+    found = {}
+    for name in sorted(dir(module)):
+        obj = getattr(module, name, None)
+        if not isinstance(obj, np.ufunc) or is_numpy_ufunc(obj):
+            continue
+        found.setdefault(id(obj), []).append(name)
+    out = {}
+    for names in found.values():
+        obj = getattr(module, names[0])
+        canonical = obj.__name__ if obj.__name__ in names else names[0]
+        out[canonical] = obj
+    return dict(sorted(out.items()))
+
+
+def is_numpy_ufunc(obj):
+    """True when ``obj`` is one of NumPy's (or ml_dtypes') own ufunc objects."""
+    for mod in (np, getattr(np, "_core", None) and np._core.umath):
+        if mod is not None and getattr(mod, getattr(obj, "__name__", ""), None) is obj:
+            return True
+    return False
+
+
+def numpy_ufunc(name, tl_ufunc=None):
+    f = getattr(np, name, None)
+    if isinstance(f, np.ufunc):
+        return f
+    f = getattr(np, getattr(tl_ufunc, "__name__", ""), None)
+    return f if isinstance(f, np.ufunc) else None
+
+
+# --------------------------------------------------------------------------------------------
+# Data
+
+class Data:
+    """Deterministic operands, cached per (dtype, size, domain, role)."""
+
+    def __init__(self, seed=12345):
+        self.seed = seed
+        self._base = {}
+        self._arrays = {}
+
+    def _raw(self, n, dom, role, integral, part=0):
+        key = (n, dom, role, integral, part)
+        if key not in self._base:
+            rng = np.random.default_rng([self.seed, n, hash(dom) & 0xFFFF, role, part])
+            lo, hi = DOMAINS[dom][role]
+            if integral:
+                self._base[key] = rng.integers(int(np.ceil(lo)), int(hi) + 1, n)
+            else:
+                self._base[key] = rng.uniform(lo, hi, n)
+        return self._base[key]
+
+    def array(self, dt, n, dom="default", role=0):
+        """A contiguous 1-d array of n elements (n=0 means a 0-d array)."""
+        dt = np.dtype(dt)
+        key = (dt, n, dom, role)
+        if key in self._arrays:
+            return self._arrays[key]
+        m = max(n, 1)
+        k = kind(dt)
+        if k == "b":
+            x = self._raw(m, "default", role, True) % 2 == 1
+        elif k in "iu":
+            x = self._raw(m, dom if dom != "unit" else "default", role, True).astype(dt)
+        elif k == "c":
+            x = (self._raw(m, dom, role, False) + 1j * self._raw(m, dom, role, False, 1)).astype(dt)
+        else:
+            x = self._raw(m, dom, role, False).astype(dt)
+        if n == 0:
+            x = x[:1].reshape(())
+        self._arrays[key] = x
+        return x
+
+    def clear(self):
+        self._arrays.clear()
+        self._base.clear()
+
+
+# --------------------------------------------------------------------------------------------
+# Cases
+
+class Case:
+    """One row: ``make()`` returns {column: (stmt, namespace)}, built only when measured.
+
+    checks: [(column, bound, label)]: target ``median(tl) / median(column) <= bound``.
+    ref: the column whose value typelattice's must equal bit for bit ("bits" column).
+    """
+
+    def __init__(self, group, label, size, make, checks=(), ref=None, bw=None):
+        self.group, self.label, self.size = group, label, size
+        self.make, self.checks, self.ref, self.bw = make, list(checks), ref, bw
+
+
+def _stmt(call_args, kwargs=""):
+    return f"f({call_args}{', ' + kwargs if kwargs else ''})"
+
+
+def _call_shape(nin, scalar=False):
+    return "a" if nin == 1 else "a, b"
+
+
+def _probe(f, args, **kw):
+    """Run f on small versions of args; the result or None when it raises."""
+    small = [x[:2] if isinstance(x, np.ndarray) and x.ndim == 1 else x for x in args]
+    try:
+        with np.errstate(all="ignore"):
+            r = f(*small, **kw)
+    except Exception:
+        return None
+    return r
+
+
+def _first(r):
+    return r[0] if isinstance(r, tuple) else r
+
+
+def _result_dtype(r):
+    r = _first(r)
+    return getattr(r, "dtype", None) if r is not None else None
+
+
+def _forced(np_f, args, C, R):
+    """Keyword arguments that make NumPy's ufunc compute in C and return R, or None."""
+    if np_f is None or np_f.nout != 1:
+        return None
+    tries = [{"signature": (C,) * np_f.nin + (R,)}, {"dtype": R}]
+    for kw in tries:
+        r = _probe(np_f, args, **kw)
+        if r is not None and _result_dtype(r) == R:
+            return kw
+    return None
+
+
+def _jax_array(jnp, x):
+    return jnp.asarray(x) if isinstance(x, (np.ndarray, np.generic)) else x
+
+
+def _jax_stmt(jnp, name, args):
+    f = getattr(jnp, name, None)
+    if f is None:
+        return None
+    try:
+        jargs = [_jax_array(jnp, x) for x in args]
+        f(*[x[:2] if hasattr(x, "ndim") and x.ndim == 1 else x for x in jargs])
+    except Exception:
+        return None
+    ns = {"f": f, "a": jargs[0]}
+    if len(jargs) > 1:
+        ns["b"] = jargs[1]
+    return (_stmt(_call_shape(len(jargs))) + ".block_until_ready()", ns)
+
+
+def _ufunc_columns(ctx, name, tl_f, args, compute=None, same=False, weak=False,
+                   want=("tl_same", "np", "np_dtype", "np_astype", "ml", "jax")):
+    """The columns of a ufunc case. args: operands (arrays or a Python scalar last)."""
+    np_f = numpy_ufunc(name, tl_f)
+    nin = len(args)
+    call = _call_shape(nin)
+    ns = {"f": tl_f, "a": args[0]}
+    if nin > 1:
+        ns["b"] = args[1]
+    cols = {"tl": (_stmt(call), ns)}
+    r = _probe(tl_f, args)
+    R = _result_dtype(r)
+    C = compute if compute is not None else ctx.tl.result_type(*args)
+    arrays = [x for x in args if isinstance(x, np.ndarray)]
+    conv = [x.astype(C) if isinstance(x, np.ndarray) else x for x in args]
+    if weak and not isinstance(args[-1], np.ndarray):
+        conv[-1] = C.type(args[-1])            # the same-dtype call: a NumPy scalar of C
+    is_bf16 = C == BF16
+    if "tl_same" in want and not same:
+        cols["tl_same"] = (_stmt(call), dict(ns, a=conv[0], **({"b": conv[1]} if nin > 1 else {})))
+    if np_f is not None:
+        if "np" in want and not (same and is_bf16):
+            if _probe(np_f, args) is not None:
+                cols["np"] = (_stmt(call), dict(ns, f=np_f))
+        if "np_dtype" in want and not same and R is not None:
+            kw = _forced(np_f, args, C, R)
+            if kw is not None:
+                k, v = next(iter(kw.items()))
+                cols["np_dtype"] = (_stmt(call, f"{k}=kw"), dict(ns, f=np_f, kw=v))
+        cast = (f"a.astype(C, copy=False)" if isinstance(args[0], np.ndarray) else "a")
+        if nin > 1:
+            cast += ", " + ("b.astype(C, copy=False)" if isinstance(args[1], np.ndarray) else "b")
+        astype_col = "ml" if is_bf16 else "np_astype"
+        if (astype_col in want and not same) or (same and is_bf16 and "ml" in want):
+            if _probe(np_f, conv) is not None:
+                cols[astype_col] = (f"f({cast})", dict(ns, f=np_f, C=C))
+    if "jax" in want and ctx.jnp is not None:
+        j = _jax_stmt(ctx.jnp, name, args)
+        if j is not None:
+            cols["jax"] = j
+    return cols, R, C
+
+
+def _ref_for(cols):
+    for c in ("np_dtype", "np", "ml", "np_astype", "np_same"):
+        if c in cols:
+            return c
+    return None
+
+
+class Context:
+    def __init__(self, args):
+        import typelattice
+        self.tl = typelattice
+        self.args = args
+        self.data = Data()
+        self.ufuncs = discover_ufuncs(typelattice)
+        self.jnp = load_jax() if args.jax else None
+        self.missing = []
+
+    def ops(self, default):
+        names = self.args.ops
+        if names is None:
+            names = list(self.ufuncs) if default is None else [o for o in default
+                                                               if o in self.ufuncs]
+        out = []
+        for n in names:
+            if n in self.ufuncs:
+                out.append(n)
+            elif n not in self.missing:
+                self.missing.append(n)
+        return out
+
+
+def load_jax():
+    """jax.numpy with 64-bit types, single-threaded like the other columns; None if absent."""
+    if "jax" not in sys.modules:
+        os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false "
+                                           "intra_op_parallelism_threads=1")
+        os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    try:
+        import jax
+        jax.config.update("jax_enable_x64", True)
+        import jax.numpy as jnp
+        jnp.add(jnp.ones(2), 1.0).block_until_ready()
+    except Exception:
+        return None
+    return jnp
+
+
+def cases_promote(ctx):
+    tl, jnp = ctx.tl, ctx.jnp
+    pairs = [("int8", "float16"), ("uint8", "int8"), ("int32", "float32"), ("int64", "bfloat16"),
+             ("float32", "float64")]
+    for x, y in pairs:
+        def make(x=x, y=y):
+            a, b = dtype(x), dtype(y)
+            ns = {"a": a, "b": b}
+            cols = {"tl": ("f(a, b)", dict(ns, f=tl.promote_types))}
+            if _probe(np.promote_types, (a, b)) is not None:
+                cols["np"] = ("f(a, b)", dict(ns, f=np.promote_types))
+            if jnp is not None:
+                cols["jax"] = ("f(a, b)", dict(ns, f=jnp.promote_types))
+            return cols
+        yield Case("promote", f"promote_types({short(x)}, {short(y)})", None, make,
+                   [("np", 1.0, "<=np"), ("jax", 0.1, "10x jax")])
+    d = ctx.data
+    rt = [("f32 arr, 1.0", lambda: (d.array("float32", 10), 1.0)),
+          ("i8 arr, 1", lambda: (d.array("int8", 10), 1)),
+          ("i8 arr, f16 arr", lambda: (d.array("int8", 10), d.array("float16", 10))),
+          ("u8, i8, f16 arrs", lambda: (d.array("uint8", 10), d.array("int8", 10),
+                                        d.array("float16", 10))),
+          ("f32, f64 dtypes", lambda: (np.dtype("float32"), np.dtype("float64")))]
+    for label, ops in rt:
+        def make(ops=ops):
+            o = ops()
+            stmt = "f(*o)"
+            cols = {"tl": (stmt, {"f": tl.result_type, "o": o})}
+            if _probe(np.result_type, o) is not None:
+                cols["np"] = (stmt, {"f": np.result_type, "o": o})
+            if jnp is not None:
+                cols["jax"] = (stmt, {"f": jnp.result_type, "o": o})
+            return cols
+        yield Case("promote", f"result_type({label})", None, make,
+                   [("np", 1.0, "<=np"), ("jax", 0.1, "10x jax")])
+
+
+def _jax_check(size):
+    return [("jax", 0.1, "10x jax")] if size is not None and size < 10**4 else []
+
+
+def cases_small(ctx):
+    d = ctx.data
+    # (label, operands maker, mixed?)
+    specs = [("0-d f32 + 0-d f32", lambda: (d.array("float32", 0), d.array("float32", 0, role=1)),
+              False),
+             ("[1] f32 + [1] f32", lambda: (d.array("float32", 1), d.array("float32", 1, role=1)),
+              False),
+             ("[1] f32 + 1.5", lambda: (d.array("float32", 1), 1.5), False),
+             ("0-d f32 + 1.5", lambda: (d.array("float32", 0), 1.5), False),
+             ("[1] i8 + 1", lambda: (d.array("int8", 1), 1), False),
+             ("[1] bf16 + 1.0", lambda: (d.array("bfloat16", 1), 1.0), False),
+             ("[1] i8 + [1] f16", lambda: (d.array("int8", 1), d.array("float16", 1, role=1)),
+              True),
+             ("0-d i32 + 0-d f32", lambda: (d.array("int32", 0), d.array("float32", 0, role=1)),
+              True),
+             ("[1] u8 + [1] i8", lambda: (d.array("uint8", 1), d.array("int8", 1, role=1)), True),
+             ("[1] i64 + [1] bf16", lambda: (d.array("int64", 1), d.array("bfloat16", 1, role=1)),
+              True)]
+    for op in ctx.ops(("add",) + tuple(o for o in MIXED_OPS if o != "add")
+                      if not ctx.args.quick else ("add",)):
+        tl_f = ctx.ufuncs[op]
+        np_f = numpy_ufunc(op, tl_f)
+        for label, mk, mixed in specs:
+            def make(mk=mk, op=op, tl_f=tl_f, np_f=np_f, mixed=mixed):
+                args = mk()
+                if _probe(tl_f, args) is None:
+                    return None
+                cols, R, C = _ufunc_columns(ctx, op, tl_f, args, want=("np", "jax"))
+                if mixed and np_f is not None:
+                    conv = [x.astype(C) for x in args]
+                    if _probe(np_f, conv) is not None:
+                        cols["np_same"] = ("f(a, b)", {"f": np_f, "a": conv[0], "b": conv[1]})
+                return cols
+            checks = ([("np_same", 1.0, "<=np same"), ("np", 0.5, "<=0.5 np mixed")] if mixed
+                      else [("np", 1.0, "<=np")]) + _jax_check(1)
+            yield Case("small", f"{op} {label}", 1, make, checks, ref=None)
+
+
+def _sizes(ctx, default):
+    if ctx.args.sizes is not None:
+        return ctx.args.sizes
+    return [s for s in default if s in (QUICK_SIZES if ctx.args.quick else SIZES)]
+
+
+def cases_same(ctx):
+    dtypes = ctx.args.dtypes or (QUICK_DTYPES if ctx.args.quick else SAME_DTYPES)
+    for op in ctx.ops(QUICK_OPS if ctx.args.quick else None):
+        tl_f = ctx.ufuncs[op]
+        for dn in dtypes:
+            try:
+                dt = dtype(dn)
+            except TypeError:
+                continue
+            for n in _sizes(ctx, (10**3, 10**5, 10**7)):
+                def make(op=op, tl_f=tl_f, dt=dt, n=n):
+                    dom = domain_of(op)
+                    args = tuple(ctx.data.array(dt, n, dom, role) for role in range(tl_f.nin))
+                    if _probe(tl_f, args) is None:
+                        return None          # op not defined for this dtype
+                    cols, R, C = _ufunc_columns(ctx, op, tl_f, args, compute=dt, same=True,
+                                                want=("np", "ml", "jax"))
+                    return cols
+                checks = []
+                if n >= 10**5:
+                    if dt == np.float16:
+                        checks.append(("np", 0.1, "10x np f16"))
+                    elif dt == BF16:
+                        checks.append(("ml", 0.2, "5x ml_dtypes"))
+                    else:
+                        checks.append(("np", 1.05, "<=1.05 np"))
+                checks += _jax_check(n)
+                yield Case("same", f"{op} {short(dt)}", n, make, checks, ref="auto")
+
+
+def cases_mixed(ctx):
+    for op in ctx.ops(MIXED_OPS if not ctx.args.quick else ("add", "multiply", "less")):
+        tl_f = ctx.ufuncs[op]
+        if tl_f.nin != 2:
+            continue
+        for x, y in MIXED_PAIRS:
+            for n in _sizes(ctx, SIZES):
+                def make(op=op, tl_f=tl_f, x=x, y=y, n=n):
+                    dom = domain_of(op)
+                    args = (ctx.data.array(dtype(x), n, dom, 0), ctx.data.array(dtype(y), n, dom, 1))
+                    if _probe(tl_f, args) is None:
+                        return None
+                    cols, R, C = _ufunc_columns(ctx, op, tl_f, args)
+                    return cols
+                checks = [("tl_same", 1.05, "<=1.05 same"), ("np_dtype", 1.0, "<np dtype=")]
+                yield Case("mixed", f"{op} {short(dtype(x))}+{short(dtype(y))}", n, make,
+                           checks + _jax_check(n), ref="auto")
+
+
+def cases_weak(ctx):
+    for op in ctx.ops(MIXED_OPS if not ctx.args.quick else ("add", "multiply")):
+        tl_f = ctx.ufuncs[op]
+        if tl_f.nin != 2:
+            continue
+        for dn, s in WEAK_CASES:
+            for n in _sizes(ctx, SIZES):
+                def make(op=op, tl_f=tl_f, dn=dn, s=s, n=n):
+                    a = ctx.data.array(dtype(dn), n, domain_of(op), 0)
+                    if _probe(tl_f, (a, s)) is None:
+                        return None
+                    cols, R, C = _ufunc_columns(ctx, op, tl_f, (a, s), weak=True,
+                                                want=("tl_same", "np", "np_dtype", "jax"))
+                    return cols
+                checks = [("tl_same", 1.05, "<=1.05 same"), ("np_dtype", 1.0, "<np dtype=")]
+                yield Case("weak", f"{op} {short(dtype(dn))}+{s!r}", n, make,
+                           checks + _jax_check(n), ref="auto")
+
+
+def cases_reduce(ctx):
+    if "add" not in ctx.ufuncs:
+        ctx.missing.append("add") if "add" not in ctx.missing else None
+        return
+    tl_add = ctx.ufuncs["add"]
+    for dn in ("float32", "float64", "float16", "bfloat16"):
+        for n in _sizes(ctx, (10**3, 10**5, 10**7)):
+            def make(dn=dn, n=n):
+                a = ctx.data.array(dtype(dn), n)
+                col = "ml" if dtype(dn) == BF16 else "np"
+                cols = {"tl": ("f(a)", {"f": tl_add.reduce, "a": a}),
+                        col: ("f(a)", {"f": np.add.reduce, "a": a})}
+                if ctx.jnp is not None:
+                    cols["jax"] = ("f(a).block_until_ready()",
+                                   {"f": ctx.jnp.sum, "a": ctx.jnp.asarray(a)})
+                return cols
+            checks = ([("np", 1.1, "<=1.1 np")] if dn in ("float32", "float64") and n >= 10**5
+                      else [])
+            yield Case("reduce", f"add.reduce {short(dtype(dn))}", n, make, checks, ref="auto")
+
+
+def cases_out(ctx):
+    if "add" not in ctx.ufuncs:
+        return
+    tl_add = ctx.ufuncs["add"]
+    n = BIG
+    for x, y in (("float32", "float32"), ("float64", "float64"), ("float16", "float16"),
+                 ("bfloat16", "bfloat16"), ("int8", "float16")):
+        def make(x=x, y=y):
+            a, b = ctx.data.array(dtype(x), n), ctx.data.array(dtype(y), n, role=1)
+            R = _result_dtype(_probe(tl_add, (a, b)))
+            if R is None:
+                return None
+            o = np.zeros(n, R)
+            src = ctx.data.array(np.float64, n)
+            dst = np.zeros(n, np.float64)
+            ns = {"a": a, "b": b, "o": o}
+            col = "ml" if R == BF16 else "np"
+            cols = {"tl": ("f(a, b, out=o)", dict(ns, f=tl_add)),
+                    col: ("f(a, b, out=o)", dict(ns, f=np.add)),
+                    "copy": ("f(d, s)", {"f": np.copyto, "d": dst, "s": src})}
+            traffic = a.nbytes + b.nbytes + o.nbytes
+            return cols, (traffic, src.nbytes + dst.nbytes)
+        yield Case("out", f"add {short(dtype(x))}+{short(dtype(y))} out=", n, make,
+                   [("bw", 0.8, ">=0.8 bw")], ref=None, bw=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Measuring
+
+def _timer(stmt, ns):
+    setup = "; ".join(f"{k} = __ns[{k!r}]" for k in ns) or "pass"
+    return timeit.Timer(stmt, setup=setup, globals={"__ns": ns})
+
+
+def _calibrate(t, sample):
+    t.timeit(1)                              # warm-up (first call caches, page faults)
+    n = 1
+    while True:
+        dt = t.timeit(n)
+        if dt >= sample / 4 or n >= 10**7:
+            break
+        n *= 10 if dt < sample / 100 else 2
+    return max(1, int(n * sample / max(dt, 1e-9)))
+
+
+def measure(cols, repeats, sample, budget):
+    """Median seconds per call of every column, from interleaved rounds."""
+    timers = {k: _timer(stmt, ns) for k, (stmt, ns) in cols.items()}
+    numbers = {k: _calibrate(t, sample) for k, t in timers.items()}
+    t0 = time.perf_counter()
+    keys = list(timers)
+    samples = {k: [] for k in keys}
+    r = 0
+    while r < repeats:
+        rot = r % len(keys)
+        for k in keys[rot:] + keys[:rot]:
+            samples[k].append(timers[k].timeit(numbers[k]) / numbers[k])
+        r += 1
+        if r == 1:                           # cut slow cases to fit the time budget
+            per_round = time.perf_counter() - t0
+            repeats = min(repeats, max(3, int(budget / max(per_round, 1e-9))))
+            repeats -= (repeats % 2 == 0)
+    return {k: statistics.median(v) for k, v in samples.items()}, repeats
+
+
+def _value(stmt, ns):
+    stmt = stmt.replace(".block_until_ready()", "")
+    with np.errstate(all="ignore"):
+        return eval(stmt, {}, dict(ns))
+
+
+def _bits_equal(x, y):
+    x, y = _first(x), _first(y)
+    x, y = np.asarray(x), np.asarray(y)
+    if x.dtype != y.dtype:
+        return "dtype"
+    if x.shape != y.shape:
+        return "shape"
+    if x.dtype.kind in "biu":
+        return "=" if np.array_equal(x, y) else "DIFF"
+    u = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64, 16: np.uint64}[x.dtype.itemsize
+                                                                             if x.dtype.kind != "c"
+                                                                             else 8]
+    xv, yv = np.ascontiguousarray(x).view(u), np.ascontiguousarray(y).view(u)
+    return "=" if np.array_equal(xv, yv) else "DIFF"
+
+
+def run_case(case, args):
+    made = case.make()
+    if made is None:
+        return None
+    cols, bw = (made if isinstance(made, tuple) else (made, None))
+    med, reps = measure(cols, args.repeats, args.sample, args.budget)
+    row = {"group": case.group, "case": case.label, "size": case.size,
+           "tl": med.get("tl"), "repeats": reps,
+           "ratio": {c: med["tl"] / med[c] for c in cols if c != "tl" and med.get(c)},
+           "times": med, "checks": [], "bits": ""}
+    if case.ref == "auto":
+        ref = _ref_for(cols)
+        if ref is not None:
+            row["bits"] = _bits_equal(_value(*cols["tl"]), _value(*cols[ref]))
+    if bw:
+        traffic, copy_bytes = bw
+        bandwidth = copy_bytes / med["copy"]
+        row["bw"] = {c: traffic / med[c] / bandwidth for c in cols if c != "copy"}
+        row["copy_GBps"] = bandwidth / 1e9
+    for col, bound, label in case.checks:
+        if col == "bw":
+            v = row["bw"]["tl"]
+            row["checks"].append((label, v, v >= bound))
+        elif col in row["ratio"]:
+            v = row["ratio"][col]
+            row["checks"].append((label, v, v <= bound))
+    return row
+
+
+# --------------------------------------------------------------------------------------------
+# Output
+
+def fmt_time(s):
+    if s is None:
+        return "-"
+    for unit, f in (("s", 1), ("ms", 1e3), ("µs", 1e6)):
+        if s * f >= 1:
+            return f"{s * f:.3g} {unit}"
+    return f"{s * 1e9:.3g} ns"
+
+
+def fmt_size(n):
+    if n is None:
+        return ""
+    if n >= 1000 and n == 10 ** (len(str(n)) - 1):
+        return f"1e{len(str(n)) - 1}"
+    return str(n)
+
+
+def table_rows(rows):
+    cols = [c for c in COLUMNS if any(c in r["ratio"] for r in rows)]
+    head = ["group", "case", "size", "tl"] + [f"tl/{c}" for c in cols] + ["bits", "targets"]
+    out = []
+    for r in rows:
+        cells = [r["group"], r["case"], fmt_size(r["size"]), fmt_time(r["tl"])]
+        for c in cols:
+            v = r["ratio"].get(c)
+            cells.append("" if v is None else f"{v:.2f}")
+        if "bw" in r:
+            cells[-1] += f" ({r['copy_GBps']:.1f} GB/s)"
+        cells.append(r["bits"])
+        tg = []
+        for label, v, ok in r["checks"]:
+            tg.append(f"{'ok' if ok else 'MISS'} {label}" + ("" if ok else f" ({v:.2f})"))
+        if "bw" in r:
+            tg.insert(0, "bw " + ", ".join(f"{c} {v:.2f}" for c, v in r["bw"].items()))
+        cells.append("; ".join(tg))
+        out.append(cells)
+    return head, out
+
+
+def render(head, rows, markdown):
+    if markdown:
+        lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows]
+        return "\n".join(lines)
+    w = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(head)]
+    fmt = lambda cells: "  ".join(c.ljust(w[i]) if i < 2 or i == len(head) - 1 else c.rjust(w[i])
+                                  for i, c in enumerate(cells)).rstrip()
+    return "\n".join([fmt(head)] + [fmt(r) for r in rows])
+
+
+def machine_info(ctx):
+    cpu = platform.processor() or ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    v = [f"numpy {np.__version__}"]
+    if ml_dtypes is not None:
+        v.append(f"ml_dtypes {ml_dtypes.__version__}")
+    if ctx.jnp is not None:
+        import jax
+        v.append(f"jax {jax.__version__}")
+    v.append(f"typelattice {getattr(ctx.tl, '__version__', '?')}")
+    return f"{cpu}, {os.cpu_count()} CPUs, Python {platform.python_version()}, " + ", ".join(v)
+
+
+GROUP_MAKERS = {"promote": cases_promote, "small": cases_small, "same": cases_same,
+                "mixed": cases_mixed, "weak": cases_weak, "reduce": cases_reduce,
+                "out": cases_out}
+
+
+def build_parser(prog="python -m typelattice bench"):
+    p = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog="\n\n".join(__doc__.split("\n\n")[1:]))
+    p.add_argument("--quick", action="store_true",
+                   help="fast run: fewer ops, dtypes and repeats, sizes up to 1e5 (out= at 1e7)")
+    p.add_argument("--markdown", action="store_true", help="print a markdown table (README)")
+    p.add_argument("--groups", type=lambda s: s.split(","), default=None,
+                   help=f"comma-separated subset of: {','.join(GROUPS)}")
+    p.add_argument("--ops", type=lambda s: s.split(","), default=None,
+                   help="comma-separated ufunc names (default: every typelattice ufunc for "
+                        "'same', a representative subset for the other groups)")
+    p.add_argument("--dtypes", type=lambda s: s.split(","), default=None,
+                   help="dtypes of the 'same' group")
+    p.add_argument("--sizes", type=lambda s: [int(float(x)) for x in s.split(",")], default=None,
+                   help="array sizes, e.g. 1,1e3,1e5,1e7")
+    p.add_argument("--repeats", type=int, default=None, help="interleaved rounds (odd)")
+    p.add_argument("--sample", type=float, default=None,
+                   help="target seconds per timing sample (calibrates calls per sample)")
+    p.add_argument("--budget", type=float, default=None,
+                   help="seconds per case before repeats are cut (never below 3)")
+    p.add_argument("--no-jax", dest="jax", action="store_false", help="skip jax.numpy")
+    p.add_argument("--json", metavar="PATH", help="also write the raw medians as JSON")
+    p.add_argument("--list", action="store_true", help="list the cases without measuring")
+    return p
+
+
+def main(argv=None, prog="python -m typelattice bench"):
+    args = build_parser(prog).parse_args(argv)
+    args.repeats = args.repeats or (3 if args.quick else 7)
+    args.sample = args.sample or (0.002 if args.quick else 0.01)
+    args.budget = args.budget or (0.5 if args.quick else 2.0)
+    groups = args.groups or list(GROUPS)
+    bad = [g for g in groups if g not in GROUPS]
+    if bad:
+        print(f"unknown group(s) {', '.join(bad)}; choose from {', '.join(GROUPS)}",
+              file=sys.stderr)
+        return 2
+    ctx = Context(args)
+    out = sys.stdout
+    load0 = os.getloadavg()
+    t0 = time.perf_counter()
+    print(f"# typelattice bench: {machine_info(ctx)}", file=out)
+    print(f"# ratios are median(typelattice) / median(other), from {args.repeats} interleaved "
+          f"rounds (fewer for slow cases); < 1: typelattice faster", file=out)
+    if not ctx.ufuncs:
+        print("# typelattice has no ufuncs in this build: only promotion is measured", file=out)
+    rows = []
+    n_skipped = 0
+    with np.errstate(all="ignore"):
+        for g in groups:
+            for case in GROUP_MAKERS[g](ctx):
+                if args.list:
+                    print(f"{case.group}\t{case.label}\t{fmt_size(case.size)}", file=out)
+                    continue
+                row = run_case(case, args)
+                if row is None:
+                    n_skipped += 1
+                    continue
+                rows.append(row)
+                if not args.markdown and sys.stderr.isatty():
+                    print(f"\r{len(rows)} cases, {time.perf_counter() - t0:.0f} s",
+                          end="", file=sys.stderr)
+            ctx.data.clear()
+    if sys.stderr.isatty() and not args.list:
+        print("\r", end="", file=sys.stderr)
+    if args.list:
+        return 0
+    head, cells = table_rows(rows)
+    print(render(head, cells, args.markdown), file=out)
+    load1 = os.getloadavg()
+    met = sum(ok for r in rows for _, _, ok in r["checks"])
+    missed = [(r, label, v) for r in rows for label, v, ok in r["checks"] if not ok]
+    diffs = [r for r in rows if r["bits"] == "DIFF"]
+    print(f"\n# {len(rows)} cases in {time.perf_counter() - t0:.0f} s ({n_skipped} op/dtype "
+          f"combinations not defined); load average {load0[0]:.2f} at start, {load1[0]:.2f} at "
+          f"end on {os.cpu_count()} CPUs", file=out)
+    print(f"# targets: {met} met, {len(missed)} missed; results differing from the reference "
+          f"bit for bit: {len(diffs)}", file=out)
+    if ctx.missing:
+        print(f"# not measured, typelattice has no ufunc: {', '.join(ctx.missing)}", file=out)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"machine": machine_info(ctx), "load": [load0, load1], "rows": rows}, f,
+                      indent=1, default=str)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
