@@ -299,11 +299,23 @@ def _ufunc_columns(ctx, name, tl_f, args, compute=None, same=False, weak=False,
         if (astype_col in want and not same) or (same and is_bf16 and "ml" in want):
             if _probe(np_f, conv) is not None:
                 cols[astype_col] = (f"f({cast})", dict(ns, f=np_f, C=C))
-    if "jax" in want and ctx.jnp is not None:
+    if np_f is not None and R is not None and _result_dtype(_probe(np_f, args)) != R:
+        kw = _forced(np_f, args, C, R)          # reference values: NumPy computing in R
+        if kw is not None:
+            k, v = next(iter(kw.items()))
+            cols["_ref"] = (_stmt(call, f"{k}=kw"), dict(ns, f=np_f, kw=v))
+    if "jax" in want and ctx.jnp is not None and not _too_big_for_jax(args):
         j = _jax_stmt(ctx.jnp, name, args)
         if j is not None:
             cols["jax"] = j
     return cols, R, C
+
+
+JAX_MAX_SIZE = 10**5      # jax's column is left out above (its target is below 1e4)
+
+
+def _too_big_for_jax(args):
+    return any(getattr(x, "size", 0) > JAX_MAX_SIZE for x in args)
 
 
 def _ref_for(cols):
@@ -518,7 +530,7 @@ def cases_reduce(ctx):
                 col = "ml" if dtype(dn) == BF16 else "np"
                 cols = {"tl": ("f(a)", {"f": tl_add.reduce, "a": a}),
                         col: ("f(a)", {"f": np.add.reduce, "a": a})}
-                if ctx.jnp is not None:
+                if ctx.jnp is not None and n <= JAX_MAX_SIZE:
                     cols["jax"] = ("f(a).block_until_ready()",
                                    {"f": ctx.jnp.sum, "a": ctx.jnp.asarray(a)})
                 return cols
@@ -556,9 +568,12 @@ def cases_out(ctx):
 # --------------------------------------------------------------------------------------------
 # Measuring
 
-def _timer(stmt, ns):
+TIMERS = {"cpu": time.process_time, "wall": time.perf_counter}
+
+
+def _timer(stmt, ns, clock):
     setup = "; ".join(f"{k} = __ns[{k!r}]" for k in ns) or "pass"
-    return timeit.Timer(stmt, setup=setup, globals={"__ns": ns})
+    return timeit.Timer(stmt, setup=setup, timer=clock, globals={"__ns": ns})
 
 
 def _calibrate(t, sample):
@@ -572,9 +587,11 @@ def _calibrate(t, sample):
     return max(1, int(n * sample / max(dt, 1e-9)))
 
 
-def measure(cols, repeats, sample, budget):
-    """Median seconds per call of every column, from interleaved rounds."""
-    timers = {k: _timer(stmt, ns) for k, (stmt, ns) in cols.items()}
+def measure(cols, repeats, sample, budget, clock=time.process_time):
+    """Median seconds per call of every column, from interleaved rounds. Columns whose name
+    starts with "_" are not timed (untimed reference values)."""
+    timers = {k: _timer(stmt, ns, clock) for k, (stmt, ns) in cols.items()
+              if not k.startswith("_")}
     numbers = {k: _calibrate(t, sample) for k, t in timers.items()}
     t0 = time.perf_counter()
     keys = list(timers)
@@ -619,19 +636,19 @@ def run_case(case, args):
     if made is None:
         return None
     cols, bw = (made if isinstance(made, tuple) else (made, None))
-    med, reps = measure(cols, args.repeats, args.sample, args.budget)
+    med, reps = measure(cols, args.repeats, args.sample, args.budget, TIMERS[args.timer])
     row = {"group": case.group, "case": case.label, "size": case.size,
            "tl": med.get("tl"), "repeats": reps,
-           "ratio": {c: med["tl"] / med[c] for c in cols if c != "tl" and med.get(c)},
+           "ratio": {c: med["tl"] / med[c] for c in med if c != "tl" and med.get(c)},
            "times": med, "checks": [], "bits": ""}
     if case.ref == "auto":
-        ref = _ref_for(cols)
+        ref = "_ref" if "_ref" in cols else _ref_for(cols)
         if ref is not None:
             row["bits"] = _bits_equal(_value(*cols["tl"]), _value(*cols[ref]))
     if bw:
         traffic, copy_bytes = bw
         bandwidth = copy_bytes / med["copy"]
-        row["bw"] = {c: traffic / med[c] / bandwidth for c in cols if c != "copy"}
+        row["bw"] = {c: traffic / med[c] / bandwidth for c in med if c != "copy"}
         row["copy_GBps"] = bandwidth / 1e9
     for col, bound, label in case.checks:
         if col == "bw":
@@ -743,6 +760,9 @@ def build_parser(prog="python -m typelattice bench"):
     p.add_argument("--budget", type=float, default=None,
                    help="seconds per case before repeats are cut (never below 3)")
     p.add_argument("--no-jax", dest="jax", action="store_false", help="skip jax.numpy")
+    p.add_argument("--timer", choices=list(TIMERS), default="cpu",
+                   help="cpu: process CPU time (default; time spent descheduled by other "
+                        "processes on a shared machine is not counted), wall: perf_counter")
     p.add_argument("--json", metavar="PATH", help="also write the raw medians as JSON")
     p.add_argument("--list", action="store_true", help="list the cases without measuring")
     return p
@@ -765,13 +785,16 @@ def main(argv=None, prog="python -m typelattice bench"):
     t0 = time.perf_counter()
     print(f"# typelattice bench: {machine_info(ctx)}", file=out)
     print(f"# ratios are median(typelattice) / median(other), from {args.repeats} interleaved "
-          f"rounds (fewer for slow cases); < 1: typelattice faster", file=out)
+          f"rounds (fewer for slow cases); < 1: typelattice faster; timer: "
+          f"{'process CPU time' if args.timer == 'cpu' else 'wall clock'}", file=out)
     if not ctx.ufuncs:
         print("# typelattice has no ufuncs in this build: only promotion is measured", file=out)
     rows = []
     n_skipped = 0
+    group_time = {}
     with np.errstate(all="ignore"):
         for g in groups:
+            tg = time.perf_counter()
             for case in GROUP_MAKERS[g](ctx):
                 if args.list:
                     print(f"{case.group}\t{case.label}\t{fmt_size(case.size)}", file=out)
@@ -785,6 +808,7 @@ def main(argv=None, prog="python -m typelattice bench"):
                     print(f"\r{len(rows)} cases, {time.perf_counter() - t0:.0f} s",
                           end="", file=sys.stderr)
             ctx.data.clear()
+            group_time[g] = time.perf_counter() - tg
     if sys.stderr.isatty() and not args.list:
         print("\r", end="", file=sys.stderr)
     if args.list:
@@ -797,7 +821,8 @@ def main(argv=None, prog="python -m typelattice bench"):
     diffs = [r for r in rows if r["bits"] == "DIFF"]
     print(f"\n# {len(rows)} cases in {time.perf_counter() - t0:.0f} s ({n_skipped} op/dtype "
           f"combinations not defined); load average {load0[0]:.2f} at start, {load1[0]:.2f} at "
-          f"end on {os.cpu_count()} CPUs", file=out)
+          f"end on {os.cpu_count()} CPUs; seconds per group: "
+          + ", ".join(f"{g} {t:.0f}" for g, t in group_time.items()), file=out)
     print(f"# targets: {met} met, {len(missed)} missed; results differing from the reference "
           f"bit for bit: {len(diffs)}", file=out)
     if ctx.missing:
