@@ -1,5 +1,7 @@
 """promote_types / result_type against NumPy's and jax.numpy's (jax only when installed; it is
 imported in setup, by the jax benchmarks only)."""
+import time
+
 import numpy as np
 
 from .common import array, dtype, typelattice
@@ -32,6 +34,7 @@ def _impl(impl, name):
 
 
 class PromoteTypes:
+    timer = time.process_time  # CPU time: robust to a shared, loaded machine
     params = [PAIRS, ["tl", "np", "jax"]]
     param_names = ["dtypes", "impl"]
 
@@ -48,6 +51,7 @@ class PromoteTypes:
 
 
 class ResultType:
+    timer = time.process_time  # CPU time: robust to a shared, loaded machine
     params = [list(RESULT_TYPE), ["tl", "np", "jax"]]
     param_names = ["operands", "impl"]
 

@@ -60,8 +60,10 @@ def _columns(op, args, impl, weak=False):
 
 
 class Binary:
-    """Every op x same-dtype operands x size: typelattice vs NumPy (ml_dtypes for bfloat16)."""
-    params = [list(OPS), DTYPES, SIZES, ["tl", "np"]]
+    """Every op x same-dtype operands at 1e5 elements (cache-resident: the kernels' own speed):
+    typelattice vs NumPy (ml_dtypes for bfloat16)."""
+    timer = time.process_time  # CPU time: robust to a shared, loaded machine
+    params = [list(OPS), DTYPES, [10**5], ["tl", "np"]]
     param_names = ["op", "dtype", "size", "impl"]
     timeout = 120
 
@@ -73,8 +75,15 @@ class Binary:
         self.call()
 
 
+class BinarySizes(Binary):
+    """Every op at the other sizes (call overhead at 1 and 1e3, memory bound at 1e7), for
+    float32 and the two 16-bit floats NumPy is slow at."""
+    params = [list(OPS), ["float32", "float16", "bfloat16"], [1, 10**3, 10**7], ["tl", "np"]]
+
+
 class Mixed:
     """Mixed-dtype operands: the promoted call must cost no more than the same-dtype one."""
+    timer = time.process_time  # CPU time: robust to a shared, loaded machine
     params = [MIXED_OPS, MIXED_PAIRS, SIZES, ["tl", "tl_same", "np", "np_dtype", "np_astype"]]
     param_names = ["op", "dtypes", "size", "impl"]
     timeout = 120
@@ -89,6 +98,7 @@ class Mixed:
 class WeakScalar:
     """Array with a Python scalar (weak): tl_same is the call with a NumPy scalar of the result
     dtype."""
+    timer = time.process_time  # CPU time: robust to a shared, loaded machine
     params = [MIXED_OPS, WEAK, SIZES, ["tl", "tl_same", "np", "np_dtype"]]
     param_names = ["op", "case", "size", "impl"]
     timeout = 120
@@ -120,6 +130,7 @@ SMALL = {
 class SmallCalls:
     """Call overhead: 0-d, 1 element, with a Python scalar, mixed. np_same: NumPy with operands
     already of the promoted dtype (the target for mixed calls)."""
+    timer = time.process_time  # CPU time: robust to a shared, loaded machine
     params = [MIXED_OPS, list(SMALL), ["tl", "np", "np_same"]]
     param_names = ["op", "case", "impl"]
 
@@ -156,6 +167,7 @@ class OutBandwidth:
     """add with out= at 1e7 elements, and np.copyto of 1e7 float64 (the machine's copy
     bandwidth). track_fraction: (bytes read + written by add) / time, over copy bandwidth
     (2 x 80 MB / copy time), from interleaved medians."""
+    timer = time.process_time  # CPU time: robust to a shared, loaded machine
     params = [OUT_CASES, ["tl", "np", "copy"]]
     param_names = ["dtypes", "impl"]
     timeout = 180
@@ -199,6 +211,7 @@ class OutBandwidthFraction:
 
 class Reduce:
     """add.reduce (pairwise summation) against np.add.reduce (ml_dtypes' loop for bfloat16)."""
+    timer = time.process_time  # CPU time: robust to a shared, loaded machine
     params = [["float32", "float64", "float16", "bfloat16"], [10**3, 10**5, 10**7], ["tl", "np"]]
     param_names = ["dtype", "size", "impl"]
     timeout = 120

@@ -55,10 +55,15 @@ DOMAINS = {
 }
 SHIFT_OPS = {"left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift"}
 POWER_OPS = {"power", "pow", "float_power", "ldexp"}
+SECOND_DTYPE = {"ldexp": "int64"}       # ops whose second operand has a fixed dtype
 UNIT_OPS = {"arcsin", "arccos", "arctanh", "asin", "acos", "atanh"}
 
 # Ops for the mixed / weak / small groups by default (those typelattice has are used).
-MIXED_OPS = ("add", "subtract", "multiply", "divide", "maximum", "less")
+MIXED_OPS = ("add", "multiply", "divide", "less")
+WEAK_OPS = ("add", "multiply")
+SMALL_OPS = ("add", "multiply", "less")
+# Same-dtype ops also measured at 1e7 in a full run (every op is measured at 1e5).
+BIG_OPS = ("add", "multiply", "divide", "maximum", "less", "logaddexp")
 QUICK_OPS = ("add", "multiply", "divide", "maximum", "less", "bitwise_and")
 SAME_DTYPES = ("int8", "int32", "int64", "uint8", "float16", "bfloat16", "float32", "float64",
                "complex128")
@@ -424,8 +429,7 @@ def cases_small(ctx):
              ("[1] u8 + [1] i8", lambda: (d.array("uint8", 1), d.array("int8", 1, role=1)), True),
              ("[1] i64 + [1] bf16", lambda: (d.array("int64", 1), d.array("bfloat16", 1, role=1)),
               True)]
-    for op in ctx.ops(("add",) + tuple(o for o in MIXED_OPS if o != "add")
-                      if not ctx.args.quick else ("add",)):
+    for op in ctx.ops(SMALL_OPS if not ctx.args.quick else ("add",)):
         tl_f = ctx.ufuncs[op]
         np_f = numpy_ufunc(op, tl_f)
         for label, mk, mixed in specs:
@@ -459,10 +463,16 @@ def cases_same(ctx):
                 dt = dtype(dn)
             except TypeError:
                 continue
-            for n in _sizes(ctx, (10**3, 10**5, 10**7)):
+            sizes = _sizes(ctx, (10**3, 10**5) if ctx.args.quick else (10**5, 10**7))
+            if ctx.args.sizes is None and ctx.args.ops is None and op not in BIG_OPS:
+                sizes = [s for s in sizes if s < BIG]
+            for n in sizes:
                 def make(op=op, tl_f=tl_f, dt=dt, n=n):
                     dom = domain_of(op)
-                    args = tuple(ctx.data.array(dt, n, dom, role) for role in range(tl_f.nin))
+                    dts = [dt] * tl_f.nin
+                    if op in SECOND_DTYPE and tl_f.nin == 2:
+                        dts[1] = dtype(SECOND_DTYPE[op])
+                    args = tuple(ctx.data.array(d, n, dom, role) for role, d in enumerate(dts))
                     if _probe(tl_f, args) is None:
                         return None          # op not defined for this dtype
                     cols, R, C = _ufunc_columns(ctx, op, tl_f, args, compute=dt, same=True,
@@ -500,7 +510,7 @@ def cases_mixed(ctx):
 
 
 def cases_weak(ctx):
-    for op in ctx.ops(MIXED_OPS if not ctx.args.quick else ("add", "multiply")):
+    for op in ctx.ops(WEAK_OPS if not ctx.args.quick else ("add",)):
         tl_f = ctx.ufuncs[op]
         if tl_f.nin != 2:
             continue
@@ -771,7 +781,7 @@ def build_parser(prog="python -m typelattice bench"):
 def main(argv=None, prog="python -m typelattice bench"):
     args = build_parser(prog).parse_args(argv)
     args.repeats = args.repeats or (3 if args.quick else 7)
-    args.sample = args.sample or (0.002 if args.quick else 0.01)
+    args.sample = args.sample or (0.002 if args.quick else 0.005)
     args.budget = args.budget or (0.5 if args.quick else 2.0)
     groups = args.groups or list(GROUPS)
     bad = [g for g in groups if g not in GROUPS]
