@@ -24,10 +24,9 @@
 #define TL_HD static inline
 #endif
 
-#ifndef __CUDACC__
+#ifndef __CUDACC_RTC__      /* NVRTC: the includer provides stdint types and math */
 #include <stdint.h>
 #include <math.h>
-#include <string.h>
 #endif
 
 #define TL_FPE_DIVBYZERO 1u
@@ -133,7 +132,7 @@ TL_HD T tl_left_shift_##S(T a, T b, unsigned *e)                                
 TL_HD T tl_power_##S(T a, T b, unsigned *e)                                                      \
 {                                                                                                \
     UT base = (UT)a, out;                                                                        \
-    if ((T)(b) < (T)0) { *e |= TL_ERR_NEGPOW; return 0; }                                        \
+    if ((T)-1 < (T)1 - (T)1 && ((uint64_t)(UT)b >> ((BITS) - 1))) { *e |= TL_ERR_NEGPOW; return 0; } \
     if (b == 0) return 1;                                                                        \
     if (a == 1) return 1;                                                                        \
     out = (b & 1) ? base : (UT)1;                                                                \
@@ -290,10 +289,16 @@ TL_HD void tl_divmod_##S(F a, F b, F *q, F *r, unsigned *e)                     
 TL_HD F tl_fmod_##S(F a, F b, unsigned *e) { (void)e; return fmod##M(a, b); }                    \
 TL_HD F tl_power_##S(F a, F b, unsigned *e) { (void)e; return pow##M(a, b); }                    \
 TL_HD F tl_float_power_##S(F a, F b, unsigned *e) { (void)e; return pow##M(a, b); }              \
-TL_HD F tl_maximum_##S(F a, F b, unsigned *e) { (void)e; return (a >= b || a != a) ? a : b; }    \
-TL_HD F tl_minimum_##S(F a, F b, unsigned *e) { (void)e; return (a <= b || a != a) ? a : b; }    \
-TL_HD F tl_fmax_##S(F a, F b, unsigned *e) { (void)e; return fmax##M(a, b); }                    \
-TL_HD F tl_fmin_##S(F a, F b, unsigned *e) { (void)e; return fmin##M(a, b); }                    \
+/* NumPy's float32/float64 loops (and ml_dtypes' bfloat16) give the second operand when the     \
+ * operands are equal (maximum(0.0, -0.0) is -0.0); NumPy's float16 loops give the first (_h). */ \
+TL_HD F tl_maximum_##S(F a, F b, unsigned *e) { (void)e; return (a > b || a != a) ? a : b; }     \
+TL_HD F tl_minimum_##S(F a, F b, unsigned *e) { (void)e; return (a < b || a != a) ? a : b; }     \
+TL_HD F tl_fmax_##S(F a, F b, unsigned *e) { (void)e; return (a > b || b != b) ? a : b; }        \
+TL_HD F tl_fmin_##S(F a, F b, unsigned *e) { (void)e; return (a < b || b != b) ? a : b; }        \
+TL_HD F tl_maximum_h_##S(F a, F b, unsigned *e) { (void)e; return (a >= b || a != a) ? a : b; }  \
+TL_HD F tl_minimum_h_##S(F a, F b, unsigned *e) { (void)e; return (a <= b || a != a) ? a : b; }  \
+TL_HD F tl_fmax_h_##S(F a, F b, unsigned *e) { (void)e; return (a >= b || b != b) ? a : b; }     \
+TL_HD F tl_fmin_h_##S(F a, F b, unsigned *e) { (void)e; return (a <= b || b != b) ? a : b; }     \
 TL_HD F tl_arctan2_##S(F a, F b, unsigned *e) { (void)e; return atan2##M(a, b); }                \
 TL_HD F tl_hypot_##S(F a, F b, unsigned *e) { (void)e; return hypot##M(a, b); }                  \
 TL_HD F tl_copysign_##S(F a, F b, unsigned *e) { (void)e; return copysign##M(a, b); }            \
@@ -364,12 +369,35 @@ TL_HD uint16_t tl_nextafter_bf16(uint16_t x, uint16_t y, unsigned *e)
 }
 
 /* ==== complex ================================================================================ */
+/* a**b for general exponents: the C library's cpow on the host (what NumPy calls), exp(b log a)
+ * elsewhere (CUDA, C++) */
+#if !defined(__CUDACC__) && !defined(__cplusplus)
+#include <complex.h>
+#define TL_CPOW_GENERAL(S, C, F, M)                                                              \
+TL_HD C tl_cpow_general_##S(C a, C b)                                                            \
+{                                                                                                \
+    F _Complex r = cpow##M(a.re + I * a.im, b.re + I * b.im);                                    \
+    C z; z.re = creal##M(r); z.im = cimag##M(r); return z;                                       \
+}
+#else
+#define TL_CPOW_GENERAL(S, C, F, M)                                                              \
+TL_HD C tl_cpow_general_##S(C a, C b)                                                            \
+{                                                                                                \
+    F lr = log##M(hypot##M(a.re, a.im)), li = atan2##M(a.im, a.re);                              \
+    F xr = b.re * lr - b.im * li, xi = b.re * li + b.im * lr;                                    \
+    F m = exp##M(xr);                                                                            \
+    C z; z.re = m * cos##M(xi); z.im = m * sin##M(xi); return z;                                 \
+}
+#endif
+
 #define TL_COMPLEX(S, C, F, M)                                                                   \
+TL_CPOW_GENERAL(S, C, F, M)                                                                      \
 TL_HD C tl_mk_##S(F re, F im) { C r; r.re = re; r.im = im; return r; }                           \
 TL_HD C tl_add_##S(C a, C b, unsigned *e) { (void)e; return tl_mk_##S(a.re + b.re, a.im + b.im); } \
 TL_HD C tl_subtract_##S(C a, C b, unsigned *e) { (void)e; return tl_mk_##S(a.re - b.re, a.im - b.im); } \
+/* as NumPy's SIMD loop (fmaddsub): re = fma(ar, br, -(ai*bi)), im = fma(ar, bi, ai*br) */      \
 TL_HD C tl_multiply_##S(C a, C b, unsigned *e)                                                   \
-{ (void)e; return tl_mk_##S(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re); }            \
+{ (void)e; return tl_mk_##S(fma##M(a.re, b.re, -(a.im * b.im)), fma##M(a.re, b.im, a.im * b.re)); } \
 TL_HD C tl_divide_##S(C a, C b, unsigned *e)                                                     \
 {                                                                                                \
     F br_abs = fabs##M(b.re), bi_abs = fabs##M(b.im); (void)e;                                   \
@@ -384,6 +412,8 @@ TL_HD C tl_divide_##S(C a, C b, unsigned *e)                                    
         return tl_mk_##S((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl);                  \
     }                                                                                            \
 }                                                                                                \
+/* npy_cpow's own multiplication (no FMA) */                                                     \
+TL_HD C tl_cmul_##S(C a, C b) { return tl_mk_##S(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re); } \
 /* npy_cpow: small integer exponents by repeated multiplication, else exp(b * log(a)) */          \
 TL_HD C tl_power_##S(C a, C b, unsigned *e)                                                      \
 {                                                                                                \
@@ -391,34 +421,29 @@ TL_HD C tl_power_##S(C a, C b, unsigned *e)                                     
     int64_t n;                                                                                   \
     if (br == 0 && bi == 0) return tl_mk_##S(1, 0);                                              \
     if (ar == 0 && ai == 0) {                                                                    \
-        if (br > 0 && bi == 0) return tl_mk_##S(0, 0);                                           \
+        if (br > 0) return tl_mk_##S(0, 0);                                                      \
         *e |= TL_FPE_INVALID;                                                                    \
         return tl_mk_##S(NAN, NAN);                                                              \
     }                                                                                            \
     if (bi == 0 && br >= -1e9 && br <= 1e9 && (F)(n = (int64_t)br) == br) {                      \
         if (n == 1) return a;                                                                    \
-        if (n == 2) return tl_multiply_##S(a, a, e);                                             \
-        if (n == 3) return tl_multiply_##S(a, tl_multiply_##S(a, a, e), e);                      \
+        if (n == 2) return tl_cmul_##S(a, a);                                                    \
+        if (n == 3) return tl_cmul_##S(a, tl_cmul_##S(a, a));                                    \
         if (n > -100 && n < 100) {                                                               \
             C p = a, aa = tl_mk_##S(1, 0);                                                       \
             int64_t mask = 1;                                                                    \
             if (n < 0) n = -n;                                                                   \
             for (;;) {                                                                           \
-                if (n & mask) aa = tl_multiply_##S(aa, p, e);                                    \
+                if (n & mask) aa = tl_cmul_##S(aa, p);                                           \
                 mask <<= 1;                                                                      \
                 if (n < mask || mask <= 0) break;                                                \
-                p = tl_multiply_##S(p, p, e);                                                    \
+                p = tl_cmul_##S(p, p);                                                           \
             }                                                                                    \
             if (br < 0) aa = tl_divide_##S(tl_mk_##S(1, 0), aa, e);                              \
             return aa;                                                                           \
         }                                                                                        \
     }                                                                                            \
-    {                                                                                            \
-        F lr = log##M(hypot##M(ar, ai)), li = atan2##M(ai, ar);                                  \
-        F xr = br * lr - bi * li, xi = br * li + bi * lr;                                        \
-        F m = exp##M(xr);                                                                        \
-        return tl_mk_##S(m * cos##M(xi), m * sin##M(xi));                                        \
-    }                                                                                            \
+    return tl_cpow_general_##S(a, b);                                                            \
 }                                                                                                \
 TL_HD C tl_float_power_##S(C a, C b, unsigned *e) { return tl_power_##S(a, b, e); }              \
 TL_HD int tl_cge_##S(C x, C y)                                                                   \
