@@ -92,7 +92,8 @@ def discover():
             by_id.setdefault(id(obj), (obj, []))[1].append(name)
     out = {}
     for obj, names in by_id.values():
-        out[obj.__name__ if obj.__name__ in names else names[0]] = obj
+        short = obj.__name__.rsplit(".", 1)[-1]             # "jax.add" -> "add"
+        out[short if short in names else names[0]] = obj
     return out
 
 
