@@ -61,6 +61,8 @@ def test_asv_benchmark_setup_measures_typelattice(suite):
     b = bench_ufunc.Binary()
     b.setup("add", "float32", 1000, "tl")
     assert b.call.func is typelattice.add
+    b.setup("add", "float32", 10**5, "np")
+    assert "out" in b.call.keywords
     b.time_call("add", "float32", 1000, "tl")
     m = bench_ufunc.Mixed()
     m.setup("add", "int8+float16", 1000, "tl")
