@@ -694,9 +694,9 @@ def measure(cols, repeats, sample, budget, clock=time.process_time):
         for k in keys[rot:] + keys[:rot]:
             samples[k].append(timers[k].timeit(numbers[k]) / numbers[k])
         r += 1
-        if r == 1:                           # cut slow cases to fit the time budget
-            per_round = time.perf_counter() - t0
-            repeats = min(repeats, max(3, int(budget / max(per_round, 1e-9))))
+        if r == 1:                           # fit the time budget: fewer rounds for slow
+            per_round = time.perf_counter() - t0     # cases, up to twice as many for cheap ones
+            repeats = max(3, min(2 * repeats, int(budget / max(per_round, 1e-9))))
             repeats -= (repeats % 2 == 0)
     return {k: statistics.median(v) for k, v in samples.items()}, repeats
 
@@ -868,7 +868,9 @@ def build_parser(prog="python -m typelattice bench"):
                    help="dtypes of the 'same' group")
     p.add_argument("--sizes", type=lambda s: [int(float(x)) for x in s.split(",")], default=None,
                    help="array sizes, e.g. 1,1e3,1e5,1e7")
-    p.add_argument("--repeats", type=int, default=None, help="interleaved rounds (odd)")
+    p.add_argument("--repeats", type=int, default=None,
+                   help="interleaved rounds (default 7, quick 3; up to twice as many for cheap "
+                        "cases, down to 3 for slow ones, within --budget)")
     p.add_argument("--sample", type=float, default=None,
                    help="target seconds per timing sample (calibrates calls per sample)")
     p.add_argument("--budget", type=float, default=None,
@@ -888,7 +890,7 @@ def main(argv=None, prog="python -m typelattice bench"):
     args = build_parser(prog).parse_args(argv)
     args.repeats = args.repeats or (3 if args.quick else 7)
     args.sample = args.sample or (0.002 if args.quick else 0.005)
-    args.budget = args.budget or (0.5 if args.quick else 2.0)
+    args.budget = args.budget or (0.5 if args.quick else 1.5)
     groups = args.groups or list(GROUPS)
     bad = [g for g in groups if g not in GROUPS]
     if bad:
