@@ -176,3 +176,35 @@ def test_second_rule_set_gets_its_own_ufuncs():
     assert tl.add(np.arange(3, dtype=np.int8), 1.0).dtype == np.float64
     assert pickle.loads(pickle.dumps(u32["multiply"])) is u32["multiply"]
     assert u32["add"].reduce(np.ones(3, np.int8)).dtype == np.int32
+
+
+X32 = {"u64": "u32", "i64": "i32", "f64": "f32", "c128": "c64"}
+X32_NAMES = {"uint64": "uint32", "int64": "int32", "float64": "float32",
+             "complex128": "complex64"}
+
+
+@pytest.mark.parametrize("name", ["add", "subtract", "divide", "floor_divide", "power",
+                                  "bitwise_and", "left_shift", "gcd", "ldexp", "less",
+                                  "logical_or", "arctan2", "hypot", "maximum"])
+def test_jax32_ufuncs_are_x64_canonicalized(name):
+    """jax_ops_rules.md: every x32 result equals the x64 result for the operands x32 really
+    uses (64-bit arrays are their 32-bit siblings), with 64-bit results mapped to 32-bit."""
+    uf = tl.make_ufuncs("jax32")[name]
+    bad = []
+    for a in KINDS:
+        for b in KINDS:
+            want = expected(name, X32.get(a, a), X32.get(b, b))
+            x, y = operand(a), operand(b)
+            try:
+                with np.errstate(all="ignore"):
+                    got = uf(x, y)
+            except Exception as exc:  # noqa: BLE001
+                if not (isinstance(want, type) and isinstance(exc, want)
+                        or want is Gap and isinstance(exc, TypeError)):
+                    bad.append(f"{a}|{b}: want {want}, raised {exc!r}")
+                continue
+            got = got if isinstance(got, tuple) else (got,)
+            names = tuple(np.asarray(g).dtype.name for g in got)
+            if isinstance(want, type) or names != tuple(X32_NAMES.get(w, w) for w in want):
+                bad.append(f"{a}|{b}: want {want}, got {names}")
+    assert not bad, f"{len(bad)} cells differ:\n" + "\n".join(bad)

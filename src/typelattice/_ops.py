@@ -74,7 +74,7 @@ class Op:
     def __init__(self, name, rule=JOIN, *, nin=2, nout=1, out="same", kinds=ALL,
                  kind_error="TypeError", special=None, unsupported="", identity=None,
                  reorderable=False, kernel=None, kernel16=None, kernel_bf16=None,
-                 native16=False, doc="",
+                 native16=False, quiet=False, doc="",
                  numpy_name=None, aliases=()):
         self.name = name
         self.rule = rule
@@ -91,6 +91,9 @@ class Op:
         self.kernel16 = kernel16 or self.kernel   # the same for float16/bfloat16 (in float32)
         self.kernel_bf16 = kernel_bf16 or self.kernel16   # bfloat16 if it differs (ml_dtypes)
         self.native16 = native16          # float16/bfloat16 element functions work on bits
+        # never reports floating-point errors (NumPy's loops neither): NaN operands of
+        # comparisons and min/max raise no 'invalid' warning
+        self.quiet = quiet or out == "bool"
         self.doc = doc
         self.numpy_name = numpy_name or name
         self.aliases = tuple(aliases)
@@ -210,25 +213,25 @@ OPS = [
        doc="x ** y in the inexact join (float16 ** float16 stays float16, int8 ** int8 is "
            "float32), unlike NumPy's float64."),
     # -- min/max ------------------------------------------------------------------------------------
-    Op("maximum", reorderable=True, kernel16="maximum_h", kernel_bf16="maximum",
+    Op("maximum", reorderable=True, quiet=True, kernel16="maximum_h", kernel_bf16="maximum",
        doc="Element-wise maximum, propagating NaNs (complex: lexicographic)."),
-    Op("minimum", reorderable=True, kernel16="minimum_h", kernel_bf16="minimum",
+    Op("minimum", reorderable=True, quiet=True, kernel16="minimum_h", kernel_bf16="minimum",
        doc="Element-wise minimum, propagating NaNs (complex: lexicographic)."),
-    Op("fmax", reorderable=True, kernel16="fmax_h", kernel_bf16="fmax", doc="Element-wise maximum, ignoring NaNs."),
-    Op("fmin", reorderable=True, kernel16="fmin_h", kernel_bf16="fmin", doc="Element-wise minimum, ignoring NaNs."),
+    Op("fmax", reorderable=True, quiet=True, kernel16="fmax_h", kernel_bf16="fmax", doc="Element-wise maximum, ignoring NaNs."),
+    Op("fmin", reorderable=True, quiet=True, kernel16="fmin_h", kernel_bf16="fmin", doc="Element-wise minimum, ignoring NaNs."),
     # -- float functions: the inexact join ----------------------------------------------------------
     Op("arctan2", INEXACT, unsupported="c",
        doc="Element-wise arc tangent of x1/x2 choosing the quadrant."),
     Op("hypot", INEXACT, kinds=REAL, kind_error="ValueError", identity=0, reorderable=True,
        doc="sqrt(x1**2 + x2**2); complex raises ValueError."),
-    Op("copysign", INEXACT, kinds=REAL, doc="Magnitude of x1 with the sign of x2."),
+    Op("copysign", INEXACT, kinds=REAL, quiet=True, doc="Magnitude of x1 with the sign of x2."),
     Op("nextafter", INEXACT, kinds=REAL, native16=True,
        doc="Next representable value of the result dtype after x1 towards x2."),
     Op("logaddexp", INEXACT, unsupported="c", identity="-inf", reorderable=True,
        doc="log(exp(x1) + exp(x2))."),
     Op("logaddexp2", INEXACT, unsupported="c", identity="-inf", reorderable=True,
        doc="log2(2**x1 + 2**x2)."),
-    Op("heaviside", INEXACT, kinds=REAL, doc="Heaviside step function (x2 where x1 == 0)."),
+    Op("heaviside", INEXACT, kinds=REAL, quiet=True, doc="Heaviside step function (x2 where x1 == 0)."),
     Op("ldexp", FIRST_INEXACT, kinds=REAL, kind_error="ValueError",
        doc="x1 * 2**x2; the result is the first operand made inexact, x2 must be an integer."),
     # -- integer ops ---------------------------------------------------------------------------------

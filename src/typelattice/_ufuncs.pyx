@@ -1,15 +1,26 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
 """True NumPy ufuncs with lattice promotion, built through NumPy 2's ufunc API.
 
-Each ufunc is created empty (PyUFunc_FromFuncAndData with no loops); one loop per compute dtype
-is added with PyUFunc_AddLoopFromSpec (the C loops come from _loops.h, generated at build time
-from _ops.py), and one catch-all promoter per ufunc maps the operand DType classes to the rule
-set's types (Python int/float/complex arrive as NumPy's abstract Python-scalar DTypes: the weak
-types), applies the op's rule through the compiled join table and returns the loop's DTypes.
-NumPy caches the promoter's answer per tuple of DType classes.
+How a ufunc is built (make_ufuncs, once per rule set):
 
-Loops are shared C code; ufuncs are per rule set: ``make_ufuncs(rules)`` builds (once per rule
-set) a dict name -> np.ufunc whose promoter consults that rule set.
+* It is created empty (PyUFunc_FromFuncAndDataAndSignatureAndIdentity with no legacy loops),
+  named "<rules>.<op>" (e.g. "jax.add"): libraries that swap a foreign ufunc for their own
+  namesake (dask for divmod/.outer, CuPy, pandas) find none and return NotImplemented instead of
+  silently applying NumPy's promotion; pickle finds it as typelattice._ufuncs.<rules>.<op>.
+* One loop per compute dtype is added with PyUFunc_AddLoopFromSpec: the C loops come from
+  _loops.h, generated at build time from _ops.py (kernels/tl_loops_host.h has the loop templates,
+  kernels/tl_elem.h the element functions). Loops get the .at indexed loop, the reduction
+  identity (get_reduction_initial) and NPY_METH_IS_REORDERABLE where the op has them.
+* One catch-all promoter maps the operand DType classes to the rule set's types (Python
+  int/float/complex arrive as NumPy's abstract Python-scalar DTypes: the weak types), applies the
+  op's rule (_ops.Op.resolve) through the compiled join table and returns the loop's DTypes.
+  NumPy caches the answer per tuple of DType classes, so this Python-level work happens once.
+* Registered lazily by the promoter, on first use of a DType combination:
+  - blocked loops reading mixed input dtypes whose conversion to the compute dtype is exact
+    (int8 + float16 -> float16 converts int8 inline, in L1-sized blocks, no temporary array);
+  - float32-computing loops for ml_dtypes' small floats (float8/6/4) through ml_dtypes' casts;
+  - error loops for pairs with no promotion, whose resolve_descriptors raises
+    TypePromotionError (NumPy replaces an error raised by a promoter by its no-loop error).
 """
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF
@@ -118,6 +129,11 @@ from ._dtypes import dtype_of
 # DType class of each loop type, in _ops.LOOP_TYPES order (= the C table's type indices)
 cdef list _LOOP_DTYPES = [type(dtype_of(t)) for t in _ops.LOOP_TYPES]
 cdef frozenset _LOOP_TYPE_SET = frozenset(_ops.LOOP_TYPES)
+# integer ops that report division by zero / overflow like NumPy (through FP flags)
+cdef frozenset _RAISES_FPE = frozenset({"floor_divide", "remainder", "fmod", "divmod", "power"})
+cdef frozenset _COMPLEX_CLASSES = frozenset(type(dtype_of(t)) for t in ("complex64", "complex128"))
+cdef frozenset _INT_CLASSES = frozenset(type(dtype_of(t)) for t in _ops.LOOP_TYPES
+                                        if _ops.kind(t) in "bui")
 
 import ml_dtypes as _mld
 tl_bf16_typenum = np.dtype(_mld.bfloat16).num
@@ -416,6 +432,11 @@ cdef int _add_spec(uf, op, classes, void *loop, void *indexed, void *initial, vo
     spec.nout = op.nout
     spec.casting = NPY_NO_CASTING
     spec.flags = NPY_METH_IS_REORDERABLE if op.reorderable else 0
+    quiet = op.quiet and not (op.out == "bool" and op.name not in ("equal", "not_equal")
+                              and classes[0] in _COMPLEX_CLASSES)   # NumPy warns there
+    if quiet or op.name not in _RAISES_FPE and all(c in _INT_CLASSES for c in classes):
+        # integer/bool loops that never touch the FPU: skip the FP status checks
+        spec.flags |= NPY_METH_NO_FLOATINGPOINT_ERRORS
     spec.dtypes = dtypes
     spec.slots = slots
     PyUFunc_AddLoopFromSpec(uf, &spec)

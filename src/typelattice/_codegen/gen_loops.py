@@ -100,7 +100,8 @@ def emit():
            f"#define TL_N_LOOP_TYPES {len(LOOP_TYPES)}",
            "TL_PAIRWISE(f32, float, float, TL_LD_id)",
            "TL_PAIRWISE(f64, double, double, TL_LD_id)",
-           "TL_PAIRWISE(f16, uint16_t, float, TL_LD_f16)", ""]
+           "TL_PAIRWISE(f16, uint16_t, float, TL_LD_f16)",
+           "TL_CPAIRWISE(c64, float)", "TL_CPAIRWISE(c128, double)", ""]
     table = []
     mixed = []
     for op in OPS:
@@ -131,7 +132,10 @@ def emit():
             elif op.out == "bool":
                 out.append(f"TL_LOOP2({name}, {S}, {S}, npy_bool, {lo}, {lo}, TL_ST_id, {fn})")
             else:
-                if op.name == "add" and t in ("float32", "float64", "float16"):
+                if op.name == "add" and t in ("complex64", "complex128"):
+                    F = "float" if t == "complex64" else "double"
+                    out.append(f"TL_LOOP2_CPW({name}, {SUFFIX[t]}, {S}, {F}, {fn})")
+                elif op.name == "add" and t in ("float32", "float64", "float16"):
                     pw = {"float32": "f32", "float64": "f64", "float16": "f16"}[t]
                     out.append(f"TL_LOOP2_PW({name}, {pw}, {S}, {lo}, {so}, {fn})")
                 elif t not in HALF or (t == "float16" and op.name in KEEP_F16):

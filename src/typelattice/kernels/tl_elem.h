@@ -248,6 +248,17 @@ TL_HD tl_bool tl_greater_b(tl_bool a, tl_bool b, unsigned *e) { (void)e; return 
 TL_HD tl_bool tl_greater_equal_b(tl_bool a, tl_bool b, unsigned *e) { (void)e; return a >= b; }
 
 /* ==== real floats ============================================================================ */
+/* Quiet ordered comparisons (no 'invalid' flag for NaN operands, as NumPy): NaN operands are
+ * replaced before the comparison, because compilers vectorize isless() into signalling
+ * compares on SSE2 (gcc 12 -O3). */
+#define TL_QCMP(S, F)                                                                            \
+TL_HD int tl_qlt_##S(F a, F b) { int o = (a == a) & (b == b); F x = o ? a : (F)0, y = o ? b : (F)0; return o & (x < y); } \
+TL_HD int tl_qle_##S(F a, F b) { int o = (a == a) & (b == b); F x = o ? a : (F)0, y = o ? b : (F)0; return o & (x <= y); } \
+TL_HD int tl_qgt_##S(F a, F b) { return tl_qlt_##S(b, a); }                                      \
+TL_HD int tl_qge_##S(F a, F b) { return tl_qle_##S(b, a); }
+TL_QCMP(f32, float)
+TL_QCMP(f64, double)
+
 /* F: C type, S: suffix, M: libm suffix ("f" or empty). Division by zero in floor_divide and
  * remainder follows npy_floor_divide / npy_divmod / npy_remainder. */
 #define TL_FLOAT(S, F, M, LOGE2, LOG2E)                                                          \
@@ -261,9 +272,9 @@ TL_HD F tl_divmod_core_##S(F a, F b, F *mod)                                    
     m = fmod##M(a, b);                                                                           \
     if (!b) { *mod = m; return a / b; }                                                          \
     div = (a - m) / b;                                                                           \
-    if (m) { if ((b < 0) != (m < 0)) { m += b; div -= (F)1.0; } }                                \
+    if (m) { if (tl_qlt_##S(b, 0) != tl_qlt_##S(m, 0)) { m += b; div -= (F)1.0; } }                                \
     else { m = copysign##M((F)0, b); }                                                           \
-    if (div) { floordiv = floor##M(div); if (div - floordiv > (F)0.5) floordiv += (F)1.0; }      \
+    if (div) { floordiv = floor##M(div); if (tl_qgt_##S(div - floordiv, (F)0.5)) floordiv += (F)1.0; }      \
     else { floordiv = copysign##M((F)0, a / b); }                                                \
     *mod = m;                                                                                    \
     return floordiv;                                                                             \
@@ -291,14 +302,14 @@ TL_HD F tl_power_##S(F a, F b, unsigned *e) { (void)e; return pow##M(a, b); }   
 TL_HD F tl_float_power_##S(F a, F b, unsigned *e) { (void)e; return pow##M(a, b); }              \
 /* NumPy's float32/float64 loops (and ml_dtypes' bfloat16) give the second operand when the     \
  * operands are equal (maximum(0.0, -0.0) is -0.0); NumPy's float16 loops give the first (_h). */ \
-TL_HD F tl_maximum_##S(F a, F b, unsigned *e) { (void)e; return (a > b || a != a) ? a : b; }     \
-TL_HD F tl_minimum_##S(F a, F b, unsigned *e) { (void)e; return (a < b || a != a) ? a : b; }     \
-TL_HD F tl_fmax_##S(F a, F b, unsigned *e) { (void)e; return (a > b || b != b) ? a : b; }        \
-TL_HD F tl_fmin_##S(F a, F b, unsigned *e) { (void)e; return (a < b || b != b) ? a : b; }        \
-TL_HD F tl_maximum_h_##S(F a, F b, unsigned *e) { (void)e; return (a >= b || a != a) ? a : b; }  \
-TL_HD F tl_minimum_h_##S(F a, F b, unsigned *e) { (void)e; return (a <= b || a != a) ? a : b; }  \
-TL_HD F tl_fmax_h_##S(F a, F b, unsigned *e) { (void)e; return (a >= b || b != b) ? a : b; }     \
-TL_HD F tl_fmin_h_##S(F a, F b, unsigned *e) { (void)e; return (a <= b || b != b) ? a : b; }     \
+TL_HD F tl_maximum_##S(F a, F b, unsigned *e) { (void)e; return (tl_qgt_##S(a, b) || a != a) ? a : b; } \
+TL_HD F tl_minimum_##S(F a, F b, unsigned *e) { (void)e; return (tl_qlt_##S(a, b) || a != a) ? a : b; }     \
+TL_HD F tl_fmax_##S(F a, F b, unsigned *e) { (void)e; return (tl_qgt_##S(a, b) || b != b) ? a : b; }        \
+TL_HD F tl_fmin_##S(F a, F b, unsigned *e) { (void)e; return (tl_qlt_##S(a, b) || b != b) ? a : b; }        \
+TL_HD F tl_maximum_h_##S(F a, F b, unsigned *e) { (void)e; return (tl_qge_##S(a, b) || a != a) ? a : b; }  \
+TL_HD F tl_minimum_h_##S(F a, F b, unsigned *e) { (void)e; return (tl_qle_##S(a, b) || a != a) ? a : b; }  \
+TL_HD F tl_fmax_h_##S(F a, F b, unsigned *e) { (void)e; return (tl_qge_##S(a, b) || b != b) ? a : b; }     \
+TL_HD F tl_fmin_h_##S(F a, F b, unsigned *e) { (void)e; return (tl_qle_##S(a, b) || b != b) ? a : b; }     \
 TL_HD F tl_arctan2_##S(F a, F b, unsigned *e) { (void)e; return atan2##M(a, b); }                \
 TL_HD F tl_hypot_##S(F a, F b, unsigned *e) { (void)e; return hypot##M(a, b); }                  \
 TL_HD F tl_copysign_##S(F a, F b, unsigned *e) { (void)e; return copysign##M(a, b); }            \
@@ -330,10 +341,10 @@ TL_HD tl_bool tl_logical_or_##S(F a, F b, unsigned *e) { (void)e; return a || b;
 TL_HD tl_bool tl_logical_xor_##S(F a, F b, unsigned *e) { (void)e; return (!a) != (!b); }        \
 TL_HD tl_bool tl_equal_##S(F a, F b, unsigned *e) { (void)e; return a == b; }                    \
 TL_HD tl_bool tl_not_equal_##S(F a, F b, unsigned *e) { (void)e; return a != b; }                \
-TL_HD tl_bool tl_less_##S(F a, F b, unsigned *e) { (void)e; return a < b; }                      \
-TL_HD tl_bool tl_less_equal_##S(F a, F b, unsigned *e) { (void)e; return a <= b; }               \
-TL_HD tl_bool tl_greater_##S(F a, F b, unsigned *e) { (void)e; return a > b; }                   \
-TL_HD tl_bool tl_greater_equal_##S(F a, F b, unsigned *e) { (void)e; return a >= b; }
+TL_HD tl_bool tl_less_##S(F a, F b, unsigned *e) { (void)e; return tl_qlt_##S(a, b); }                      \
+TL_HD tl_bool tl_less_equal_##S(F a, F b, unsigned *e) { (void)e; return tl_qle_##S(a, b); }               \
+TL_HD tl_bool tl_greater_##S(F a, F b, unsigned *e) { (void)e; return tl_qgt_##S(a, b); }                   \
+TL_HD tl_bool tl_greater_equal_##S(F a, F b, unsigned *e) { (void)e; return tl_qge_##S(a, b); }
 
 TL_FLOAT(f32, float, f, 0.693147180559945309417232121458176568f, 1.442695040888963407359924681001892137f)
 TL_FLOAT(f64, double, , 0.693147180559945309417232121458176568, 1.442695040888963407359924681001892137)
@@ -390,7 +401,7 @@ TL_HD C tl_cpow_general_##S(C a, C b)                                           
 }
 #endif
 
-#define TL_COMPLEX(S, C, F, M)                                                                   \
+#define TL_COMPLEX(S, C, F, M, FS)                                                               \
 TL_CPOW_GENERAL(S, C, F, M)                                                                      \
 TL_HD C tl_mk_##S(F re, F im) { C r; r.re = re; r.im = im; return r; }                           \
 TL_HD C tl_add_##S(C a, C b, unsigned *e) { (void)e; return tl_mk_##S(a.re + b.re, a.im + b.im); } \
@@ -446,6 +457,7 @@ TL_HD C tl_power_##S(C a, C b, unsigned *e)                                     
     return tl_cpow_general_##S(a, b);                                                            \
 }                                                                                                \
 TL_HD C tl_float_power_##S(C a, C b, unsigned *e) { return tl_power_##S(a, b, e); }              \
+/* ordered (signalling) comparisons, as NumPy's complex loops: NaN warns 'invalid' */         \
 TL_HD int tl_cge_##S(C x, C y)                                                                   \
 { return (x.re > y.re && x.im == x.im && y.im == y.im) || (x.re == y.re && x.im >= y.im); }     \
 TL_HD int tl_cle_##S(C x, C y)                                                                   \
@@ -475,7 +487,7 @@ TL_HD tl_bool tl_less_equal_##S(C a, C b, unsigned *e) { (void)e; return tl_cle_
 TL_HD tl_bool tl_greater_##S(C a, C b, unsigned *e) { (void)e; return tl_cgt_##S(a, b); }        \
 TL_HD tl_bool tl_greater_equal_##S(C a, C b, unsigned *e) { (void)e; return tl_cge_##S(a, b); }
 
-TL_COMPLEX(c64, tl_c64, float, f)
-TL_COMPLEX(c128, tl_c128, double, )
+TL_COMPLEX(c64, tl_c64, float, f, f32)
+TL_COMPLEX(c128, tl_c128, double, , f64)
 
 #endif /* TYPELATTICE_TL_ELEM_H */

@@ -15,6 +15,10 @@
 #include "numpy/dtype_api.h"
 #include "tl_elem.h"
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#define TL_X86_DISPATCH_CLONES 1
+#endif
+
 #define TL_LD_id(x) (x)
 #define TL_ST_id(x, e) (x)
 #define TL_LD_b(x) ((tl_bool)((x) != 0))
@@ -100,11 +104,30 @@ static int NAME(TL_LOOP_ARGS)                                                   
     { TL_LOOP2_BODY(S, S, S, LD, LD, ST, FN) }                                                   \
 }
 
+/* AVX2 clones of hot reductions (the summation order is fixed by the code, so every clone gives
+ * the same bits; no FMA is enabled) */
+#if defined(TL_X86_DISPATCH_CLONES)
+#define TL_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define TL_CLONES
+#endif
+
 /* NumPy's pairwise summation (loops_utils.h.src), in the compute type F. */
 #define TL_PAIRWISE(SFX, S, F, LD)                                                               \
-static F tl_pairwise_##SFX(const char *a, npy_intp n, npy_intp stride)                           \
+TL_CLONES static F tl_pairwise_##SFX(const char *a, npy_intp n, npy_intp stride)                 \
 {                                                                                                \
     npy_intp i;                                                                                  \
+    if (n <= 128 && n >= 8 && stride == (npy_intp)sizeof(S)) {   /* contiguous block */          \
+        const S *p = (const S *)a;                                                               \
+        F r[8], res;                                                                             \
+        int k;                                                                                   \
+        for (k = 0; k < 8; k++) r[k] = LD(p[k]);                                                 \
+        for (i = 8; i < n - (n % 8); i += 8)                                                     \
+            for (k = 0; k < 8; k++) r[k] += LD(p[i + k]);                                        \
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));                 \
+        for (; i < n; i++) res += LD(p[i]);                                                      \
+        return res;                                                                              \
+    }                                                                                            \
     if (n < 8) {                                                                                 \
         F res = (F)-0.0;                                                                         \
         for (i = 0; i < n; i++) res += LD(*(const S *)(a + i * stride));                         \
@@ -139,6 +162,64 @@ static int NAME(TL_LOOP_ARGS)                                                   
         return tl_finish(fpe);                                                                   \
     }                                                                                            \
     { TL_LOOP2_BODY(S, S, S, LD, LD, ST, FN) }                                                   \
+}
+
+/* NumPy's complex pairwise summation: n counts scalars (2 per element), stride is half the
+ * element stride, four interleaved complex accumulators per block. */
+#define TL_CPAIRWISE(SFX, F)                                                                     \
+static void tl_cpairwise_##SFX(F *rr, F *ri, const char *a, npy_intp n, npy_intp stride)         \
+{                                                                                                \
+    npy_intp i;                                                                                  \
+    if (n < 8) {                                                                                 \
+        *rr = (F)-0.0; *ri = (F)-0.0;                                                            \
+        for (i = 0; i < n; i += 2) {                                                             \
+            *rr += *(const F *)(a + i * stride);                                                 \
+            *ri += *(const F *)(a + i * stride + sizeof(F));                                     \
+        }                                                                                        \
+    }                                                                                            \
+    else if (n <= 128) {                                                                         \
+        F r[8];                                                                                  \
+        int k;                                                                                   \
+        for (k = 0; k < 8; k += 2) {                                                             \
+            r[k] = *(const F *)(a + k * stride);                                                 \
+            r[k + 1] = *(const F *)(a + k * stride + sizeof(F));                                 \
+        }                                                                                        \
+        for (i = 8; i < n - (n % 8); i += 8)                                                     \
+            for (k = 0; k < 8; k += 2) {                                                         \
+                r[k] += *(const F *)(a + (i + k) * stride);                                      \
+                r[k + 1] += *(const F *)(a + (i + k) * stride + sizeof(F));                      \
+            }                                                                                    \
+        *rr = ((r[0] + r[2]) + (r[4] + r[6]));                                                   \
+        *ri = ((r[1] + r[3]) + (r[5] + r[7]));                                                   \
+        for (; i < n; i += 2) {                                                                  \
+            *rr += *(const F *)(a + i * stride);                                                 \
+            *ri += *(const F *)(a + i * stride + sizeof(F));                                     \
+        }                                                                                        \
+    }                                                                                            \
+    else {                                                                                       \
+        F rr1, ri1, rr2, ri2;                                                                    \
+        npy_intp n2 = n / 2;                                                                     \
+        n2 -= n2 % 8;                                                                            \
+        tl_cpairwise_##SFX(&rr1, &ri1, a, n2, stride);                                           \
+        tl_cpairwise_##SFX(&rr2, &ri2, a + n2 * stride, n - n2, stride);                         \
+        *rr = rr1 + rr2;                                                                         \
+        *ri = ri1 + ri2;                                                                         \
+    }                                                                                            \
+}
+
+/* complex add with NumPy's pairwise reduction */
+#define TL_LOOP2_CPW(NAME, SFX, S, F, FN)                                                        \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    if (data[0] == data[2] && st[0] == 0 && st[2] == 0) {                                        \
+        F rr, ri;                                                                                \
+        S *acc = (S *)data[0];                                                                   \
+        tl_cpairwise_##SFX(&rr, &ri, data[1], dims[0] * 2, st[1] / 2);                           \
+        acc->re += rr;                                                                           \
+        acc->im += ri;                                                                           \
+        return 0;                                                                                \
+    }                                                                                            \
+    { TL_LOOP2_BODY(S, S, S, TL_LD_id, TL_LD_id, TL_ST_id, FN) }                                 \
 }
 
 /* two outputs: (q, r) = FN(a, b) */
