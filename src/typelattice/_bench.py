@@ -890,7 +890,7 @@ def main(argv=None, prog="python -m typelattice bench"):
     args = build_parser(prog).parse_args(argv)
     args.repeats = args.repeats or (3 if args.quick else 7)
     args.sample = args.sample or (0.002 if args.quick else 0.005)
-    args.budget = args.budget or (0.5 if args.quick else 1.5)
+    args.budget = args.budget or (0.5 if args.quick else 1.0)
     groups = args.groups or list(GROUPS)
     bad = [g for g in groups if g not in GROUPS]
     if bad:
