@@ -957,7 +957,7 @@ def main(argv=None, prog="python -m typelattice bench"):
     load1 = os.getloadavg()
     met = sum(ok for r in rows for _, _, ok in r["checks"])
     missed = [(r, label, v) for r in rows for label, v, ok in r["checks"] if not ok]
-    diffs = [r for r in rows if r["bits"] == "DIFF"]
+    diffs = [r for r in rows if r["bits"].startswith("DIFF")]
     print(f"\n# {len(rows)} cases in {time.perf_counter() - t0:.0f} s ({n_skipped} op/dtype "
           f"combinations not defined); load average {load0[0]:.2f} at start, {load1[0]:.2f} at "
           f"end on {os.cpu_count()} CPUs; seconds per group: "
