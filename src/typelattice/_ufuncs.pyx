@@ -138,15 +138,19 @@ cdef frozenset _INT_CLASSES = frozenset(type(dtype_of(t)) for t in _ops.LOOP_TYP
 import ml_dtypes as _mld
 tl_bf16_typenum = np.dtype(_mld.bfloat16).num
 
-# Blocked loops (kernels/tl_loops_host.h) read these input dtypes and convert them exactly to
-# the compute dtype inline: int8 + float16 -> float16 makes no temporary array.
+# Blocked loops (kernels/tl_loops_host.h) read these input dtypes and convert them to the compute
+# dtype inline: int8 + float16 -> float16 makes no temporary array. Conversions are exact, or round
+# exactly as the cast NumPy (ml_dtypes for bfloat16) would apply first: int32 -> float32 and
+# int64 -> float64 are C casts; int64 -> bfloat16 goes through float32 as ml_dtypes' cast. Not
+# int16 -> float16 (the float32-computing loop would skip the rounding of the operand).
+_INTS = frozenset({"int16", "uint16", "int32", "uint32", "int64", "uint64"})
 _EXACT_INPUTS = {
     "float16": frozenset({"bool", "int8", "uint8", "float16"}),
-    "bfloat16": frozenset({"bool", "int8", "uint8", "bfloat16"}),
+    "bfloat16": frozenset({"bool", "int8", "uint8", "bfloat16"}) | _INTS,
     "float32": frozenset({"bool", "int8", "uint8", "int16", "uint16", "float16", "bfloat16",
-                          "float32"}),
-    "float64": frozenset({"bool", "int8", "uint8", "int16", "uint16", "int32", "uint32",
-                          "float16", "bfloat16", "float32", "float64"}),
+                          "float32"}) | _INTS,
+    "float64": frozenset({"bool", "int8", "uint8", "float16", "bfloat16", "float32",
+                          "float64"}) | _INTS,
 }
 cdef dict _MIXED = {}          # op name -> {compute type: loop pointer}
 cdef int _m

@@ -71,9 +71,18 @@ def identity_values(op, t):
 
 
 BLOCKED = {"float16": ("float", "tl_cvtsel_float", "tl_store_f16"),
-           "bfloat16": ("float", "tl_cvtsel_float", "tl_store_bf16"),
+           "bfloat16": ("float", "tl_cvtsel_bf16", "tl_store_bf16"),
            "float32": ("float", "tl_cvtsel_float", "tl_store_f32"),
            "float64": ("double", "tl_cvtsel_double", "tl_store_f64")}
+
+
+# float32/float64 comparisons: the host versions of tl_loops_host.h (integer keys, vectorized)
+HOST_FAST = {f"tl_{c}_{s}": f"tl_h{c}_{s}" for c in ("less", "less_equal", "greater",
+                                                    "greater_equal") for s in ("f32", "f64")}
+
+
+def host(fn):
+    return HOST_FAST.get(fn, fn)
 
 
 def kernel_name(op, t):
@@ -108,7 +117,7 @@ def emit():
         for t in op.loop_types():
             if blocked_ok(op, t):
                 C, sel, store = BLOCKED[t]
-                fn = f"tl_{kernel_name(op, t)}_{SUFFIX['float64' if C == 'double' else 'float32']}"
+                fn = host(f"tl_{kernel_name(op, t)}_{SUFFIX['float64' if C == 'double' else 'float32']}")
                 oc, store = ("tl_bool", "tl_store_bool") if op.out == "bool" else (C, store)
                 bname = f"tl_blocked_{op.name}_{SUFFIX[t]}"
                 out.append(f"TL_LOOP_BLOCKED({bname}, {C}, {oc}, {fn}, {sel}, {store})")
@@ -130,7 +139,7 @@ def emit():
             elif op.rule == FIRST_INEXACT:
                 out.append(f"TL_LOOP2({name}, {S}, int64_t, {S}, {lo}, TL_LD_id, {so}, {fn})")
             elif op.out == "bool":
-                out.append(f"TL_LOOP2({name}, {S}, {S}, npy_bool, {lo}, {lo}, TL_ST_id, {fn})")
+                out.append(f"TL_LOOP2({name}, {S}, {S}, npy_bool, {lo}, {lo}, TL_ST_id, {host(fn)})")
             else:
                 if op.name == "add" and t in ("complex64", "complex128"):
                     F = "float" if t == "complex64" else "double"

@@ -1,0 +1,126 @@
+"""The speed paths of the ufunc loops give NumPy's (ml_dtypes') bits and FP warnings:
+blocked loops reading integer operands that round to the compute dtype (int32 + float32,
+int64 + bfloat16), integer-key float comparisons, and every float16/bfloat16 conversion path."""
+import warnings
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import typelattice as tl
+from typelattice import _ufuncs
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+OPS = ("add", "subtract", "multiply", "divide", "maximum", "minimum", "less", "less_equal",
+       "greater", "greater_equal", "equal")
+
+
+def _ints(dt, n, rng):
+    ii = np.iinfo(dt)
+    x = rng.integers(ii.min, ii.max, n, dtype=dt, endpoint=True)
+    shifts = rng.integers(0, ii.bits, n)
+    y = (x >> shifts.astype(dt)) if ii.min < 0 else (x >> shifts.astype(dt))
+    edge = np.array([ii.min, ii.max, 0, 1, 2 ** (ii.bits // 2) + 1], dtype=dt)
+    return np.concatenate([edge, y.astype(dt)])
+
+
+def _floats(dt, n, rng):
+    f = rng.standard_normal(n).astype(np.float32) * np.float32(1e4)  # n + 9 values
+    sp = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 65504.0, 3e38], np.float32)
+    with np.errstate(over="ignore"):
+        return np.concatenate([sp, f]).astype(dt)
+
+
+def _bits(x):
+    x = np.asarray(x)
+    return x.view(np.uint8) if x.dtype.itemsize == 1 else x.view(f"u{x.dtype.itemsize}")
+
+
+@pytest.mark.parametrize("ity, fty", [
+    ("int32", "float32"), ("uint32", "float32"), ("int64", "float32"), ("uint64", "float32"),
+    ("int16", "float32"), ("int64", "float64"), ("uint64", "float64"), ("int32", "float64"),
+    ("int16", BF16), ("uint16", BF16), ("int32", BF16), ("uint32", BF16), ("int64", BF16),
+    ("uint64", BF16), ("int8", BF16)])
+def test_mixed_int_float_reads_ints_and_rounds_like_numpy(ity, fty):
+    rng = np.random.default_rng(7)
+    fty = np.dtype(fty)
+    n = 3000
+    i = _ints(np.dtype(ity), n, rng)
+    f = _floats(fty, i.size, rng)[:i.size]
+    res = tl.add.resolve_dtypes((i.dtype, fty, None))
+    if res[2] != fty:
+        pytest.skip(f"{ity} + {fty} promotes to {res[2]}")
+    assert res[0] == i.dtype, "the blocked loop reads the integer operand itself"
+    with np.errstate(all="ignore"):
+        ic = i.astype(fty)
+        for name in OPS:
+            uf, ref = getattr(tl, name), getattr(np, name)
+            for a, b, ra, rb in ((i, f, ic, f), (f, i, f, ic), (i[::3], f[::3], ic[::3], f[::3])):
+                got, want = uf(a, b), ref(ra, rb)
+                assert got.dtype == want.dtype, name
+                if got.dtype.kind == "b":
+                    np.testing.assert_array_equal(got, want, err_msg=name)
+                else:
+                    g, w = got.astype(np.float64), want.astype(np.float64)
+                    nan = np.isnan(g) & np.isnan(w)
+                    assert ((_bits(got) == _bits(want)) | nan).all(), (name, ity, fty)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "float16", BF16])
+def test_comparisons_quiet_and_exact(dt):
+    """Integer-key comparisons: -0 == +0, NaN compares false, no 'invalid' warning."""
+    dt = np.dtype(dt)
+    rng = np.random.default_rng(3)
+    sp = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1e-45, -1e-45, 5e-324, 1.0,
+                   -1.0, 2.0, 1e-40, -3e38, 3e38], np.float64)
+    with np.errstate(all="ignore"):
+        sp = sp.astype(dt)
+        bits = rng.integers(0, 2 ** (8 * dt.itemsize), 20000, dtype=f"u{dt.itemsize}",
+                            endpoint=False)
+        a = np.concatenate([np.repeat(sp, sp.size), bits.view(dt)])
+        b = np.concatenate([np.tile(sp, sp.size), np.roll(bits, 1).view(dt)])
+        b[-5000:] = a[-5000:]
+    for name in ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with np.errstate(all="raise"):
+                got = getattr(tl, name)(a, b)
+                got_s = getattr(tl, name)(a[:-1:2], b[1::2])
+                got_0 = getattr(tl, name)(a, b[7])
+        with np.errstate(all="ignore"):
+            np.testing.assert_array_equal(got, getattr(np, name)(a, b), err_msg=name)
+            np.testing.assert_array_equal(got_s, getattr(np, name)(a[:-1:2], b[1::2]))
+            np.testing.assert_array_equal(got_0, getattr(np, name)(a, b[7]))
+
+
+@pytest.mark.parametrize("simd", [False, True])
+def test_bfloat16_paths_agree_every_bit_pattern(simd):
+    used = _ufuncs.set_simd(simd)
+    try:
+        if simd and not used:
+            pytest.skip("no SIMD conversions on this CPU")
+        allbits = np.arange(0, 1 << 16, dtype=np.uint16).view(BF16)
+        i8 = (np.arange(1 << 16) % 256 - 128).astype(np.int8)
+        with np.errstate(all="ignore"):
+            for name in ("add", "multiply", "divide", "maximum", "less"):
+                uf, ref = getattr(tl, name), getattr(np, name)
+                for a, b, ra, rb in ((allbits, allbits[::-1], allbits, allbits[::-1]),
+                                     (i8, allbits, i8.astype(BF16), allbits),
+                                     (allbits[::3], i8[::3], allbits[::3], i8[::3].astype(BF16))):
+                    got, want = uf(a, b), ref(ra, rb)
+                    assert got.dtype == want.dtype
+                    if got.dtype == BF16:
+                        g, w = got.view(np.uint16), want.view(np.uint16)
+                        nan = np.isnan(got.astype(np.float32)) & np.isnan(want.astype(np.float32))
+                        assert ((g == w) | nan).all(), name
+                    else:
+                        np.testing.assert_array_equal(got, want, err_msg=name)
+    finally:
+        _ufuncs.set_simd(None)
+
+
+def test_set_simd_reports_path():
+    assert _ufuncs.set_simd(False) is False
+    assert _ufuncs.simd_isa() == "scalar"
+    _ufuncs.set_simd(None)
+    assert _ufuncs.simd_isa() in ("avx512", "avx2+f16c", "scalar")
