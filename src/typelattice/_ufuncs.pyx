@@ -102,6 +102,7 @@ cdef extern from "_loops.h":
     const tl_mixed_entry tl_ext_table[]
     int tl_ext_register(int type_num, npy_intp itemsize, void *to_f32, void *from_f32)
     int tl_bf16_typenum
+    void tl_host_init()
     const char *tl_convert_isa()
     int tl_convert_set_isa(const char *name)
     ctypedef int (*tl_err_cb_t)(int slot, PyArray_DTypeMeta *const *dtypes)
@@ -122,6 +123,7 @@ from cpython.exc cimport PyErr_SetObject
 
 _import_array()
 _import_umath()
+tl_host_init()
 
 import ml_dtypes  # noqa: F401  (registers bfloat16 before its DType class is looked up)
 from ._dtypes import dtype_of

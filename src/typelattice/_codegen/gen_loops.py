@@ -81,6 +81,10 @@ HOST_FAST = {f"tl_{c}_{s}": f"tl_h{c}_{s}" for c in ("less", "less_equal", "grea
                                                     "greater_equal") for s in ("f32", "f64")}
 
 
+# ... and their block versions (AVX2 quiet compares when the CPU has them)
+VCMP = {h: "tl_vcmp_" + h[len("tl_h"):] for h in HOST_FAST.values()}
+
+
 def host(fn):
     return HOST_FAST.get(fn, fn)
 
@@ -120,7 +124,10 @@ def emit():
                 fn = host(f"tl_{kernel_name(op, t)}_{SUFFIX['float64' if C == 'double' else 'float32']}")
                 oc, store = ("tl_bool", "tl_store_bool") if op.out == "bool" else (C, store)
                 bname = f"tl_blocked_{op.name}_{SUFFIX[t]}"
-                out.append(f"TL_LOOP_BLOCKED({bname}, {C}, {oc}, {fn}, {sel}, {store})")
+                if fn in VCMP:
+                    out.append(f"TL_LOOP_BLOCKED_CMP({bname}, {C}, {VCMP[fn]}, {sel})")
+                else:
+                    out.append(f"TL_LOOP_BLOCKED({bname}, {C}, {oc}, {fn}, {sel}, {store})")
                 mixed.append(f'    {{"{op.name}", {LOOP_TYPES.index(t)}, {bname}}},')
         for t in op.loop_types():
             sig = op.loop_signature(t)
@@ -139,7 +146,11 @@ def emit():
             elif op.rule == FIRST_INEXACT:
                 out.append(f"TL_LOOP2({name}, {S}, int64_t, {S}, {lo}, TL_LD_id, {so}, {fn})")
             elif op.out == "bool":
-                out.append(f"TL_LOOP2({name}, {S}, {S}, npy_bool, {lo}, {lo}, TL_ST_id, {host(fn)})")
+                if host(fn) in VCMP and t in ("float32", "float64"):
+                    out.append(f"TL_LOOP2_CMP({name}, {S}, {VCMP[host(fn)]}, {host(fn)})")
+                else:
+                    out.append(f"TL_LOOP2({name}, {S}, {S}, npy_bool, {lo}, {lo}, TL_ST_id, "
+                               f"{host(fn)})")
             else:
                 if op.name == "add" and t in ("complex64", "complex128"):
                     F = "float" if t == "complex64" else "double"

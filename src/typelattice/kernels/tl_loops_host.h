@@ -78,6 +78,82 @@ static inline tl_bool tl_hgreater_equal_##S(F a, F b, unsigned *e)              
 TL_HCMP(f32, float, int32_t, uint32_t, 0x7fffffffu, 0x7f800000u, 31)
 TL_HCMP(f64, double, int64_t, uint64_t, 0x7fffffffffffffffull, 0x7ff0000000000000ull, 63)
 
+/* Blocks of float32/float64 comparisons with bool results: AVX2 quiet (_CMP_*_OQ) compares
+ * where the CPU has AVX2 (gcc turns isless() into signalling compares, even with AVX), the
+ * integer-key functions above otherwise. ca/cb: 1 for a contiguous operand, 0 for a scalar. */
+static uint64_t tl_bytes8[256];     /* 8 mask bits -> 8 bytes of 0/1 */
+static int tl_host_avx2 = 0;
+static void tl_host_init(void)
+{
+    int b, k;
+    for (b = 0; b < 256; b++) {
+        uint64_t v = 0;
+        for (k = 0; k < 8; k++) if ((b >> k) & 1) v |= (uint64_t)1 << (8 * k);
+        tl_bytes8[b] = v;
+    }
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    __builtin_cpu_init();
+    tl_host_avx2 = __builtin_cpu_supports("avx2") != 0;
+#endif
+}
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define TL_VCMP_AVX2(OPN, PRED)                                                                  \
+__attribute__((target("avx2"))) static void tl_vcmp_##OPN##_f32_avx2(                            \
+    const float *a, int ca, const float *b, int cb, tl_bool *o, npy_intp n)                      \
+{                                                                                                \
+    npy_intp i = 0;                                                                              \
+    __m256 va, vb;                                                                               \
+    if (n <= 0) return;                                                                          \
+    va = _mm256_set1_ps(a[0]); vb = _mm256_set1_ps(b[0]);                                        \
+    for (; i + 8 <= n; i += 8) {                                                                 \
+        __m256 x = ca ? _mm256_loadu_ps(a + i) : va, y = cb ? _mm256_loadu_ps(b + i) : vb;       \
+        uint64_t v = tl_bytes8[_mm256_movemask_ps(_mm256_cmp_ps(x, y, PRED))];                   \
+        memcpy(o + i, &v, 8);                                                                    \
+    }                                                                                            \
+    for (; i < n; i++) o[i] = tl_h##OPN##_f32(a[ca ? i : 0], b[cb ? i : 0], NULL);               \
+}                                                                                                \
+__attribute__((target("avx2"))) static void tl_vcmp_##OPN##_f64_avx2(                            \
+    const double *a, int ca, const double *b, int cb, tl_bool *o, npy_intp n)                    \
+{                                                                                                \
+    npy_intp i = 0;                                                                              \
+    __m256d va, vb;                                                                              \
+    if (n <= 0) return;                                                                          \
+    va = _mm256_set1_pd(a[0]); vb = _mm256_set1_pd(b[0]);                                        \
+    for (; i + 8 <= n; i += 8) {                                                                 \
+        __m256d x0 = ca ? _mm256_loadu_pd(a + i) : va, y0 = cb ? _mm256_loadu_pd(b + i) : vb;    \
+        __m256d x1 = ca ? _mm256_loadu_pd(a + i + 4) : va, y1 = cb ? _mm256_loadu_pd(b + i + 4) : vb; \
+        int m = _mm256_movemask_pd(_mm256_cmp_pd(x0, y0, PRED))                                  \
+                | (_mm256_movemask_pd(_mm256_cmp_pd(x1, y1, PRED)) << 4);                        \
+        uint64_t v = tl_bytes8[m];                                                               \
+        memcpy(o + i, &v, 8);                                                                    \
+    }                                                                                            \
+    for (; i < n; i++) o[i] = tl_h##OPN##_f64(a[ca ? i : 0], b[cb ? i : 0], NULL);               \
+}
+TL_VCMP_AVX2(less, _CMP_LT_OQ)
+TL_VCMP_AVX2(less_equal, _CMP_LE_OQ)
+TL_VCMP_AVX2(greater, _CMP_GT_OQ)
+TL_VCMP_AVX2(greater_equal, _CMP_GE_OQ)
+#define TL_VCMP_HAVE_AVX2 1
+#endif
+#define TL_VCMP(OPN, S, F)                                                                       \
+static void tl_vcmp_##OPN##_##S(const F *a, int ca, const F *b, int cb, tl_bool *o, npy_intp n)  \
+{                                                                                                \
+    npy_intp i;                                                                                  \
+    TL_VCMP_DISPATCH(OPN, S)                                                                     \
+    if (ca && cb) for (i = 0; i < n; i++) o[i] = tl_h##OPN##_##S(a[i], b[i], NULL);              \
+    else for (i = 0; i < n; i++) o[i] = tl_h##OPN##_##S(a[ca ? i : 0], b[cb ? i : 0], NULL);     \
+}
+#ifdef TL_VCMP_HAVE_AVX2
+#define TL_VCMP_DISPATCH(OPN, S) if (tl_host_avx2) { tl_vcmp_##OPN##_##S##_avx2(a, ca, b, cb, o, n); return; }
+#else
+#define TL_VCMP_DISPATCH(OPN, S)
+#endif
+TL_VCMP(less, f32, float) TL_VCMP(less_equal, f32, float)
+TL_VCMP(greater, f32, float) TL_VCMP(greater_equal, f32, float)
+TL_VCMP(less, f64, double) TL_VCMP(less_equal, f64, double)
+TL_VCMP(greater, f64, double) TL_VCMP(greater_equal, f64, double)
+
 #define TL_LOOP_ARGS PyArrayMethod_Context *ctx, char *const data[], npy_intp const dims[], \
                      npy_intp const st[], NpyAuxData *aux
 
@@ -110,6 +186,21 @@ TL_HCMP(f64, double, int64_t, uint64_t, 0x7fffffffffffffffull, 0x7ff000000000000
 
 #define TL_LOOP2(NAME, S1, S2, SO, LD1, LD2, ST, FN)                                             \
 TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS) { TL_LOOP2_BODY(S1, S2, SO, LD1, LD2, ST, FN) }
+
+/* float32/float64 comparison: contiguous or scalar operands and a contiguous bool output go
+ * through the block comparison VFN */
+#define TL_LOOP2_CMP(NAME, S, VFN, FN)                                                           \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    if (st[2] == 1 && (st[0] == (npy_intp)sizeof(S) || st[0] == 0)                               \
+            && (st[1] == (npy_intp)sizeof(S) || st[1] == 0) && (st[0] | st[1]) != 0) {           \
+        (void)ctx; (void)aux;                                                                    \
+        VFN((const S *)data[0], st[0] != 0, (const S *)data[1], st[1] != 0,                      \
+            (tl_bool *)data[2], dims[0]);                                                        \
+        return 0;                                                                                \
+    }                                                                                            \
+    { TL_LOOP2_BODY(S, S, npy_bool, TL_LD_id, TL_LD_id, TL_ST_id, FN) }                          \
+}
 
 /* Same-type loop with a reduction path that keeps the accumulator in the compute type (exact for
  * every type whose storage is its compute type; NumPy's float16 add/subtract/multiply/divide
@@ -528,6 +619,40 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
             for (j = 0; j < m; j++) bo[j] = FN(pa[j], pb[j], &fpe);                              \
             STORE(bo, data[2] + i * st[2], st[2], m, &fpe);                                      \
         }                                                                                        \
+    }                                                                                            \
+    return tl_finish(fpe);                                                                       \
+}
+
+/* blocked comparison (bool results) through a block comparison VFN */
+#define TL_LOOP_BLOCKED_CMP(NAME, C, VFN, CVTSEL)                                                \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    npy_intp n = dims[0], i, blk = TL_BLOCK;                                                     \
+    C ba[TL_BLOCK], bb[TL_BLOCK];                                                                \
+    tl_bool bo[TL_BLOCK];                                                                        \
+    int direct = st[2] == 1, sca = st[0] == 0, scb = st[1] == 0;                                 \
+    unsigned fpe = 0;                                                                            \
+    __typeof__(CVTSEL(ctx->descriptors[0])) ca = CVTSEL(ctx->descriptors[0]);                    \
+    __typeof__(ca) cb = CVTSEL(ctx->descriptors[1]);                                             \
+    const C *pa = NULL, *pb = NULL;                                                              \
+    (void)aux;                                                                                   \
+    if (ca == NULL || cb == NULL) {                                                              \
+        PyGILState_STATE gs = PyGILState_Ensure();                                               \
+        PyErr_SetString(PyExc_SystemError, "typelattice: no converter for a blocked loop");      \
+        PyGILState_Release(gs);                                                                  \
+        return -1;                                                                               \
+    }                                                                                            \
+    if (n <= 0) return 0;                                                                        \
+    /* a scalar (stride 0) operand is converted once */                                          \
+    if (sca) pa = ca(data[0], 0, ba, 1);                                                         \
+    if (scb) pb = cb(data[1], 0, bb, 1);                                                         \
+    for (i = 0; i < n; i += blk) {                                                               \
+        npy_intp m = n - i < blk ? n - i : blk;                                                  \
+        tl_bool *po = direct ? (tl_bool *)(data[2] + i) : bo;                                    \
+        if (!sca) pa = ca(data[0] + i * st[0], st[0], ba, m);                                    \
+        if (!scb) pb = cb(data[1] + i * st[1], st[1], bb, m);                                    \
+        VFN(pa, !sca, pb, !scb, po, m);                                                          \
+        if (!direct) tl_store_bool(bo, data[2] + i * st[2], st[2], m, &fpe);                     \
     }                                                                                            \
     return tl_finish(fpe);                                                                       \
 }
