@@ -85,6 +85,9 @@ HOST_FAST = {f"tl_{c}_{s}": f"tl_h{c}_{s}" for c in ("less", "less_equal", "grea
 VCMP = {h: "tl_vcmp_" + h[len("tl_h"):] for h in HOST_FAST.values()}
 
 
+CMP16 = ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal")
+
+
 def host(fn):
     return HOST_FAST.get(fn, fn)
 
@@ -181,6 +184,11 @@ def emit():
             types = [LOOP_TYPES.index(x) for x in sig] + [-1] * (4 - len(sig))
             if t in HALF and blocked_ok(op, t) and op.out != "bool":
                 name = name + "_h"
+            elif t in HALF and blocked_ok(op, t) and op.name in CMP16:
+                # same-dtype float16/bfloat16 comparisons on the bits (no conversion)
+                name = f"tl_cmp16_{op.name}_{SUFFIX[t]}"
+                out.append(f"TL_LOOP_CMP16({name}, {SUFFIX[t]}, {op.name}, "
+                           f"tl_blocked_{op.name}_{SUFFIX[t]})")
             elif t in HALF and blocked_ok(op, t):
                 name = f"tl_blocked_{op.name}_{SUFFIX[t]}"
             table.append(f'    {{"{op.name}", {{{", ".join(map(str, types))}}}, {name}, '

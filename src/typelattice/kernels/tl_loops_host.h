@@ -392,7 +392,7 @@ static int NAME(PyArrayMethod_Context *ctx, npy_bool empty, char *initial)      
  * convert the block of results back. One loop per (op, compute type) serves every input dtype whose
  * conversion to the compute dtype is exact (int8 + float16 -> float16 reads each input once, with
  * no temporary array); float16/bfloat16 blocks convert through tl_convert (SIMD). ============== */
-#define TL_BLOCK 256
+#define TL_BLOCK 1024
 
 /* float16/bfloat16 blocks go through tl_convert (kernels/tl_convert.c, compiled into the
  * extension): bit-exact with NumPy/ml_dtypes, AVX-512 / AVX2+F16C / scalar chosen at run time
@@ -655,6 +655,45 @@ static int NAME(TL_LOOP_ARGS)                                                   
         if (!direct) tl_store_bool(bo, data[2] + i * st[2], st[2], m, &fpe);                     \
     }                                                                                            \
     return tl_finish(fpe);                                                                       \
+}
+
+/* float16/bfloat16 comparisons on their bits (no conversion): integer keys ordered as the values,
+ * key(-0) == key(+0), NaN operands compare false (not_equal: true), as NumPy's npy_half_lt etc.
+ * and ml_dtypes' float32 comparisons. INF: bits of +inf (larger magnitudes are NaN). */
+#define TL_CMP16_FNS(S, INF)                                                                     \
+static inline int tl_k16_##S(uint16_t u)                                                         \
+{ int m = -(int)(u >> 15); return ((int)(u & 0x7fffu) ^ m) - m; }                                \
+static inline int tl_o16_##S(uint16_t a, uint16_t b)                                             \
+{ return ((a & 0x7fffu) <= INF) & ((b & 0x7fffu) <= INF); }                                      \
+static inline tl_bool tl_c16_less_##S(uint16_t a, uint16_t b)                                    \
+{ return (tl_bool)(tl_o16_##S(a, b) & (tl_k16_##S(a) < tl_k16_##S(b))); }                        \
+static inline tl_bool tl_c16_less_equal_##S(uint16_t a, uint16_t b)                              \
+{ return (tl_bool)(tl_o16_##S(a, b) & (tl_k16_##S(a) <= tl_k16_##S(b))); }                       \
+static inline tl_bool tl_c16_greater_##S(uint16_t a, uint16_t b) { return tl_c16_less_##S(b, a); } \
+static inline tl_bool tl_c16_greater_equal_##S(uint16_t a, uint16_t b)                           \
+{ return tl_c16_less_equal_##S(b, a); }                                                          \
+static inline tl_bool tl_c16_equal_##S(uint16_t a, uint16_t b)                                   \
+{ return (tl_bool)(tl_o16_##S(a, b) & (tl_k16_##S(a) == tl_k16_##S(b))); }                       \
+static inline tl_bool tl_c16_not_equal_##S(uint16_t a, uint16_t b)                               \
+{ return (tl_bool)!tl_c16_equal_##S(a, b); }
+TL_CMP16_FNS(f16, 0x7c00u)
+TL_CMP16_FNS(bf16, 0x7f80u)
+
+/* contiguous or scalar operands with a contiguous bool output here; anything else: FALLBACK */
+#define TL_LOOP_CMP16(NAME, S, OPN, FALLBACK)                                                    \
+TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
+{                                                                                                \
+    if (st[2] == 1 && (st[0] == 2 || st[0] == 0) && (st[1] == 2 || st[1] == 0)) {                \
+        npy_intp i, n = dims[0];                                                                 \
+        const uint16_t *a = (const uint16_t *)data[0], *b = (const uint16_t *)data[1];           \
+        tl_bool *o = (tl_bool *)data[2];                                                         \
+        if (st[0] && st[1]) for (i = 0; i < n; i++) o[i] = tl_c16_##OPN##_##S(a[i], b[i]);       \
+        else if (st[0]) { uint16_t y = b[0]; for (i = 0; i < n; i++) o[i] = tl_c16_##OPN##_##S(a[i], y); } \
+        else if (st[1]) { uint16_t x = a[0]; for (i = 0; i < n; i++) o[i] = tl_c16_##OPN##_##S(x, b[i]); } \
+        else for (i = 0; i < n; i++) o[i] = tl_c16_##OPN##_##S(a[0], b[0]);                      \
+        return 0;                                                                                \
+    }                                                                                            \
+    return FALLBACK(ctx, data, dims, st, aux);                                                   \
 }
 
 /* ==== ml_dtypes' small floats (float8_*, float6_*, float4_*): computed in float32 through
