@@ -661,10 +661,11 @@ static int NAME(TL_LOOP_ARGS)                                                   
  * key(-0) == key(+0), NaN operands compare false (not_equal: true), as NumPy's npy_half_lt etc.
  * and ml_dtypes' float32 comparisons. INF: bits of +inf (larger magnitudes are NaN). */
 #define TL_CMP16_FNS(S, INF)                                                                     \
-static inline int tl_k16_##S(uint16_t u)                                                         \
-{ int m = -(int)(u >> 15); return ((int)(u & 0x7fffu) ^ m) - m; }                                \
+static inline int16_t tl_k16_##S(uint16_t u)     /* 16-bit arithmetic: 16 lanes per AVX2 op */  \
+{ uint16_t m = (uint16_t)(0u - (uint16_t)(u >> 15));                                             \
+  return (int16_t)(uint16_t)((uint16_t)((uint16_t)(u & 0x7fffu) ^ m) - m); }                     \
 static inline int tl_o16_##S(uint16_t a, uint16_t b)                                             \
-{ return ((a & 0x7fffu) <= INF) & ((b & 0x7fffu) <= INF); }                                      \
+{ return ((uint16_t)(a & 0x7fffu) <= (uint16_t)INF) & ((uint16_t)(b & 0x7fffu) <= (uint16_t)INF); } \
 static inline tl_bool tl_c16_less_##S(uint16_t a, uint16_t b)                                    \
 { return (tl_bool)(tl_o16_##S(a, b) & (tl_k16_##S(a) < tl_k16_##S(b))); }                        \
 static inline tl_bool tl_c16_less_equal_##S(uint16_t a, uint16_t b)                              \
