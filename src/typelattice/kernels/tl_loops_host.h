@@ -78,11 +78,11 @@ static inline tl_bool tl_hgreater_equal_##S(F a, F b, unsigned *e)              
 TL_HCMP(f32, float, int32_t, uint32_t, 0x7fffffffu, 0x7f800000u, 31)
 TL_HCMP(f64, double, int64_t, uint64_t, 0x7fffffffffffffffull, 0x7ff0000000000000ull, 63)
 
-/* Blocks of float32/float64 comparisons with bool results: AVX2 quiet (_CMP_*_OQ) compares
- * where the CPU has AVX2 (gcc turns isless() into signalling compares, even with AVX), the
+/* Blocks of float32/float64 comparisons with bool results: AVX-512 (F+BW+VL) or AVX2 quiet
+ * (_CMP_*_OQ) compares where the CPU has them (gcc turns isless() into signalling compares, even with AVX), the
  * integer-key functions above otherwise. ca/cb: 1 for a contiguous operand, 0 for a scalar. */
 static uint64_t tl_bytes8[256];     /* 8 mask bits -> 8 bytes of 0/1 */
-static int tl_host_avx2 = 0;
+static int tl_host_avx2 = 0, tl_host_avx512 = 0;
 static void tl_host_init(void)
 {
     int b, k;
@@ -94,6 +94,8 @@ static void tl_host_init(void)
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     __builtin_cpu_init();
     tl_host_avx2 = __builtin_cpu_supports("avx2") != 0;
+    tl_host_avx512 = tl_host_avx2 && __builtin_cpu_supports("avx512f")
+                     && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
 #endif
 }
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -130,6 +132,42 @@ __attribute__((target("avx2"))) static void tl_vcmp_##OPN##_f64_avx2(           
     }                                                                                            \
     for (; i < n; i++) o[i] = tl_h##OPN##_f64(a[ca ? i : 0], b[cb ? i : 0], NULL);               \
 }
+#define TL_VCMP_AVX512(OPN, PRED)                                                                \
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static void tl_vcmp_##OPN##_f32_avx512(     \
+    const float *a, int ca, const float *b, int cb, tl_bool *o, npy_intp n)                      \
+{                                                                                                \
+    npy_intp i = 0;                                                                              \
+    __m512 va, vb;                                                                               \
+    const __m128i one = _mm_set1_epi8(1);                                                        \
+    if (n <= 0) return;                                                                          \
+    va = _mm512_set1_ps(a[0]); vb = _mm512_set1_ps(b[0]);                                        \
+    for (; i + 16 <= n; i += 16) {                                                               \
+        __m512 x = ca ? _mm512_loadu_ps(a + i) : va, y = cb ? _mm512_loadu_ps(b + i) : vb;       \
+        _mm_storeu_si128((__m128i *)(o + i), _mm_maskz_mov_epi8(_mm512_cmp_ps_mask(x, y, PRED), one)); \
+    }                                                                                            \
+    for (; i < n; i++) o[i] = tl_h##OPN##_f32(a[ca ? i : 0], b[cb ? i : 0], NULL);               \
+}                                                                                                \
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static void tl_vcmp_##OPN##_f64_avx512(     \
+    const double *a, int ca, const double *b, int cb, tl_bool *o, npy_intp n)                    \
+{                                                                                                \
+    npy_intp i = 0;                                                                              \
+    __m512d va, vb;                                                                              \
+    const __m128i one = _mm_set1_epi8(1);                                                        \
+    if (n <= 0) return;                                                                          \
+    va = _mm512_set1_pd(a[0]); vb = _mm512_set1_pd(b[0]);                                        \
+    for (; i + 16 <= n; i += 16) {                                                               \
+        __m512d x0 = ca ? _mm512_loadu_pd(a + i) : va, y0 = cb ? _mm512_loadu_pd(b + i) : vb;    \
+        __m512d x1 = ca ? _mm512_loadu_pd(a + i + 8) : va, y1 = cb ? _mm512_loadu_pd(b + i + 8) : vb; \
+        __mmask16 m = (__mmask16)(_mm512_cmp_pd_mask(x0, y0, PRED)                               \
+                                  | ((unsigned)_mm512_cmp_pd_mask(x1, y1, PRED) << 8));          \
+        _mm_storeu_si128((__m128i *)(o + i), _mm_maskz_mov_epi8(m, one));                        \
+    }                                                                                            \
+    for (; i < n; i++) o[i] = tl_h##OPN##_f64(a[ca ? i : 0], b[cb ? i : 0], NULL);               \
+}
+TL_VCMP_AVX512(less, _CMP_LT_OQ)
+TL_VCMP_AVX512(less_equal, _CMP_LE_OQ)
+TL_VCMP_AVX512(greater, _CMP_GT_OQ)
+TL_VCMP_AVX512(greater_equal, _CMP_GE_OQ)
 TL_VCMP_AVX2(less, _CMP_LT_OQ)
 TL_VCMP_AVX2(less_equal, _CMP_LE_OQ)
 TL_VCMP_AVX2(greater, _CMP_GT_OQ)
@@ -145,7 +183,9 @@ static void tl_vcmp_##OPN##_##S(const F *a, int ca, const F *b, int cb, tl_bool 
     else for (i = 0; i < n; i++) o[i] = tl_h##OPN##_##S(a[ca ? i : 0], b[cb ? i : 0], NULL);     \
 }
 #ifdef TL_VCMP_HAVE_AVX2
-#define TL_VCMP_DISPATCH(OPN, S) if (tl_host_avx2) { tl_vcmp_##OPN##_##S##_avx2(a, ca, b, cb, o, n); return; }
+#define TL_VCMP_DISPATCH(OPN, S)                                                                 \
+    if (tl_host_avx512) { tl_vcmp_##OPN##_##S##_avx512(a, ca, b, cb, o, n); return; }            \
+    if (tl_host_avx2) { tl_vcmp_##OPN##_##S##_avx2(a, ca, b, cb, o, n); return; }
 #else
 #define TL_VCMP_DISPATCH(OPN, S)
 #endif
