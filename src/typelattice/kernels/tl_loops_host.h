@@ -632,6 +632,7 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
     C ba[TL_BLOCK], bb[TL_BLOCK];                                                                \
     OC bo[TL_BLOCK];                                                                             \
     const C *pa, *pb;                                                                            \
+    int sca = 0, scb = 0;                                                                        \
     int direct = (STORE == (void *)tl_store_f32 || STORE == (void *)tl_store_f64                 \
                   || STORE == (void *)tl_store_bool)                                             \
                  && st[2] == (npy_intp)sizeof(OC);                                               \
@@ -648,10 +649,22 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
     /* reductions and accumulations feed the output back into an input: element by element */    \
     if (tl_feedback(data[0], st[0], data[2], st[2], n) || tl_feedback(data[1], st[1], data[2], st[2], n)) \
         blk = 1;                                                                                 \
+    /* a scalar (stride 0) operand that is not fed back is converted once and broadcast */      \
+    if (blk > 1 && n > 1 && st[0] == 0) {                                                        \
+        C x = *ca(data[0], 0, ba, 1);                                                            \
+        for (j = 0; j < blk; j++) ba[j] = x;                                                     \
+        sca = 1;                                                                                 \
+    }                                                                                            \
+    if (blk > 1 && n > 1 && st[1] == 0) {                                                        \
+        C y = *cb(data[1], 0, bb, 1);                                                            \
+        for (j = 0; j < blk; j++) bb[j] = y;                                                     \
+        scb = 1;                                                                                 \
+    }                                                                                            \
+    pa = ba; pb = bb;                                                                            \
     for (i = 0; i < n; i += blk) {                                                               \
         npy_intp m = n - i < blk ? n - i : blk;                                                  \
-        pa = ca(data[0] + i * st[0], st[0], ba, m);                                              \
-        pb = cb(data[1] + i * st[1], st[1], bb, m);                                              \
+        if (!sca) pa = ca(data[0] + i * st[0], st[0], ba, m);                                    \
+        if (!scb) pb = cb(data[1] + i * st[1], st[1], bb, m);                                    \
         if (direct) {   /* float32/float64 results go straight to a contiguous output */        \
             OC *po = (OC *)(data[2] + i * st[2]);                                                \
             for (j = 0; j < m; j++) po[j] = FN(pa[j], pb[j], &fpe);                              \
