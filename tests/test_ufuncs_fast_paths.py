@@ -66,10 +66,18 @@ def test_mixed_int_float_reads_ints_and_rounds_like_numpy(ity, fty):
                     assert ((_bits(got) == _bits(want)) | nan).all(), (name, ity, fty)
 
 
+@pytest.mark.parametrize("simd", [False, True])
 @pytest.mark.parametrize("dt", ["float32", "float64", "float16", BF16])
-def test_comparisons_quiet_and_exact(dt):
-    """Integer-key comparisons: -0 == +0, NaN compares false, no 'invalid' warning."""
-    dt = np.dtype(dt)
+def test_comparisons_quiet_and_exact(dt, simd):
+    """SIMD and integer-key comparisons: -0 == +0, NaN compares false, no 'invalid' warning."""
+    _ufuncs.set_simd(simd)
+    try:
+        _check_comparisons(np.dtype(dt))
+    finally:
+        _ufuncs.set_simd(None)
+
+
+def _check_comparisons(dt):
     rng = np.random.default_rng(3)
     sp = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1e-45, -1e-45, 5e-324, 1.0,
                    -1.0, 2.0, 1e-40, -3e38, 3e38], np.float64)

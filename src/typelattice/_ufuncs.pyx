@@ -103,6 +103,7 @@ cdef extern from "_loops.h":
     int tl_ext_register(int type_num, npy_intp itemsize, void *to_f32, void *from_f32)
     int tl_bf16_typenum
     void tl_host_init()
+    void tl_host_set_simd(int on)
     const char *tl_convert_isa()
     int tl_convert_set_isa(const char *name)
     ctypedef int (*tl_err_cb_t)(int slot, PyArray_DTypeMeta *const *dtypes)
@@ -196,9 +197,9 @@ cdef set _EXT_TYPES = _register_small_floats()
 
 
 def set_simd(simd=None):
-    """Convert float16/bfloat16 blocks with the CPU's SIMD instructions (True: the best path the
-    CPU has, AVX-512 or AVX2+F16C), the portable scalar code (False) or decide from the CPU and
-    TYPELATTICE_DISABLE_SIMD (None). Every path gives the same bits and FP flags. Returns whether
+    """Convert float16/bfloat16 blocks (and compare float32/float64 blocks) with the CPU's SIMD
+    instructions (True: the best path the CPU has, AVX-512 or AVX2+F16C), the portable code
+    (False) or decide from the CPU and TYPELATTICE_DISABLE_SIMD (None). Every path gives the same bits and FP flags. Returns whether
     a SIMD path is in use now. For tests and benchmarks; not thread-safe against running loops."""
     if simd is None:
         tl_convert_set_isa(NULL)
@@ -206,6 +207,8 @@ def set_simd(simd=None):
         tl_convert_set_isa(b"scalar")
     elif tl_convert_set_isa(b"avx512") != 0:
         tl_convert_set_isa(b"avx2+f16c")
+    # float32/float64 block comparisons: AVX-512/AVX2 compares or the portable integer keys
+    tl_host_set_simd(simd is None or bool(simd))
     return simd_isa() != "scalar"
 
 

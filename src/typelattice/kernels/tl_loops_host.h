@@ -98,6 +98,12 @@ static void tl_host_init(void)
                      && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
 #endif
 }
+/* on = 0: the portable comparisons (tests); on = 1: what the CPU has */
+static void tl_host_set_simd(int on)
+{
+    tl_host_init();
+    if (!on) tl_host_avx2 = tl_host_avx512 = 0;
+}
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define TL_VCMP_AVX2(OPN, PRED)                                                                  \
