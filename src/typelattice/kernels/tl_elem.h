@@ -1,0 +1,456 @@
+/* typelattice element functions: one inline function per (operation, compute type).
+ *
+ * Plain C99 (also valid C++ and CUDA): no NumPy, no Python. Under nvcc TL_HD is
+ * __host__ __device__, so the CUDA path compiles the very same functions.
+ *
+ * Naming: tl_<op>_<sfx>(a, b, &fpe) with sfx in b (bool as 0/1 uint8), u8..u64, i8..i64, f32, f64,
+ * c64, c128. float16 and bfloat16 are stored as uint16 bits and computed in float32
+ * (tl_f16_to_f32 / tl_f32_to_f16, tl_bf16_to_f32 / tl_f32_to_bf16, round to nearest even);
+ * only nextafter works on their bits (tl_nextafter_f16 / _bf16).
+ *
+ * Values follow NumPy's loops (numpy/_core/src/umath, npymath) bit for bit where NumPy is exact:
+ * integer division by zero gives 0, shifts past the width give 0 (or -1), floor division and
+ * remainder use NumPy's fmod-based algorithm. Floating-point exceptions that NumPy raises by hand
+ * (integer division by zero, float16 overflow, INT_MIN // -1) are OR-ed into *fpe as TL_FPE_*
+ * bits; the caller turns them into hardware flags (or ignores them on a GPU). Exceptions from
+ * real float arithmetic come from the hardware as usual.
+ */
+#ifndef TYPELATTICE_TL_ELEM_H
+#define TYPELATTICE_TL_ELEM_H
+
+#if defined(__CUDACC__)
+#define TL_HD __host__ __device__ __forceinline__
+#else
+#define TL_HD static inline
+#endif
+
+#ifndef __CUDACC__
+#include <stdint.h>
+#include <math.h>
+#include <string.h>
+#endif
+
+#define TL_FPE_DIVBYZERO 1u
+#define TL_FPE_OVERFLOW 2u
+#define TL_FPE_UNDERFLOW 4u
+#define TL_FPE_INVALID 8u
+#define TL_ERR_NEGPOW 16u   /* integer to a negative integer power: ValueError */
+
+typedef struct { float re, im; } tl_c64;
+typedef struct { double re, im; } tl_c128;
+
+/* ---- bit casts --------------------------------------------------------------------------- */
+TL_HD uint32_t tl_f32_bits(float f) { union { float f; uint32_t u; } v; v.f = f; return v.u; }
+TL_HD float tl_bits_f32(uint32_t u) { union { float f; uint32_t u; } v; v.u = u; return v.f; }
+
+/* ---- float16 <-> float32 (NumPy's npy_half conversions, round to nearest even) -------------- */
+TL_HD float tl_f16_to_f32(uint16_t h)
+{
+    uint32_t sgn = ((uint32_t)h & 0x8000u) << 16;
+    uint32_t e = h & 0x7c00u;
+    if (e == 0x7c00u) {
+        return tl_bits_f32(sgn | 0x7f800000u | (((uint32_t)h & 0x03ffu) << 13));
+    }
+    if (e == 0) {   /* zero or subnormal: exact in float32 */
+        float m = (float)(h & 0x03ffu) * 5.9604644775390625e-08f;   /* 2**-24 */
+        return sgn ? -m : m;
+    }
+    return tl_bits_f32(sgn | ((((uint32_t)h & 0x7fffu) + 0x1c000u) << 13));
+}
+
+TL_HD uint16_t tl_f32_to_f16(float x, unsigned *fpe)
+{
+    uint32_t f = tl_f32_bits(x);
+    uint16_t h_sgn = (uint16_t)((f & 0x80000000u) >> 16);
+    uint32_t f_exp = f & 0x7f800000u, f_sig;
+    uint16_t h_sig;
+    if (f_exp >= 0x47800000u) {
+        if (f_exp == 0x7f800000u) {
+            f_sig = f & 0x007fffffu;
+            if (f_sig != 0) {   /* NaN: keep the top payload bits, stay a NaN */
+                uint16_t ret = (uint16_t)(0x7c00u + (f_sig >> 13));
+                if (ret == 0x7c00u) ret++;
+                return (uint16_t)(h_sgn + ret);
+            }
+            return (uint16_t)(h_sgn + 0x7c00u);
+        }
+        *fpe |= TL_FPE_OVERFLOW;
+        return (uint16_t)(h_sgn + 0x7c00u);
+    }
+    if (f_exp <= 0x38000000u) {
+        if (f_exp < 0x33000000u) {
+            if ((f & 0x7fffffffu) != 0) *fpe |= TL_FPE_UNDERFLOW;
+            return h_sgn;
+        }
+        f_exp >>= 23;
+        f_sig = 0x00800000u + (f & 0x007fffffu);
+        if ((f_sig & (((uint32_t)1 << (126 - f_exp)) - 1)) != 0) *fpe |= TL_FPE_UNDERFLOW;
+        f_sig >>= (113 - f_exp);
+        if (((f_sig & 0x00003fffu) != 0x00001000u) || (f & 0x000007ffu)) f_sig += 0x00001000u;
+        h_sig = (uint16_t)(f_sig >> 13);
+        return (uint16_t)(h_sgn + h_sig);
+    }
+    {
+        uint16_t h_exp = (uint16_t)((f_exp - 0x38000000u) >> 13);
+        f_sig = f & 0x007fffffu;
+        if ((f_sig & 0x00003fffu) != 0x00001000u) f_sig += 0x00001000u;
+        h_sig = (uint16_t)(f_sig >> 13);
+        h_sig = (uint16_t)(h_sig + h_exp);
+        if (h_sig == 0x7c00u) *fpe |= TL_FPE_OVERFLOW;
+        return (uint16_t)(h_sgn + h_sig);
+    }
+}
+
+/* ---- bfloat16 <-> float32 (ml_dtypes: round to nearest even, NaN stays a quiet NaN) -------- */
+TL_HD float tl_bf16_to_f32(uint16_t h) { return tl_bits_f32((uint32_t)h << 16); }
+
+TL_HD uint16_t tl_f32_to_bf16(float x, unsigned *fpe)
+{
+    uint32_t f = tl_f32_bits(x);
+    (void)fpe;   /* ml_dtypes sets no flag on overflow to inf */
+    if ((f & 0x7fffffffu) > 0x7f800000u) {
+        return (uint16_t)((f >> 16) | 0x0040u);
+    }
+    f += 0x7fffu + ((f >> 16) & 1u);
+    return (uint16_t)(f >> 16);
+}
+
+/* ==== integers ================================================================================ */
+/* Signed arithmetic wraps like NumPy's (computed in the unsigned type: no C undefined behaviour). */
+#define TL_INT_COMMON(S, T, UT, BITS)                                                            \
+TL_HD T tl_add_##S(T a, T b, unsigned *e) { (void)e; return (T)((UT)a + (UT)b); }                \
+TL_HD T tl_subtract_##S(T a, T b, unsigned *e) { (void)e; return (T)((UT)a - (UT)b); }           \
+TL_HD T tl_multiply_##S(T a, T b, unsigned *e) { (void)e; return (T)((UT)a * (UT)b); }           \
+TL_HD T tl_maximum_##S(T a, T b, unsigned *e) { (void)e; return a >= b ? a : b; }                \
+TL_HD T tl_minimum_##S(T a, T b, unsigned *e) { (void)e; return a <= b ? a : b; }                \
+TL_HD T tl_fmax_##S(T a, T b, unsigned *e) { (void)e; return a >= b ? a : b; }                   \
+TL_HD T tl_fmin_##S(T a, T b, unsigned *e) { (void)e; return a <= b ? a : b; }                   \
+TL_HD T tl_bitwise_and_##S(T a, T b, unsigned *e) { (void)e; return (T)(a & b); }                \
+TL_HD T tl_bitwise_or_##S(T a, T b, unsigned *e) { (void)e; return (T)(a | b); }                 \
+TL_HD T tl_bitwise_xor_##S(T a, T b, unsigned *e) { (void)e; return (T)(a ^ b); }                \
+TL_HD T tl_left_shift_##S(T a, T b, unsigned *e)                                                 \
+{ (void)e; return (uint64_t)(UT)b < (BITS) ? (T)((UT)a << (UT)b) : (T)0; }                      \
+TL_HD T tl_power_##S(T a, T b, unsigned *e)                                                      \
+{                                                                                                \
+    UT base = (UT)a, out;                                                                        \
+    if ((T)(b) < (T)0) { *e |= TL_ERR_NEGPOW; return 0; }                                        \
+    if (b == 0) return 1;                                                                        \
+    if (a == 1) return 1;                                                                        \
+    out = (b & 1) ? base : (UT)1;                                                                \
+    b = (T)(b >> 1);                                                                             \
+    while (b > 0) {                                                                              \
+        base = (UT)(base * base);                                                                \
+        if (b & 1) out = (UT)(out * base);                                                       \
+        b = (T)(b >> 1);                                                                         \
+    }                                                                                            \
+    return (T)out;                                                                               \
+}                                                                                                \
+TL_HD unsigned char tl_logical_and_##S(T a, T b, unsigned *e) { (void)e; return a && b; }        \
+TL_HD unsigned char tl_logical_or_##S(T a, T b, unsigned *e) { (void)e; return a || b; }         \
+TL_HD unsigned char tl_logical_xor_##S(T a, T b, unsigned *e) { (void)e; return (!a) != (!b); }  \
+TL_HD unsigned char tl_equal_##S(T a, T b, unsigned *e) { (void)e; return a == b; }              \
+TL_HD unsigned char tl_not_equal_##S(T a, T b, unsigned *e) { (void)e; return a != b; }          \
+TL_HD unsigned char tl_less_##S(T a, T b, unsigned *e) { (void)e; return a < b; }                \
+TL_HD unsigned char tl_less_equal_##S(T a, T b, unsigned *e) { (void)e; return a <= b; }         \
+TL_HD unsigned char tl_greater_##S(T a, T b, unsigned *e) { (void)e; return a > b; }             \
+TL_HD unsigned char tl_greater_equal_##S(T a, T b, unsigned *e) { (void)e; return a >= b; }      \
+TL_HD UT tl_gcdu_##S(UT a, UT b) { while (a != 0) { UT c = a; a = (UT)(b % a); b = c; } return b; } \
+
+/* Signed: floor division / Python remainder / C fmod as NumPy (x // 0 == 0 and x % 0 == 0 with a
+ * divide-by-zero flag; MIN // -1 == MIN with an overflow flag). */
+#define TL_SINT(S, T, UT, BITS, TMIN)                                                            \
+TL_INT_COMMON(S, T, UT, BITS)                                                                    \
+TL_HD T tl_right_shift_##S(T a, T b, unsigned *e)                                                \
+{ (void)e; if ((uint64_t)(UT)b < (BITS)) return (T)(a >> b); return a < 0 ? (T)-1 : (T)0; }      \
+TL_HD T tl_floor_divide_##S(T a, T b, unsigned *e)                                               \
+{                                                                                                \
+    T q;                                                                                         \
+    if (b == 0) { *e |= TL_FPE_DIVBYZERO; return 0; }                                            \
+    if (b == -1 && a == TMIN) { *e |= TL_FPE_OVERFLOW; return TMIN; }                            \
+    q = (T)(a / b);                                                                              \
+    if (((a > 0) != (b > 0)) && (T)(q * b) != a) q = (T)(q - 1);                                 \
+    return q;                                                                                    \
+}                                                                                                \
+TL_HD T tl_remainder_##S(T a, T b, unsigned *e)                                                  \
+{                                                                                                \
+    T r;                                                                                         \
+    if (b == 0) { *e |= TL_FPE_DIVBYZERO; return 0; }                                            \
+    if (b == -1) return 0;                                                                       \
+    r = (T)(a % b);                                                                              \
+    if (r != 0 && ((r < 0) != (b < 0))) r = (T)(r + b);                                          \
+    return r;                                                                                    \
+}                                                                                                \
+TL_HD T tl_fmod_##S(T a, T b, unsigned *e)                                                       \
+{                                                                                                \
+    if (b == 0) { *e |= TL_FPE_DIVBYZERO; return 0; }                                            \
+    if (b == -1) return 0;                                                                       \
+    return (T)(a % b);                                                                           \
+}                                                                                                \
+TL_HD void tl_divmod_##S(T a, T b, T *q, T *r, unsigned *e)                                      \
+{                                                                                                \
+    if (b == 0) { *e |= TL_FPE_DIVBYZERO; *q = 0; *r = 0; return; }                              \
+    if (b == -1 && a == TMIN) { *e |= TL_FPE_OVERFLOW; *q = TMIN; *r = 0; return; }              \
+    *q = (T)(a / b); *r = (T)(a % b);                                                            \
+    if (*r != 0 && ((*r < 0) != (b < 0))) { *q = (T)(*q - 1); *r = (T)(*r + b); }                \
+}                                                                                                \
+TL_HD T tl_gcd_##S(T a, T b, unsigned *e)                                                        \
+{ (void)e; return (T)tl_gcdu_##S(a < 0 ? (UT)(0 - (UT)a) : (UT)a, b < 0 ? (UT)(0 - (UT)b) : (UT)b); } \
+TL_HD T tl_lcm_##S(T a, T b, unsigned *e)                                                        \
+{                                                                                                \
+    UT ua = a < 0 ? (UT)(0 - (UT)a) : (UT)a, ub = b < 0 ? (UT)(0 - (UT)b) : (UT)b;               \
+    UT g = tl_gcdu_##S(ua, ub); (void)e;                                                         \
+    return g == 0 ? (T)0 : (T)(UT)((UT)(ua / g) * ub);                                          \
+}
+
+#define TL_UINT(S, T, BITS)                                                                      \
+TL_INT_COMMON(S, T, T, BITS)                                                                     \
+TL_HD T tl_right_shift_##S(T a, T b, unsigned *e)                                                \
+{ (void)e; return (uint64_t)b < (BITS) ? (T)(a >> b) : (T)0; }                                   \
+TL_HD T tl_floor_divide_##S(T a, T b, unsigned *e)                                               \
+{ if (b == 0) { *e |= TL_FPE_DIVBYZERO; return 0; } return (T)(a / b); }                         \
+TL_HD T tl_remainder_##S(T a, T b, unsigned *e)                                                  \
+{ if (b == 0) { *e |= TL_FPE_DIVBYZERO; return 0; } return (T)(a % b); }                         \
+TL_HD T tl_fmod_##S(T a, T b, unsigned *e)                                                       \
+{ if (b == 0) { *e |= TL_FPE_DIVBYZERO; return 0; } return (T)(a % b); }                         \
+TL_HD void tl_divmod_##S(T a, T b, T *q, T *r, unsigned *e)                                      \
+{ if (b == 0) { *e |= TL_FPE_DIVBYZERO; *q = 0; *r = 0; return; } *q = (T)(a / b); *r = (T)(a % b); } \
+TL_HD T tl_gcd_##S(T a, T b, unsigned *e) { (void)e; return tl_gcdu_##S(a, b); }                \
+TL_HD T tl_lcm_##S(T a, T b, unsigned *e)                                                        \
+{ T g = tl_gcdu_##S(a, b); (void)e; return g == 0 ? (T)0 : (T)((T)(a / g) * b); }
+
+TL_SINT(i8, int8_t, uint8_t, 8, INT8_MIN)
+TL_SINT(i16, int16_t, uint16_t, 16, INT16_MIN)
+TL_SINT(i32, int32_t, uint32_t, 32, INT32_MIN)
+TL_SINT(i64, int64_t, uint64_t, 64, INT64_MIN)
+TL_UINT(u8, uint8_t, 8)
+TL_UINT(u16, uint16_t, 16)
+TL_UINT(u32, uint32_t, 32)
+TL_UINT(u64, uint64_t, 64)
+
+/* ==== bool (0/1) ============================================================================= */
+typedef unsigned char tl_bool;
+TL_HD tl_bool tl_add_b(tl_bool a, tl_bool b, unsigned *e) { (void)e; return a | b; }
+TL_HD tl_bool tl_multiply_b(tl_bool a, tl_bool b, unsigned *e) { (void)e; return a & b; }
+TL_HD tl_bool tl_maximum_b(tl_bool a, tl_bool b, unsigned *e) { (void)e; return a | b; }
+TL_HD tl_bool tl_minimum_b(tl_bool a, tl_bool b, unsigned *e) { (void)e; return a & b; }
+TL_HD tl_bool tl_fmax_b(tl_bool a, tl_bool b, unsigned *e) { (void)e; return a | b; }
+TL_HD tl_bool tl_fmin_b(tl_bool a, tl_bool b, unsigned *e) { (void)e; return a & b; }
+TL_HD tl_bool tl_bitwise_and_b(tl_bool a, tl_bool b, unsigned *e) { (void)e; return a & b; }
+TL_HD tl_bool tl_bitwise_or_b(tl_bool a, tl_bool b, unsigned *e) { (void)e; return a | b; }
+TL_HD tl_bool tl_bitwise_xor_b(tl_bool a, tl_bool b, unsigned *e) { (void)e; return a ^ b; }
+TL_HD tl_bool tl_logical_and_b(tl_bool a, tl_bool b, unsigned *e) { (void)e; return a && b; }
+TL_HD tl_bool tl_logical_or_b(tl_bool a, tl_bool b, unsigned *e) { (void)e; return a || b; }
+TL_HD tl_bool tl_logical_xor_b(tl_bool a, tl_bool b, unsigned *e) { (void)e; return (!a) != (!b); }
+TL_HD tl_bool tl_equal_b(tl_bool a, tl_bool b, unsigned *e) { (void)e; return a == b; }
+TL_HD tl_bool tl_not_equal_b(tl_bool a, tl_bool b, unsigned *e) { (void)e; return a != b; }
+TL_HD tl_bool tl_less_b(tl_bool a, tl_bool b, unsigned *e) { (void)e; return a < b; }
+TL_HD tl_bool tl_less_equal_b(tl_bool a, tl_bool b, unsigned *e) { (void)e; return a <= b; }
+TL_HD tl_bool tl_greater_b(tl_bool a, tl_bool b, unsigned *e) { (void)e; return a > b; }
+TL_HD tl_bool tl_greater_equal_b(tl_bool a, tl_bool b, unsigned *e) { (void)e; return a >= b; }
+
+/* ==== real floats ============================================================================ */
+/* F: C type, S: suffix, M: libm suffix ("f" or empty). Division by zero in floor_divide and
+ * remainder follows npy_floor_divide / npy_divmod / npy_remainder. */
+#define TL_FLOAT(S, F, M, LOGE2, LOG2E)                                                          \
+TL_HD F tl_add_##S(F a, F b, unsigned *e) { (void)e; return a + b; }                             \
+TL_HD F tl_subtract_##S(F a, F b, unsigned *e) { (void)e; return a - b; }                        \
+TL_HD F tl_multiply_##S(F a, F b, unsigned *e) { (void)e; return a * b; }                        \
+TL_HD F tl_divide_##S(F a, F b, unsigned *e) { (void)e; return a / b; }                          \
+TL_HD F tl_divmod_core_##S(F a, F b, F *mod)                                                     \
+{                                                                                                \
+    F div, m, floordiv;                                                                          \
+    m = fmod##M(a, b);                                                                           \
+    if (!b) { *mod = m; return a / b; }                                                          \
+    div = (a - m) / b;                                                                           \
+    if (m) { if ((b < 0) != (m < 0)) { m += b; div -= (F)1.0; } }                                \
+    else { m = copysign##M((F)0, b); }                                                           \
+    if (div) { floordiv = floor##M(div); if (div - floordiv > (F)0.5) floordiv += (F)1.0; }      \
+    else { floordiv = copysign##M((F)0, a / b); }                                                \
+    *mod = m;                                                                                    \
+    return floordiv;                                                                             \
+}                                                                                                \
+TL_HD F tl_floor_divide_##S(F a, F b, unsigned *e)                                               \
+{                                                                                                \
+    F mod;                                                                                       \
+    if (!b) {                                                                                    \
+        if (!a || a != a) *e |= TL_FPE_INVALID; else *e |= TL_FPE_DIVBYZERO;                     \
+        return a / b;                                                                            \
+    }                                                                                            \
+    return tl_divmod_core_##S(a, b, &mod);                                                       \
+}                                                                                                \
+TL_HD F tl_remainder_##S(F a, F b, unsigned *e)                                                  \
+{                                                                                                \
+    F mod; (void)e;                                                                              \
+    if (!b) return fmod##M(a, b);                                                                \
+    tl_divmod_core_##S(a, b, &mod);                                                              \
+    return mod;                                                                                  \
+}                                                                                                \
+TL_HD void tl_divmod_##S(F a, F b, F *q, F *r, unsigned *e)                                      \
+{ (void)e; *q = tl_divmod_core_##S(a, b, r); }                                                   \
+TL_HD F tl_fmod_##S(F a, F b, unsigned *e) { (void)e; return fmod##M(a, b); }                    \
+TL_HD F tl_power_##S(F a, F b, unsigned *e) { (void)e; return pow##M(a, b); }                    \
+TL_HD F tl_float_power_##S(F a, F b, unsigned *e) { (void)e; return pow##M(a, b); }              \
+TL_HD F tl_maximum_##S(F a, F b, unsigned *e) { (void)e; return (a >= b || a != a) ? a : b; }    \
+TL_HD F tl_minimum_##S(F a, F b, unsigned *e) { (void)e; return (a <= b || a != a) ? a : b; }    \
+TL_HD F tl_fmax_##S(F a, F b, unsigned *e) { (void)e; return fmax##M(a, b); }                    \
+TL_HD F tl_fmin_##S(F a, F b, unsigned *e) { (void)e; return fmin##M(a, b); }                    \
+TL_HD F tl_arctan2_##S(F a, F b, unsigned *e) { (void)e; return atan2##M(a, b); }                \
+TL_HD F tl_hypot_##S(F a, F b, unsigned *e) { (void)e; return hypot##M(a, b); }                  \
+TL_HD F tl_copysign_##S(F a, F b, unsigned *e) { (void)e; return copysign##M(a, b); }            \
+TL_HD F tl_nextafter_##S(F a, F b, unsigned *e) { (void)e; return nextafter##M(a, b); }          \
+TL_HD F tl_logaddexp_##S(F x, F y, unsigned *e)                                                  \
+{                                                                                                \
+    F tmp; (void)e;                                                                              \
+    if (x == y) return x + (F)LOGE2;                                                             \
+    tmp = x - y;                                                                                 \
+    if (tmp > 0) return x + log1p##M(exp##M(-tmp));                                              \
+    else if (tmp <= 0) return y + log1p##M(exp##M(tmp));                                         \
+    return tmp;                                                                                  \
+}                                                                                                \
+TL_HD F tl_logaddexp2_##S(F x, F y, unsigned *e)                                                 \
+{                                                                                                \
+    F tmp; (void)e;                                                                              \
+    if (x == y) return x + (F)1;                                                                 \
+    tmp = x - y;                                                                                 \
+    if (tmp > 0) return x + (F)LOG2E * log1p##M(exp2##M(-tmp));                                  \
+    else if (tmp <= 0) return y + (F)LOG2E * log1p##M(exp2##M(tmp));                             \
+    return tmp;                                                                                  \
+}                                                                                                \
+TL_HD F tl_heaviside_##S(F x, F h0, unsigned *e)                                                 \
+{ (void)e; if (x != x) return x; if (x == 0) return h0; return x < 0 ? (F)0 : (F)1; }            \
+TL_HD F tl_ldexp_##S(F a, int64_t b, unsigned *e)                                                \
+{ (void)e; return ldexp##M(a, b > 2147483647 ? 2147483647 : (b < -2147483647 - 1 ? -2147483647 - 1 : (int)b)); } \
+TL_HD tl_bool tl_logical_and_##S(F a, F b, unsigned *e) { (void)e; return a && b; }              \
+TL_HD tl_bool tl_logical_or_##S(F a, F b, unsigned *e) { (void)e; return a || b; }               \
+TL_HD tl_bool tl_logical_xor_##S(F a, F b, unsigned *e) { (void)e; return (!a) != (!b); }        \
+TL_HD tl_bool tl_equal_##S(F a, F b, unsigned *e) { (void)e; return a == b; }                    \
+TL_HD tl_bool tl_not_equal_##S(F a, F b, unsigned *e) { (void)e; return a != b; }                \
+TL_HD tl_bool tl_less_##S(F a, F b, unsigned *e) { (void)e; return a < b; }                      \
+TL_HD tl_bool tl_less_equal_##S(F a, F b, unsigned *e) { (void)e; return a <= b; }               \
+TL_HD tl_bool tl_greater_##S(F a, F b, unsigned *e) { (void)e; return a > b; }                   \
+TL_HD tl_bool tl_greater_equal_##S(F a, F b, unsigned *e) { (void)e; return a >= b; }
+
+TL_FLOAT(f32, float, f, 0.693147180559945309417232121458176568f, 1.442695040888963407359924681001892137f)
+TL_FLOAT(f64, double, , 0.693147180559945309417232121458176568, 1.442695040888963407359924681001892137)
+
+/* nextafter on the storage bits of float16 (npy_half_nextafter) and bfloat16 (ml_dtypes). */
+TL_HD uint16_t tl_nextafter_f16(uint16_t x, uint16_t y, unsigned *e)
+{
+    uint16_t ret;
+    int xnan = (x & 0x7c00u) == 0x7c00u && (x & 0x03ffu);
+    int ynan = (y & 0x7c00u) == 0x7c00u && (y & 0x03ffu);
+    if (xnan || ynan) return 0x7e00u;
+    if (x == y || ((x | y) & 0x7fffu) == 0) ret = x;              /* equal (incl. +0 == -0) */
+    else if ((x & 0x7fffu) == 0) ret = (uint16_t)((y & 0x8000u) + 1);
+    else if (!(x & 0x8000u)) ret = ((int16_t)x > (int16_t)y) ? (uint16_t)(x - 1) : (uint16_t)(x + 1);
+    else ret = (!(y & 0x8000u) || (x & 0x7fffu) > (y & 0x7fffu)) ? (uint16_t)(x - 1) : (uint16_t)(x + 1);
+    if ((ret & 0x7fffu) == 0x7c00u && (x & 0x7c00u) != 0x7c00u) *e |= TL_FPE_OVERFLOW;
+    return ret;
+}
+
+TL_HD uint16_t tl_nextafter_bf16(uint16_t x, uint16_t y, unsigned *e)
+{
+    (void)e;
+    if (((x & 0x7fffu) > 0x7f80u) || ((y & 0x7fffu) > 0x7f80u)) return 0x7fc0u;
+    if (x == y || ((x | y) & 0x7fffu) == 0) return y;
+    if ((x & 0x7fffu) == 0) return (uint16_t)((y & 0x8000u) | 1u);
+    {
+        int x_neg = (x & 0x8000u) != 0;
+        float fx = tl_bf16_to_f32(x), fy = tl_bf16_to_f32(y);
+        /* magnitude grows when moving away from zero */
+        int away = x_neg ? (fy < fx) : (fy > fx);
+        return away ? (uint16_t)(x + 1) : (uint16_t)(x - 1);
+    }
+}
+
+/* ==== complex ================================================================================ */
+#define TL_COMPLEX(S, C, F, M)                                                                   \
+TL_HD C tl_mk_##S(F re, F im) { C r; r.re = re; r.im = im; return r; }                           \
+TL_HD C tl_add_##S(C a, C b, unsigned *e) { (void)e; return tl_mk_##S(a.re + b.re, a.im + b.im); } \
+TL_HD C tl_subtract_##S(C a, C b, unsigned *e) { (void)e; return tl_mk_##S(a.re - b.re, a.im - b.im); } \
+TL_HD C tl_multiply_##S(C a, C b, unsigned *e)                                                   \
+{ (void)e; return tl_mk_##S(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re); }            \
+TL_HD C tl_divide_##S(C a, C b, unsigned *e)                                                     \
+{                                                                                                \
+    F br_abs = fabs##M(b.re), bi_abs = fabs##M(b.im); (void)e;                                   \
+    if (br_abs >= bi_abs) {                                                                      \
+        if (br_abs == 0 && bi_abs == 0) return tl_mk_##S(a.re / br_abs, a.im / br_abs);         \
+        else {                                                                                   \
+            F rat = b.im / b.re, scl = (F)1.0 / (b.re + b.im * rat);                             \
+            return tl_mk_##S((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl);              \
+        }                                                                                        \
+    } else {                                                                                     \
+        F rat = b.re / b.im, scl = (F)1.0 / (b.im + b.re * rat);                                 \
+        return tl_mk_##S((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl);                  \
+    }                                                                                            \
+}                                                                                                \
+/* npy_cpow: small integer exponents by repeated multiplication, else exp(b * log(a)) */          \
+TL_HD C tl_power_##S(C a, C b, unsigned *e)                                                      \
+{                                                                                                \
+    F ar = a.re, ai = a.im, br = b.re, bi = b.im;                                                \
+    int64_t n;                                                                                   \
+    if (br == 0 && bi == 0) return tl_mk_##S(1, 0);                                              \
+    if (ar == 0 && ai == 0) {                                                                    \
+        if (br > 0 && bi == 0) return tl_mk_##S(0, 0);                                           \
+        *e |= TL_FPE_INVALID;                                                                    \
+        return tl_mk_##S(NAN, NAN);                                                              \
+    }                                                                                            \
+    if (bi == 0 && br >= -1e9 && br <= 1e9 && (F)(n = (int64_t)br) == br) {                      \
+        if (n == 1) return a;                                                                    \
+        if (n == 2) return tl_multiply_##S(a, a, e);                                             \
+        if (n == 3) return tl_multiply_##S(a, tl_multiply_##S(a, a, e), e);                      \
+        if (n > -100 && n < 100) {                                                               \
+            C p = a, aa = tl_mk_##S(1, 0);                                                       \
+            int64_t mask = 1;                                                                    \
+            if (n < 0) n = -n;                                                                   \
+            for (;;) {                                                                           \
+                if (n & mask) aa = tl_multiply_##S(aa, p, e);                                    \
+                mask <<= 1;                                                                      \
+                if (n < mask || mask <= 0) break;                                                \
+                p = tl_multiply_##S(p, p, e);                                                    \
+            }                                                                                    \
+            if (br < 0) aa = tl_divide_##S(tl_mk_##S(1, 0), aa, e);                              \
+            return aa;                                                                           \
+        }                                                                                        \
+    }                                                                                            \
+    {                                                                                            \
+        F lr = log##M(hypot##M(ar, ai)), li = atan2##M(ai, ar);                                  \
+        F xr = br * lr - bi * li, xi = br * li + bi * lr;                                        \
+        F m = exp##M(xr);                                                                        \
+        return tl_mk_##S(m * cos##M(xi), m * sin##M(xi));                                        \
+    }                                                                                            \
+}                                                                                                \
+TL_HD C tl_float_power_##S(C a, C b, unsigned *e) { return tl_power_##S(a, b, e); }              \
+TL_HD int tl_cge_##S(C x, C y)                                                                   \
+{ return (x.re > y.re && x.im == x.im && y.im == y.im) || (x.re == y.re && x.im >= y.im); }     \
+TL_HD int tl_cle_##S(C x, C y)                                                                   \
+{ return (x.re < y.re && x.im == x.im && y.im == y.im) || (x.re == y.re && x.im <= y.im); }     \
+TL_HD int tl_cgt_##S(C x, C y)                                                                   \
+{ return (x.re > y.re && x.im == x.im && y.im == y.im) || (x.re == y.re && x.im > y.im); }      \
+TL_HD int tl_clt_##S(C x, C y)                                                                   \
+{ return (x.re < y.re && x.im == x.im && y.im == y.im) || (x.re == y.re && x.im < y.im); }      \
+TL_HD C tl_maximum_##S(C a, C b, unsigned *e)                                                    \
+{ (void)e; return (tl_cge_##S(a, b) || a.re != a.re || a.im != a.im) ? a : b; }                 \
+TL_HD C tl_minimum_##S(C a, C b, unsigned *e)                                                    \
+{ (void)e; return (tl_cle_##S(a, b) || a.re != a.re || a.im != a.im) ? a : b; }                 \
+TL_HD C tl_fmax_##S(C a, C b, unsigned *e)                                                       \
+{ (void)e; return (tl_cge_##S(a, b) || b.re != b.re || b.im != b.im) ? a : b; }                 \
+TL_HD C tl_fmin_##S(C a, C b, unsigned *e)                                                       \
+{ (void)e; return (tl_cle_##S(a, b) || b.re != b.re || b.im != b.im) ? a : b; }                 \
+TL_HD tl_bool tl_logical_and_##S(C a, C b, unsigned *e)                                          \
+{ (void)e; return (a.re || a.im) && (b.re || b.im); }                                            \
+TL_HD tl_bool tl_logical_or_##S(C a, C b, unsigned *e)                                           \
+{ (void)e; return (a.re || a.im) || (b.re || b.im); }                                            \
+TL_HD tl_bool tl_logical_xor_##S(C a, C b, unsigned *e)                                          \
+{ (void)e; return (!(a.re || a.im)) != (!(b.re || b.im)); }                                      \
+TL_HD tl_bool tl_equal_##S(C a, C b, unsigned *e) { (void)e; return a.re == b.re && a.im == b.im; } \
+TL_HD tl_bool tl_not_equal_##S(C a, C b, unsigned *e) { (void)e; return a.re != b.re || a.im != b.im; } \
+TL_HD tl_bool tl_less_##S(C a, C b, unsigned *e) { (void)e; return tl_clt_##S(a, b); }           \
+TL_HD tl_bool tl_less_equal_##S(C a, C b, unsigned *e) { (void)e; return tl_cle_##S(a, b); }     \
+TL_HD tl_bool tl_greater_##S(C a, C b, unsigned *e) { (void)e; return tl_cgt_##S(a, b); }        \
+TL_HD tl_bool tl_greater_equal_##S(C a, C b, unsigned *e) { (void)e; return tl_cge_##S(a, b); }
+
+TL_COMPLEX(c64, tl_c64, float, f)
+TL_COMPLEX(c128, tl_c128, double, )
+
+#endif /* TYPELATTICE_TL_ELEM_H */
