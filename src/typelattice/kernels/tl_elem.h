@@ -24,7 +24,17 @@
 #define TL_HD static inline
 #endif
 
-#ifndef __CUDACC__
+#if defined(__CUDACC_RTC__)
+/* NVRTC (CuPy's run-time compiler) has no C library headers: declare what this file uses. */
+typedef signed char int8_t; typedef short int16_t; typedef int int32_t; typedef long long int64_t;
+typedef unsigned char uint8_t; typedef unsigned short uint16_t; typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+#define INT8_MIN (-127 - 1)
+#define INT16_MIN (-32767 - 1)
+#define INT32_MIN (-2147483647 - 1)
+#define INT64_MIN (-9223372036854775807LL - 1)
+#define NAN __int_as_float(0x7fc00000)   /* the quiet NaN of x86's NAN, not CUDA's 0x7fffffff */
+#else
 #include <stdint.h>
 #include <math.h>
 #include <string.h>
