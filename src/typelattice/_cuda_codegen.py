@@ -202,7 +202,10 @@ def _operand_params(sig, scalar_complex_parts=True):
     return params, reads
 
 
-def kernels_source(sig, ns):
+KERNELS = ("k1_i32", "k1_i64", "kn")
+
+
+def kernels_source(sig, ns, which=KERNELS):
     """The __global__ kernels of one signature (extern "C", names prefixed with ``ns``)."""
     params, reads = _operand_params(sig)
     outs = sig.loop[2:]
@@ -212,6 +215,8 @@ def kernels_source(sig, ns):
     # 1-D strided kernel, 32- and 64-bit indexing
     for it in ("int", "long long"):
         name = f"{ns}_k1_{'i32' if it == 'int' else 'i64'}"
+        if name[len(ns) + 1:] not in which:
+            continue
         p = ["long long n_"] + params + out_params
         p += [f"long long s{k}" for k in arrays] + [f"long long t{i}" for i in range(len(outs))]
         p.append("unsigned *err")
@@ -225,6 +230,8 @@ def kernels_source(sig, ns):
                    f"        {ns}_apply({', '.join(rd + wr)}, &e);\n"
                    f"    if (e & TL_ERR_NEGPOW) atomicOr(err, TL_ERR_NEGPOW);\n}}\n")
     # N-d kernel: meta = shape[nd], then the element strides of each array operand and output
+    if "kn" not in which:
+        return "\n".join(src)
     nops = len(arrays) + len(outs)
     p = ["long long n", "int nd", "const long long *meta"] + params + out_params + ["unsigned *err"]
     body = [f'extern "C" __global__ void {ns}_kn({", ".join(p)})', "{",
@@ -288,23 +295,26 @@ def header_text(kernels_dir=None):
         return f.read()
 
 
-def module_source(sigs, hw16=True, kernels=True, header=None):
+def module_source(sigs, hw16=True, kernels=KERNELS, header=None, prefix="tl", preamble=True):
     """One translation unit for the given signatures: returns (source, [namespace per sig]).
 
-    ``kernels=False`` leaves out the __global__ kernels (host builds of the element functions).
-    Signature k's functions are prefixed ``tl<k>``; the header is pasted in (NVRTC sees no files)."""
-    if header is None:
-        header = header_text()
-    parts = [AUTOGEN, f"#define TL_MAXDIM {MAXDIM}"]
-    if not hw16:
-        parts.append("#define TL_NO_HW16 1")
-    parts += [header, PRELUDE_HW16]
+    ``kernels``: which kernels of each signature to emit (``()``: none, for host builds).
+    Signature k's functions are prefixed ``<prefix><k>``; the header is pasted in (NVRTC sees no
+    files) unless ``preamble`` is false (to append more signatures to a source)."""
+    parts = []
+    if preamble:
+        if header is None:
+            header = header_text()
+        parts += [AUTOGEN, f"#define TL_MAXDIM {MAXDIM}"]
+        if not hw16:
+            parts.append("#define TL_NO_HW16 1")
+        parts += [header, PRELUDE_HW16]
     names = []
     for k, sig in enumerate(sigs):
-        ns = f"tl{k}"
+        ns = f"{prefix}{k}"
         names.append(ns)
         parts.append(f"/* {sig.op}{tuple(sig.ins)} scalar={tuple(sig.scalar)} loop={sig.loop} */")
         parts.append(apply_source(sig, ns, hw16))
         if kernels:
-            parts.append(kernels_source(sig, ns))
+            parts.append(kernels_source(sig, ns, kernels))
     return "\n".join(parts) + "\n", names
