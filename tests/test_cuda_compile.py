@@ -42,7 +42,6 @@ def _nvrtc():
     import typelattice.cuda as tc
     try:
         tc.nvrtc_version()
-        tc.cuda_include_dir()
     except tc.CudaUnavailableError as exc:
         pytest.skip(str(exc))
     return cupy, tc
@@ -56,12 +55,17 @@ def test_nvrtc_compiles(source, arch):
     assert kind == "cubin" and len(binary) > 1000, (kind, len(binary))
 
 
-def test_nvrtc_compiles_one_signature_module():
-    """The exact module typelattice.cuda builds for one call, with all its kernels."""
+@pytest.mark.parametrize("hw16", [False, True], ids=["soft16", "hw16"])
+def test_nvrtc_compiles_one_signature_module(hw16):
+    """The exact module typelattice.cuda builds for one call, with all its kernels (and the
+    cuda_fp16.h/cuda_bf16.h variant for float16 and bfloat16)."""
     _, tc = _nvrtc()
     from typelattice._cuda_codegen import Signature
     sig = Signature("add", ("int8", "float16"), (False, False), ("float16",) * 3)
-    src, ns = tc.kernel_source(sig)
+    if hw16:
+        sig = Signature("divmod", ("bfloat16", "float16"), (False, False), ("float32",) * 4)
+    src, ns = tc.kernel_source(sig, hw16=hw16)
+    assert ("#include <cuda_fp16.h>" in src) and (("TL_NO_HW16 1" in src) != hw16)
     for k in KERNELS:
         assert f'extern "C" __global__ void {ns}_{k}(' in src
     binary, kind = tc.nvrtc_compile(src, 90)

@@ -20,10 +20,11 @@ What is generated per signature (op, operand dtypes as read, loop dtypes):
 Operands marked ``scalar`` are kernel arguments already converted on the host to the loop's input
 dtype (weak Python scalars and NumPy scalars): no load, no conversion.
 
-With ``hw16`` (the default on a device), float16 <-> float32 and bfloat16 <-> float32 use the
-hardware conversions of cuda_fp16.h / cuda_bf16.h (``cvt`` instructions): the same values as the
-shared software conversions for every non-NaN input (checked on the host over every bit pattern);
-NaN payloads become the canonical NaN, as every GPU float instruction makes them anyway.
+With ``hw16``, float16 <-> float32 and bfloat16 <-> float32 use the hardware conversions of
+cuda_fp16.h / cuda_bf16.h (``cvt`` instructions) instead of the shared software ones: equal for
+every input that is not a NaN (checked on the host over every bit pattern), but a signaling NaN
+comes out quiet and a NaN's sign may be lost, which powf/hypot/fmax/copysign then see. The default
+is the software conversions (bit-exact with the CPU ufuncs).
 """
 from typing import NamedTuple
 
@@ -152,7 +153,7 @@ def _store(val, t, via_f32, hw16):
     return val
 
 
-def apply_source(sig, ns, hw16=True):
+def apply_source(sig, ns, hw16=False):
     """The TL_HD element function ``<ns>_apply`` of one signature."""
     op = OPS_BY_NAME[sig.op]
     a_t, b_t = sig.ins
@@ -295,7 +296,7 @@ def header_text(kernels_dir=None):
         return f.read()
 
 
-def module_source(sigs, hw16=True, kernels=KERNELS, header=None, prefix="tl", preamble=True):
+def module_source(sigs, hw16=False, kernels=KERNELS, header=None, prefix="tl", preamble=True):
     """One translation unit for the given signatures: returns (source, [namespace per sig]).
 
     ``kernels``: which kernels of each signature to emit (``()``: none, for host builds).

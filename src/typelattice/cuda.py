@@ -142,11 +142,12 @@ def cuda_include_dir(major=None):
     return dirs[0]
 
 
-def compile_options(include_dir):
+def compile_options(include_dir=None):
     # NumPy neither contracts a*b+c into an FMA nor flushes subnormals; CuPy's own RawModule(code=)
     # appends -ftz=true, which is why we compile here and load the binary with RawModule(path=).
-    return ("--std=c++17", f"-I{include_dir}", "--fmad=false", "-ftz=false", "-prec-div=true",
-            "-prec-sqrt=true", "-default-device")
+    inc = (f"-I{include_dir}",) if include_dir else ()
+    return ("--std=c++17",) + inc + ("--fmad=false", "-ftz=false", "-prec-div=true",
+                                     "-prec-sqrt=true", "-default-device")
 
 
 def nvrtc_compile(source, arch, name="typelattice.cu"):
@@ -157,7 +158,9 @@ def nvrtc_compile(source, arch, name="typelattice.cu"):
     cupy = _cupy()
     nvrtc = cupy.cuda.nvrtc
     major = nvrtc_version()[0]
-    opts = compile_options(cuda_include_dir(major))
+    # cuda_fp16.h/cuda_bf16.h are only needed by TYPELATTICE_CUDA_HW16 sources
+    opts = compile_options(cuda_include_dir(major) if "#include <cuda_fp16.h>" in source
+                           and "#define TL_NO_HW16" not in source else None)
     supported = tuple(nvrtc.getSupportedArchs())
     arch = int(arch)
     if arch in supported:
@@ -190,8 +193,16 @@ def _cache_dir():
     return d
 
 
-def kernel_source(sig, hw16=True):
-    """(source, namespace) of the module for one ``_cuda_codegen.Signature``."""
+HW16 = os.environ.get("TYPELATTICE_CUDA_HW16") == "1"
+
+
+def kernel_source(sig, hw16=None):
+    """(source, namespace) of the module for one ``_cuda_codegen.Signature``.
+
+    ``hw16`` (default: ``TYPELATTICE_CUDA_HW16=1``): float16/bfloat16 conversions by the hardware
+    (cuda_fp16.h/cuda_bf16.h) instead of the shared software ones; equal for non-NaN values."""
+    if hw16 is None:
+        hw16 = HW16
     src, names = cg.module_source([sig], hw16=hw16)
     return src, names[0]
 
@@ -211,7 +222,7 @@ def _module(sig, device_id, arch):
             return mod
         cupy = _cupy()
         src, ns = kernel_source(sig)
-        opts_key = repr((nvrtc_version(), arch, compile_options("")))
+        opts_key = repr((nvrtc_version(), arch, compile_options()))
         digest = hashlib.sha256((src + opts_key).encode()).hexdigest()[:32]
         path = None
         for ext in ("cubin", "ptx"):
