@@ -76,6 +76,20 @@ def available():
     return why_unavailable() is None
 
 
+_ready = False
+
+
+def _ensure_ready():
+    """Raise CudaUnavailableError (naming what is missing) unless kernels can run."""
+    global _ready
+    if _ready:
+        return
+    reason = why_unavailable()
+    if reason is not None:
+        raise CudaUnavailableError(f"typelattice.cuda cannot run: {reason}")
+    _ready = True
+
+
 # ---- compiling ------------------------------------------------------------------------------------
 
 def nvrtc_version():
@@ -249,6 +263,15 @@ _PY_WEAK = (int, float, complex)
 _resolved = {}
 
 
+def _is_weak(t):
+    # identity, not ==: np.dtype('int64') == int is True
+    return t is int or t is float or t is complex
+
+
+def _type_key(t):
+    return t.__name__ if _is_weak(t) else name_of_dtype(t)
+
+
 def _cpu_ufunc(name):
     import typelattice
     uf = getattr(typelattice, name, None)
@@ -258,7 +281,7 @@ def _cpu_ufunc(name):
 def resolve(opname, t1, t2):
     """Loop dtype names (in0, in1, out0[, out1]) of ``opname`` for operand types ``t1``, ``t2``
     (np.dtype, or the Python types int/float/complex for weak scalars), as the CPU ufunc says."""
-    key = (opname, t1, t2)
+    key = (opname, _type_key(t1), _type_key(t2))
     hit = _resolved.get(key)
     if hit is not None:
         return hit
@@ -272,12 +295,13 @@ def resolve(opname, t1, t2):
         rules = typelattice.get_rules()
 
         def name(t):
-            if t in _PY_WEAK:
+            if _is_weak(t):
                 return rules.python_scalars[t.__name__]
             return name_of_dtype(t)
 
         def materialize(t):
-            return rules.weak_target(t) or t
+            w = rules.weak_target(t) if t in rules.index else None
+            return w if w is not None else t
 
         try:
             res = op.resolve(name(t1), name(t2), rules.join_names, materialize)
@@ -394,6 +418,7 @@ class CudaOp:
             raise TypeError(f"typelattice.cuda.{self.__name__} supports only out=, not "
                             + ", ".join(sorted(kwargs)))
         cupy = _cupy()
+        _ensure_ready()
         op = self._op
         operands = (x1, x2)
         types, arrays = [], []
@@ -401,7 +426,7 @@ class CudaOp:
             if isinstance(x, cupy.ndarray):
                 types.append(x.dtype)
                 arrays.append(x)
-            elif type(x) in _PY_WEAK:
+            elif _is_weak(type(x)):
                 types.append(type(x))
             elif isinstance(x, (bool, np.bool_)) or (isinstance(x, (np.generic, np.ndarray))
                                                      and np.ndim(x) == 0):
