@@ -5,8 +5,6 @@ description changes what is compiled and checked.
 """
 import itertools
 
-import numpy as np
-
 from typelattice._cuda_codegen import TYPES, Signature
 from typelattice._ops import OPS
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from . import _cuda_codegen as cg
 from ._dtypes import name_of_dtype
-from ._ops import ALIASES, FIRST_INEXACT, OPS, OPS_BY_NAME, _NoPromotion
+from ._ops import ALIASES, OPS, OPS_BY_NAME, _NoPromotion
 
 __all__ = ["CudaUnavailableError", "available", "why_unavailable", "kernel_source",
            "cupy_routes"]
@@ -517,7 +517,6 @@ class CudaOp:
                 args_in.extend(a)
         sig = cg.Signature(op.name, tuple(ins), tuple(scal), tuple(loop))
         n = math.prod(shape)
-        results = targets
         if n:
             self._launch(cupy, sig, args_in, arrays, targets, shape, n, dev)
         for f, t in zip(finals, targets):
