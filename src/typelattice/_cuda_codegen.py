@@ -266,6 +266,21 @@ def kernels_source(sig, ns, which=KERNELS):
 
 MAXDIM = 16
 
+# tl_elem.h leaves NVRTC's missing C library to its includer (NVRTC has no stdint.h/math.h):
+# the fixed-width types, the limits and NAN it uses. Math functions are NVRTC built-ins.
+PRELUDE_RTC = r"""
+#if defined(__CUDACC_RTC__)
+typedef signed char int8_t; typedef short int16_t; typedef int int32_t; typedef long long int64_t;
+typedef unsigned char uint8_t; typedef unsigned short uint16_t; typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+#define INT8_MIN (-127 - 1)
+#define INT16_MIN (-32767 - 1)
+#define INT32_MIN (-2147483647 - 1)
+#define INT64_MIN (-9223372036854775807LL - 1)
+#define NAN __int_as_float(0x7fc00000)   /* x86's NAN bits (CUDA's own NaN is 0x7fffffff) */
+#endif
+"""
+
 PRELUDE_HW16 = r"""
 #if !defined(TL_NO_HW16) && (defined(__CUDACC__) || defined(TL_HOST_HW16))
 #include <cuda_fp16.h>
@@ -309,7 +324,7 @@ def module_source(sigs, hw16=False, kernels=KERNELS, header=None, prefix="tl", p
         parts += [AUTOGEN, f"#define TL_MAXDIM {MAXDIM}"]
         if not hw16:
             parts.append("#define TL_NO_HW16 1")
-        parts += [header, PRELUDE_HW16]
+        parts += [PRELUDE_RTC, header, PRELUDE_HW16]
     names = []
     for k, sig in enumerate(sigs):
         ns = f"{prefix}{k}"

@@ -73,8 +73,9 @@ class Op:
 
     def __init__(self, name, rule=JOIN, *, nin=2, nout=1, out="same", kinds=ALL,
                  kind_error="TypeError", special=None, unsupported="", identity=None,
-                 reorderable=False, kernel=None, native16=False, doc="", numpy_name=None,
-                 aliases=()):
+                 reorderable=False, kernel=None, kernel16=None, kernel_bf16=None,
+                 native16=False, quiet=False, doc="",
+                 numpy_name=None, aliases=()):
         self.name = name
         self.rule = rule
         self.nin = nin
@@ -84,10 +85,15 @@ class Op:
         self.kind_error = kind_error
         self.special = dict(special or {})
         self.unsupported = unsupported
-        self.identity = identity          # None, 0, 1, -1 (all bits set) or True/False
+        self.identity = identity          # None, 0, 1, -1 (all bits set), True/False, "-inf"
         self.reorderable = reorderable
         self.kernel = kernel or name      # element function base name: tl_<kernel>_<suffix>
+        self.kernel16 = kernel16 or self.kernel   # the same for float16/bfloat16 (in float32)
+        self.kernel_bf16 = kernel_bf16 or self.kernel16   # bfloat16 if it differs (ml_dtypes)
         self.native16 = native16          # float16/bfloat16 element functions work on bits
+        # never reports floating-point errors (NumPy's loops neither): NaN operands of
+        # comparisons and min/max raise no 'invalid' warning
+        self.quiet = quiet or out == "bool"
         self.doc = doc
         self.numpy_name = numpy_name or name
         self.aliases = tuple(aliases)
@@ -207,30 +213,32 @@ OPS = [
        doc="x ** y in the inexact join (float16 ** float16 stays float16, int8 ** int8 is "
            "float32), unlike NumPy's float64."),
     # -- min/max ------------------------------------------------------------------------------------
-    Op("maximum", reorderable=True,
+    Op("maximum", reorderable=True, quiet=True, kernel16="maximum_h", kernel_bf16="maximum",
        doc="Element-wise maximum, propagating NaNs (complex: lexicographic)."),
-    Op("minimum", reorderable=True,
+    Op("minimum", reorderable=True, quiet=True, kernel16="minimum_h", kernel_bf16="minimum",
        doc="Element-wise minimum, propagating NaNs (complex: lexicographic)."),
-    Op("fmax", reorderable=True, doc="Element-wise maximum, ignoring NaNs."),
-    Op("fmin", reorderable=True, doc="Element-wise minimum, ignoring NaNs."),
+    Op("fmax", reorderable=True, quiet=True, kernel16="fmax_h", kernel_bf16="fmax", doc="Element-wise maximum, ignoring NaNs."),
+    Op("fmin", reorderable=True, quiet=True, kernel16="fmin_h", kernel_bf16="fmin", doc="Element-wise minimum, ignoring NaNs."),
     # -- float functions: the inexact join ----------------------------------------------------------
     Op("arctan2", INEXACT, unsupported="c",
        doc="Element-wise arc tangent of x1/x2 choosing the quadrant."),
-    Op("hypot", INEXACT, kinds=REAL, kind_error="ValueError",
+    Op("hypot", INEXACT, kinds=REAL, kind_error="ValueError", identity=0, reorderable=True,
        doc="sqrt(x1**2 + x2**2); complex raises ValueError."),
-    Op("copysign", INEXACT, kinds=REAL, doc="Magnitude of x1 with the sign of x2."),
+    Op("copysign", INEXACT, kinds=REAL, quiet=True, doc="Magnitude of x1 with the sign of x2."),
     Op("nextafter", INEXACT, kinds=REAL, native16=True,
        doc="Next representable value of the result dtype after x1 towards x2."),
-    Op("logaddexp", INEXACT, unsupported="c", doc="log(exp(x1) + exp(x2))."),
-    Op("logaddexp2", INEXACT, unsupported="c", doc="log2(2**x1 + 2**x2)."),
-    Op("heaviside", INEXACT, kinds=REAL, doc="Heaviside step function (x2 where x1 == 0)."),
+    Op("logaddexp", INEXACT, unsupported="c", identity="-inf", reorderable=True,
+       doc="log(exp(x1) + exp(x2))."),
+    Op("logaddexp2", INEXACT, unsupported="c", identity="-inf", reorderable=True,
+       doc="log2(2**x1 + 2**x2)."),
+    Op("heaviside", INEXACT, kinds=REAL, quiet=True, doc="Heaviside step function (x2 where x1 == 0)."),
     Op("ldexp", FIRST_INEXACT, kinds=REAL, kind_error="ValueError",
        doc="x1 * 2**x2; the result is the first operand made inexact, x2 must be an integer."),
     # -- integer ops ---------------------------------------------------------------------------------
     Op("gcd", kinds="ui", kind_error="ValueError", special={_BOOLS: "ValueError"}, identity=0,
        reorderable=True, doc="Greatest common divisor; integers only (ValueError otherwise)."),
     Op("lcm", kinds="ui", kind_error="ValueError", special={_BOOLS: "ValueError"},
-       reorderable=True, doc="Least common multiple; integers only (ValueError otherwise)."),
+       doc="Least common multiple; integers only (ValueError otherwise)."),
     Op("bitwise_and", kinds=INTS, identity=-1, reorderable=True,
        doc="Bit-wise and; integers and bool only."),
     Op("bitwise_or", kinds=INTS, identity=0, reorderable=True,
@@ -264,9 +272,7 @@ def docstring(op, rules_name="jax"):
             FIRST_INEXACT: "the first operand's type made inexact"}[op.rule]
     if op.out == "bool":
         rule = "bool (the operands are compared in " + rule + ")"
-    sig = "x1, x2, /, out=None, *, where=True, casting='same_kind', order='K', dtype=None, " \
-          "subok=True[, signature]"
-    lines = [f"{op.name}({sig})", "", op.doc, "",
+    lines = [op.doc, "",
              f"Result dtype: {rule}, under rule set {rules_name!r}. Python int/float/complex "
              "operands are weak: they take the type of the array they meet.",
              ]
@@ -280,4 +286,8 @@ def docstring(op, rules_name="jax"):
     if op.unsupported:
         lines.append("Not implemented: complex operands (JAX accepts them; NumPy has no loop).")
     lines.append(f"Same values as numpy.{op.numpy_name} on the operands cast to the result dtype.")
+    lines.append(f"The ufunc's __name__ is {rules_name}.{op.name}: libraries that map ufuncs to "
+                 "their own functions by name (dask for .outer and divmod, CuPy, pandas) find no "
+                 "NumPy-rule namesake and return NotImplemented instead of silently applying "
+                 "NumPy's promotion.")
     return "\n".join(lines)

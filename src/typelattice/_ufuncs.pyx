@@ -1,15 +1,26 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
 """True NumPy ufuncs with lattice promotion, built through NumPy 2's ufunc API.
 
-Each ufunc is created empty (PyUFunc_FromFuncAndData with no loops); one loop per compute dtype
-is added with PyUFunc_AddLoopFromSpec (the C loops come from _loops.h, generated at build time
-from _ops.py), and one catch-all promoter per ufunc maps the operand DType classes to the rule
-set's types (Python int/float/complex arrive as NumPy's abstract Python-scalar DTypes: the weak
-types), applies the op's rule through the compiled join table and returns the loop's DTypes.
-NumPy caches the promoter's answer per tuple of DType classes.
+How a ufunc is built (make_ufuncs, once per rule set):
 
-Loops are shared C code; ufuncs are per rule set: ``make_ufuncs(rules)`` builds (once per rule
-set) a dict name -> np.ufunc whose promoter consults that rule set.
+* It is created empty (PyUFunc_FromFuncAndDataAndSignatureAndIdentity with no legacy loops),
+  named "<rules>.<op>" (e.g. "jax.add"): libraries that swap a foreign ufunc for their own
+  namesake (dask for divmod/.outer, CuPy, pandas) find none and return NotImplemented instead of
+  silently applying NumPy's promotion; pickle finds it as typelattice._ufuncs.<rules>.<op>.
+* One loop per compute dtype is added with PyUFunc_AddLoopFromSpec: the C loops come from
+  _loops.h, generated at build time from _ops.py (kernels/tl_loops_host.h has the loop templates,
+  kernels/tl_elem.h the element functions). Loops get the .at indexed loop, the reduction
+  identity (get_reduction_initial) and NPY_METH_IS_REORDERABLE where the op has them.
+* One catch-all promoter maps the operand DType classes to the rule set's types (Python
+  int/float/complex arrive as NumPy's abstract Python-scalar DTypes: the weak types), applies the
+  op's rule (_ops.Op.resolve) through the compiled join table and returns the loop's DTypes.
+  NumPy caches the answer per tuple of DType classes, so this Python-level work happens once.
+* Registered lazily by the promoter, on first use of a DType combination:
+  - blocked loops reading mixed input dtypes whose conversion to the compute dtype is exact
+    (int8 + float16 -> float16 converts int8 inline, in L1-sized blocks, no temporary array);
+  - float32-computing loops for ml_dtypes' small floats (float8/6/4) through ml_dtypes' casts;
+  - error loops for pairs with no promotion, whose resolve_descriptors raises
+    TypePromotionError (NumPy replaces an error raised by a promoter by its no-loop error).
 """
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF
@@ -35,12 +46,23 @@ cdef extern from "numpy/arrayobject.h":
     PyArray_DTypeMeta PyArray_PyFloatDType
     PyArray_DTypeMeta PyArray_PyComplexDType
 
+cdef extern from "numpy/arrayobject.h":
+    ctypedef struct PyArray_Descr:
+        int type_num
+    ctypedef struct PyArray_ArrFuncs:
+        void *cast[1]
+        PyObject *castdict
+    PyArray_ArrFuncs *PyDataType_GetArrFuncs(PyArray_Descr *)
+    int NPY_FLOAT
+
 cdef extern from "numpy/ufuncobject.h":
     int _import_umath() except -1
-    object PyUFunc_FromFuncAndData(void *func, void *data, char *types, int ntypes, int nin,
-                                   int nout, int identity, const char *name, const char *doc,
-                                   int unused)
+    object PyUFunc_FromFuncAndDataAndSignatureAndIdentity(
+        void *func, void *data, char *types, int ntypes, int nin, int nout, int identity,
+        const char *name, const char *doc, int unused, const char *signature,
+        object identity_value)
     int PyUFunc_Zero, PyUFunc_One, PyUFunc_MinusOne, PyUFunc_None, PyUFunc_ReorderableNone
+    int PyUFunc_IdentityValue
 
 cdef extern from "numpy/dtype_api.h":
     ctypedef int NPY_ARRAYMETHOD_FLAGS
@@ -53,7 +75,7 @@ cdef extern from "numpy/dtype_api.h":
         NPY_ARRAYMETHOD_FLAGS flags
         PyArray_DTypeMeta **dtypes
         PyType_Slot *slots
-    int NPY_METH_strided_loop, NPY_METH_contiguous_indexed_loop
+    int NPY_METH_strided_loop, NPY_METH_contiguous_indexed_loop, NPY_METH_resolve_descriptors
     int NPY_METH_get_reduction_initial
     int NPY_METH_IS_REORDERABLE, NPY_METH_NO_FLOATINGPOINT_ERRORS
     int NPY_NO_CASTING
@@ -70,6 +92,23 @@ cdef extern from "_loops.h":
     int TL_N_LOOPS
     int TL_N_LOOP_TYPES
     const tl_loop_entry tl_loop_table[]
+    ctypedef struct tl_mixed_entry:
+        const char *op
+        int compute
+        void *loop
+    int TL_N_MIXED
+    const tl_mixed_entry tl_mixed_table[]
+    int TL_N_EXT_LOOPS
+    const tl_mixed_entry tl_ext_table[]
+    int tl_ext_register(int type_num, npy_intp itemsize, void *to_f32, void *from_f32)
+    int tl_use_f16c
+    int tl_bf16_typenum
+    int tl_f16c()
+    ctypedef int (*tl_err_cb_t)(int slot, PyArray_DTypeMeta *const *dtypes)
+    tl_err_cb_t tl_err_cb
+    int TL_N_ERR_SLOTS
+    void *const tl_err_resolvers[]
+    void *tl_err_loop_ptr "(void *)tl_err_loop"
 
 cdef extern from *:
     """
@@ -78,7 +117,8 @@ cdef extern from *:
     """
     ctypedef int (*tl_promoter_t)(PyObject *, void *const *, void *const *, void **)
 
-from cpython.pycapsule cimport PyCapsule_New
+from cpython.pycapsule cimport PyCapsule_New, PyCapsule_GetPointer
+from cpython.exc cimport PyErr_SetObject
 
 _import_array()
 _import_umath()
@@ -88,7 +128,99 @@ from ._dtypes import dtype_of
 
 # DType class of each loop type, in _ops.LOOP_TYPES order (= the C table's type indices)
 cdef list _LOOP_DTYPES = [type(dtype_of(t)) for t in _ops.LOOP_TYPES]
-cdef dict _DTYPE_OF_NAME = {}
+cdef frozenset _LOOP_TYPE_SET = frozenset(_ops.LOOP_TYPES)
+# integer ops that report division by zero / overflow like NumPy (through FP flags)
+cdef frozenset _RAISES_FPE = frozenset({"floor_divide", "remainder", "fmod", "divmod", "power"})
+cdef frozenset _COMPLEX_CLASSES = frozenset(type(dtype_of(t)) for t in ("complex64", "complex128"))
+cdef frozenset _INT_CLASSES = frozenset(type(dtype_of(t)) for t in _ops.LOOP_TYPES
+                                        if _ops.kind(t) in "bui")
+
+import ml_dtypes as _mld
+tl_bf16_typenum = np.dtype(_mld.bfloat16).num
+
+# Blocked loops (kernels/tl_loops_host.h) read these input dtypes and convert them exactly to
+# the compute dtype inline: int8 + float16 -> float16 makes no temporary array.
+_EXACT_INPUTS = {
+    "float16": frozenset({"bool", "int8", "uint8", "float16"}),
+    "bfloat16": frozenset({"bool", "int8", "uint8", "bfloat16"}),
+    "float32": frozenset({"bool", "int8", "uint8", "int16", "uint16", "float16", "bfloat16",
+                          "float32"}),
+    "float64": frozenset({"bool", "int8", "uint8", "int16", "uint16", "int32", "uint32",
+                          "float16", "bfloat16", "float32", "float64"}),
+}
+cdef dict _MIXED = {}          # op name -> {compute type: loop pointer}
+cdef int _m
+for _m in range(TL_N_MIXED):
+    _MIXED.setdefault(tl_mixed_table[_m].op.decode(), {})[
+        _ops.LOOP_TYPES[tl_mixed_table[_m].compute]] = <size_t>tl_mixed_table[_m].loop
+cdef dict _MIXED_DONE = {}     # (ufunc, DType classes) -> True once registered
+
+# ml_dtypes' small floats: loops computing in float32 through ml_dtypes' own casts
+cdef dict _EXT_LOOPS = {tl_ext_table[_m].op.decode(): <size_t>tl_ext_table[_m].loop
+                        for _m in range(TL_N_EXT_LOOPS)}
+
+
+cdef set _register_small_floats():
+    from ._names import SMALL_FLOATS
+    f32_dtype = np.dtype(np.float32)
+    cdef PyArray_ArrFuncs *f32 = PyDataType_GetArrFuncs(<PyArray_Descr *><PyObject *>f32_dtype)
+    cdef PyArray_ArrFuncs *fx
+    cdef void *to_f32
+    cdef void *from_f32
+    done = set()
+    if f32.castdict == NULL:
+        return done
+    castdict = <object>f32.castdict
+    for t in SMALL_FLOATS:
+        d = dtype_of(t)
+        if d is None or d.itemsize > 4:
+            continue
+        fx = PyDataType_GetArrFuncs(<PyArray_Descr *><PyObject *>d)
+        to_f32 = fx.cast[NPY_FLOAT]
+        cap = castdict.get(d.num)
+        if to_f32 == NULL or cap is None:
+            continue
+        from_f32 = PyCapsule_GetPointer(cap, NULL)
+        if tl_ext_register(d.num, d.itemsize, to_f32, from_f32) >= 0:
+            done.add(t)
+    return done
+
+
+cdef set _EXT_TYPES = _register_small_floats()
+
+
+def set_simd(f16c=None):
+    """Use F16C float16 conversions (True), the software ones (False) or decide from the CPU
+    (None); returns whether F16C is used now. For tests and benchmarks."""
+    global tl_use_f16c
+    tl_use_f16c = -1 if f16c is None else (1 if f16c else 0)
+    return bool(tl_f16c())
+
+
+cdef object _mixed_loop(uf, op, CompiledRules r, names, res):
+    """DType classes of a blocked loop reading the operands' own dtypes, or None."""
+    loops = _MIXED.get(op.name)
+    if loops is None or op.nin != 2 or op.nout != 1:
+        return None
+    t = res[0]
+    if t not in loops or res[1] != t:
+        return None
+    exact = _EXACT_INPUTS[t]
+    ins = [t, t]
+    changed = False
+    for i in range(2):
+        a = names[i]
+        if a is not None and a != t and a in exact:
+            ins[i] = a
+            changed = True
+    if not changed:
+        return None
+    classes = (_dtype_class(r, ins[0]), _dtype_class(r, ins[1]), _dtype_class(r, res[2]))
+    key = (uf, classes)
+    if key not in _MIXED_DONE:
+        _add_spec(uf, op, classes, <void *><size_t>loops[t], NULL, NULL, NULL, b"tl_blocked")
+        _MIXED_DONE[key] = True
+    return classes
 cdef object _KEEP = []          # name/doc bytes: NumPy does not copy them
 
 # ufunc -> (op, CompiledRules); looked up by the promoter
@@ -139,6 +271,18 @@ def _resolve_names(op, CompiledRules r, names, fixed, bint reduction):
         raise TypeError(f"typelattice.{op.name}: no operand dtypes to promote")
     if reduction and op.out == "bool" and op.name.startswith("logical_"):
         return ("bool",) * (op.nin + op.nout)   # NumPy reduces logical ops in bool
+    if reduction and op.name in ("add", "multiply") and names[2] is None \
+            and all(f is None for f in fixed):
+        # sum/prod of bool and small ints in the default int, as NumPy's add/multiply reduce
+        # and jnp.sum/jnp.prod (promote_integers=True) do
+        k = _ops.kind(ins[0])
+        default = r.weak_target("i*") if "i*" in r.index else None
+        if k in "bi" and default is not None:
+            return (default,) * 3
+        if k == "u" and default is not None:
+            udef = "u" + default
+            if udef in r.index:
+                return (udef,) * 3
 
     def join(a, b):
         return r.join_names(a, b)
@@ -173,8 +317,38 @@ cdef int _promoter(PyObject *ufunc, void *const *op_dtypes, void *const *signatu
     names = [_operand_name(r, <PyArray_DTypeMeta *>op_dtypes[i]) for i in range(nargs)]
     fixed = [_operand_name(r, <PyArray_DTypeMeta *>signature[i]) for i in range(nargs)]
     cdef bint reduction = op_dtypes[0] == NULL
-    res = _resolve_names(op, r, names, fixed, reduction)
-    classes = [_dtype_class(r, t) for t in res]
+    try:
+        res = _resolve_names(op, r, names, fixed, reduction)
+    except TypePromotionError as exc:
+        # NumPy replaces errors raised here by its generic no-loop error: dispatch to an error
+        # loop instead, whose resolve_descriptors raises this TypePromotionError.
+        classes = _error_loop(uf, op, r, names, exc)
+        if classes is None:
+            raise
+        for i in range(nargs):
+            c = classes[i]
+            Py_INCREF(c)
+            new_op_dtypes[i] = <void *><PyObject *>c
+        return 0
+    classes = None
+    if res[0] in _EXT_TYPES and op.name in _EXT_LOOPS \
+            and all(x in (res[0], "bool") for x in res):
+        # an ml_dtypes small float: its float32-computing loop, registered on first use
+        classes = tuple(_dtype_class(r, t) for t in res)
+        if (uf, classes) not in _MIXED_DONE:
+            _add_spec(uf, op, classes, <void *><size_t>_EXT_LOOPS[op.name], NULL, NULL, NULL,
+                      b"tl_small_float")
+            _MIXED_DONE[(uf, classes)] = True
+    else:
+        for t in res:
+            if t not in _LOOP_TYPE_SET:
+                raise TypeError(f"typelattice.{op.name} has no loop for {t} yet (operands "
+                                f"{tuple(n for n in names[:op.nin])}, rule set {r.name!r}): "
+                                "cast to a core dtype explicitly, e.g. x.astype('float32')")
+        if not reduction and all(f is None for f in fixed):
+            classes = _mixed_loop(uf, op, r, names, res)
+        if classes is None:
+            classes = [_dtype_class(r, t) for t in res]
     for i in range(nargs):
         c = classes[i]
         Py_INCREF(c)
@@ -182,10 +356,99 @@ cdef int _promoter(PyObject *ufunc, void *const *op_dtypes, void *const *signatu
     return 0
 
 
+cdef dict _ERR_SLOT = {}        # ufunc -> error slot
+cdef list _ERR_UFUNC = []       # slot -> ufunc
+cdef dict _ERR_INFO = {}        # (slot, DType classes) -> TypePromotionError args
+
+
+cdef object _error_loop(uf, op, CompiledRules r, names, exc):
+    """Register (once) an error loop for these operand DTypes; its DType classes, or None."""
+    if op.nin != 2 or names[0] is None or names[1] is None:
+        return None
+    slot = _ERR_SLOT.get(uf)
+    if slot is None:
+        if len(_ERR_UFUNC) >= TL_N_ERR_SLOTS:
+            return None
+        slot = len(_ERR_UFUNC)
+        _ERR_UFUNC.append(uf)
+        _ERR_SLOT[uf] = slot
+    ins = []
+    for t in names[:2]:
+        w = r.weak_target(t) if t in r.index else None
+        d = dtype_of(w if w is not None else t)
+        if d is None:
+            return None
+        ins.append(type(d))
+    classes = tuple(ins) + (ins[0],) * op.nout
+    key = (slot, classes)
+    if key not in _ERR_INFO:
+        _ERR_INFO[key] = (exc.operands, exc.rules, f"(in typelattice.{op.name})")
+        _add_spec(uf, op, classes, tl_err_loop_ptr, NULL, NULL, tl_err_resolvers[slot], b"tl_error")
+    return classes
+
+
+cdef int _err_cb(int slot, PyArray_DTypeMeta *const *dtypes) noexcept with gil:
+    uf = _ERR_UFUNC[slot]
+    op, r = _REGISTRY[uf]
+    classes = tuple(<object><PyObject *>dtypes[i] for i in range(op.nin + op.nout))
+    info = _ERR_INFO.get((slot, classes))
+    if info is None:
+        info = (tuple(c.__name__ for c in classes[:op.nin]), (<CompiledRules>r).name, None)
+    err = TypePromotionError(info[0], info[1], hint=info[2])
+    PyErr_SetObject(type(err), err)
+    return -1
+
+
+tl_err_cb = <tl_err_cb_t>_err_cb
+
+
+cdef int _add_spec(uf, op, classes, void *loop, void *indexed, void *initial, void *resolve,
+                   bytes name) except -1:
+    cdef PyArrayMethod_Spec spec
+    cdef PyType_Slot slots[5]
+    cdef PyArray_DTypeMeta *dtypes[4]
+    cdef int k, ns = 0
+    for k in range(op.nin + op.nout):
+        dtypes[k] = <PyArray_DTypeMeta *><PyObject *>classes[k]
+    memset(slots, 0, sizeof(slots))
+    slots[ns].slot = NPY_METH_strided_loop
+    slots[ns].pfunc = loop
+    ns += 1
+    if indexed != NULL:
+        slots[ns].slot = NPY_METH_contiguous_indexed_loop
+        slots[ns].pfunc = indexed
+        ns += 1
+    if initial != NULL:
+        slots[ns].slot = NPY_METH_get_reduction_initial
+        slots[ns].pfunc = initial
+        ns += 1
+    if resolve != NULL:
+        slots[ns].slot = NPY_METH_resolve_descriptors
+        slots[ns].pfunc = resolve
+        ns += 1
+    _KEEP.append(name)
+    spec.name = name
+    spec.nin = op.nin
+    spec.nout = op.nout
+    spec.casting = NPY_NO_CASTING
+    spec.flags = NPY_METH_IS_REORDERABLE if op.reorderable else 0
+    quiet = op.quiet and not (op.out == "bool" and op.name not in ("equal", "not_equal")
+                              and classes[0] in _COMPLEX_CLASSES)   # NumPy warns there
+    if quiet or op.name not in _RAISES_FPE and all(c in _INT_CLASSES for c in classes):
+        # integer/bool loops that never touch the FPU: skip the FP status checks
+        spec.flags |= NPY_METH_NO_FLOATINGPOINT_ERRORS
+    spec.dtypes = dtypes
+    spec.slots = slots
+    PyUFunc_AddLoopFromSpec(uf, &spec)
+    return 0
+
+
 cdef int _identity_code(op, bint reorderable):
     ident = op.identity
     if ident is None:
         return PyUFunc_ReorderableNone if reorderable else PyUFunc_None
+    if ident == "-inf":
+        return PyUFunc_IdentityValue
     if ident is True or ident == 1:
         return PyUFunc_One
     if ident == -1:
@@ -194,17 +457,17 @@ cdef int _identity_code(op, bint reorderable):
 
 
 cdef object _make_ufunc(op, CompiledRules r, set types):
-    name = op.name.encode()
+    # "<rules>.<op>": dask/CuPy/pandas look foreign ufuncs up by __name__ and must not find
+    # their NumPy-rule namesake; pickle finds it as typelattice._ufuncs.<rules>.<op>
+    name = f"{r.name}.{op.name}".encode()
     doc = _ops.docstring(op, r.name).encode()
     _KEEP.append(name)
     _KEEP.append(doc)
-    uf = PyUFunc_FromFuncAndData(NULL, NULL, NULL, 0, op.nin, op.nout,
-                                 _identity_code(op, op.reorderable), name, doc, 0)
-    cdef PyArrayMethod_Spec spec
-    cdef PyType_Slot slots[4]
-    cdef PyArray_DTypeMeta *dtypes[4]
+    uf = PyUFunc_FromFuncAndDataAndSignatureAndIdentity(
+        NULL, NULL, NULL, 0, op.nin, op.nout, _identity_code(op, op.reorderable), name, doc, 0,
+        NULL, float("-inf") if op.identity == "-inf" else None)
     cdef const tl_loop_entry *e
-    cdef int i, k, ns
+    cdef int i, k
     cdef int nargs = op.nin + op.nout
     loop_types = set(op.loop_types(tuple(types)))
     for i in range(TL_N_LOOPS):
@@ -214,36 +477,18 @@ cdef object _make_ufunc(op, CompiledRules r, set types):
         compute = _ops.LOOP_TYPES[e.types[0]]
         if compute not in loop_types:
             continue
-        for k in range(nargs):
-            dtypes[k] = <PyArray_DTypeMeta *><PyObject *>_LOOP_DTYPES[e.types[k]]
-        memset(slots, 0, sizeof(slots))
-        ns = 0
-        slots[ns].slot = NPY_METH_strided_loop
-        slots[ns].pfunc = e.loop
-        ns += 1
-        if e.indexed != NULL:
-            slots[ns].slot = NPY_METH_contiguous_indexed_loop
-            slots[ns].pfunc = e.indexed
-            ns += 1
-        if e.initial != NULL:
-            slots[ns].slot = NPY_METH_get_reduction_initial
-            slots[ns].pfunc = e.initial
-            ns += 1
-        spec.name = name
-        spec.nin = op.nin
-        spec.nout = op.nout
-        spec.casting = NPY_NO_CASTING
-        spec.flags = NPY_METH_IS_REORDERABLE if op.reorderable else 0
-        spec.dtypes = dtypes
-        spec.slots = slots
-        PyUFunc_AddLoopFromSpec(uf, &spec)
+        classes = [_LOOP_DTYPES[e.types[k]] for k in range(nargs)]
+        _add_spec(uf, op, classes, e.loop, e.indexed, e.initial, NULL, name)
     capsule = PyCapsule_New(<void *><tl_promoter_t>_promoter, b"numpy._ufunc_promoter", NULL)
     PyUFunc_AddPromoter(uf, (None,) * nargs, capsule)
     _REGISTRY[uf] = (op, r)
+    uf.__module__ = __name__
     return uf
 
 
 cdef dict _BY_RULES = {}
+from types import SimpleNamespace
+from ._core import BUILTIN_RULES as _BUILTIN_NAMES
 
 
 def make_ufuncs(rules=None):
@@ -261,6 +506,8 @@ def make_ufuncs(rules=None):
     for alias, target in _ops.ALIASES.items():
         res[alias] = res[target]
     _BY_RULES[key] = res
+    if r.definition is None or r.name not in _BUILTIN_NAMES:
+        globals().setdefault(r.name, SimpleNamespace(**res))
     return dict(res)
 
 

@@ -27,6 +27,7 @@ ST = {"bfloat16": "TL_ST_bf16", "float16": "TL_ST_f16"}
 HALF = ("bfloat16", "float16")
 # float16 reductions that NumPy accumulates in float32 (HALF_add/subtract/multiply/divide)
 KEEP_F16 = ("add", "subtract", "multiply", "divide")
+N_ERR_SLOTS = 512
 
 
 def ld(t):
@@ -53,17 +54,42 @@ def identity_values(op, t):
         if t.startswith(("int", "uint")):
             return f"({STORAGE[t]})-1", f"({STORAGE[t]})-1"
         return None
+    if ident == "-inf":
+        return {"float16": ("0xfc00",) * 2, "bfloat16": ("0xff80",) * 2,
+                "float32": ("-INFINITY",) * 2, "float64": ("-(double)INFINITY",) * 2}.get(t)
     one = ident == 1
     if t in ("float16", "bfloat16"):
         bits = {"float16": (0x3c00, 0x8000), "bfloat16": (0x3f80, 0x8000)}[t]
-        return (hex(bits[0]), hex(bits[0])) if one else (hex(bits[1]), "0x0")
+        return (hex(bits[0]), hex(bits[0])) if one else ("0x0", "0x0")
     if t in ("float32", "float64"):
         f = "f" if t == "float32" else ""
-        return (f"1.0{f}", f"1.0{f}") if one else (f"-0.0{f}", f"0.0{f}")
+        return (f"1.0{f}", f"1.0{f}") if one else (f"0.0{f}", f"0.0{f}")
     if t.startswith("complex"):
         f = "f" if t == "complex64" else ""
-        return (f"{{1.0{f}, 0.0{f}}}",) * 2 if one else (f"{{-0.0{f}, 0.0{f}}}", f"{{0.0{f}, 0.0{f}}}")
+        return (f"{{1.0{f}, 0.0{f}}}",) * 2 if one else (f"{{0.0{f}, 0.0{f}}}",) * 2
     return ("1", "1") if one else ("0", "0")
+
+
+BLOCKED = {"float16": ("float", "tl_cvtsel_float", "tl_store_f16"),
+           "bfloat16": ("float", "tl_cvtsel_float", "tl_store_bf16"),
+           "float32": ("float", "tl_cvtsel_float", "tl_store_f32"),
+           "float64": ("double", "tl_cvtsel_double", "tl_store_f64")}
+
+
+def kernel_name(op, t):
+    return {"float16": op.kernel16, "bfloat16": op.kernel_bf16}.get(t, op.kernel)
+
+
+def blocked_ok(op, t):
+    """Ops with a blocked (mixed-input) loop for compute type t."""
+    return (t in BLOCKED and op.nin == 2 and op.nout == 1 and op.rule != FIRST_INEXACT
+            and not op.native16)
+
+
+def ext_ok(op):
+    """Ops with a loop for ml_dtypes' small floats (computed in float32)."""
+    return (op.nin == 2 and op.nout == 1 and op.rule != FIRST_INEXACT and not op.native16
+            and "f" in op.kinds and "f" not in op.unsupported)
 
 
 def emit():
@@ -74,9 +100,19 @@ def emit():
            f"#define TL_N_LOOP_TYPES {len(LOOP_TYPES)}",
            "TL_PAIRWISE(f32, float, float, TL_LD_id)",
            "TL_PAIRWISE(f64, double, double, TL_LD_id)",
-           "TL_PAIRWISE(f16, uint16_t, float, TL_LD_f16)", ""]
+           "TL_PAIRWISE(f16, uint16_t, float, TL_LD_f16)",
+           "TL_CPAIRWISE(c64, float)", "TL_CPAIRWISE(c128, double)", ""]
     table = []
+    mixed = []
     for op in OPS:
+        for t in op.loop_types():
+            if blocked_ok(op, t):
+                C, sel, store = BLOCKED[t]
+                fn = f"tl_{kernel_name(op, t)}_{SUFFIX['float64' if C == 'double' else 'float32']}"
+                oc, store = ("tl_bool", "tl_store_bool") if op.out == "bool" else (C, store)
+                bname = f"tl_blocked_{op.name}_{SUFFIX[t]}"
+                out.append(f"TL_LOOP_BLOCKED({bname}, {C}, {oc}, {fn}, {sel}, {store})")
+                mixed.append(f'    {{"{op.name}", {LOOP_TYPES.index(t)}, {bname}}},')
         for t in op.loop_types():
             sig = op.loop_signature(t)
             name = f"tl_loop_{op.name}_{SUFFIX[t]}"
@@ -84,7 +120,7 @@ def emit():
             sfx = SUFFIX[t]
             if t in HALF and not op.native16:
                 sfx = "f32"
-            fn = f"tl_{op.kernel}_{sfx}"
+            fn = f"tl_{kernel_name(op, t)}_{sfx}"
             lo, so = ld(t), st(t)
             if op.native16 and t in HALF:
                 lo, so = "TL_LD_id", "TL_ST_id"
@@ -96,13 +132,22 @@ def emit():
             elif op.out == "bool":
                 out.append(f"TL_LOOP2({name}, {S}, {S}, npy_bool, {lo}, {lo}, TL_ST_id, {fn})")
             else:
-                if op.name == "add" and t in ("float32", "float64", "float16"):
+                if op.name == "add" and t in ("complex64", "complex128"):
+                    F = "float" if t == "complex64" else "double"
+                    out.append(f"TL_LOOP2_CPW({name}, {SUFFIX[t]}, {S}, {F}, {fn})")
+                elif op.name == "add" and t in ("float32", "float64", "float16"):
                     pw = {"float32": "f32", "float64": "f64", "float16": "f16"}[t]
                     out.append(f"TL_LOOP2_PW({name}, {pw}, {S}, {lo}, {so}, {fn})")
                 elif t not in HALF or (t == "float16" and op.name in KEEP_F16):
                     out.append(f"TL_LOOP2_RED({name}, {S}, {lo}, {so}, {fn})")
                 else:
                     out.append(f"TL_LOOP2({name}, {S}, {S}, {S}, {lo}, {lo}, {so}, {fn})")
+                if t in HALF and blocked_ok(op, t):
+                    # F16C blocks for everything but reductions (which keep their own paths)
+                    out.append(f"static int {name}_h(TL_LOOP_ARGS) {{ if (data[0] == data[2] "
+                               f"&& st[0] == 0 && st[2] == 0) return {name}(ctx, data, dims, st, "
+                               f"aux); return tl_blocked_{op.name}_{SUFFIX[t]}(ctx, data, dims, "
+                               f"st, aux); }}")
                 indexed = name + "_at"
                 out.append(f"TL_INDEXED({indexed}, {S}, {lo}, {so}, {fn})")
             init = "NULL"
@@ -114,9 +159,44 @@ def emit():
                            f"    (void)ctx;\n    memcpy(initial, empty ? &ve : &v, sizeof({S}));"
                            f"\n    return 1;\n}}")
             types = [LOOP_TYPES.index(x) for x in sig] + [-1] * (4 - len(sig))
+            if t in HALF and blocked_ok(op, t) and op.out != "bool":
+                name = name + "_h"
+            elif t in HALF and blocked_ok(op, t):
+                name = f"tl_blocked_{op.name}_{SUFFIX[t]}"
             table.append(f'    {{"{op.name}", {{{", ".join(map(str, types))}}}, {name}, '
                          f"{indexed}, (void *){init}}},")
     out.append("")
+    # Error loops: registered on the fly for operand DTypes that have no promotion, so that the
+    # user sees TypePromotionError (NumPy turns an error raised by a promoter into its generic
+    # no-loop error). Their resolve_descriptors raises through a callback; one trampoline per
+    # ufunc (slot) tells the callback which ufunc it is.
+    out.append("typedef NPY_CASTING (*tl_err_cb_t)(int slot, PyArray_DTypeMeta *const *dtypes);")
+    out.append("static tl_err_cb_t tl_err_cb = NULL;")
+    out.append("static int tl_err_loop(TL_LOOP_ARGS) { (void)ctx; (void)data; (void)dims; "
+               "(void)st; (void)aux; return 0; }")
+    for k in range(N_ERR_SLOTS):
+        out.append(f"static NPY_CASTING tl_err_resolve_{k}(struct PyArrayMethodObject_tag *m, "
+                   "PyArray_DTypeMeta *const *dt, PyArray_Descr *const *g, PyArray_Descr **l, "
+                   f"npy_intp *v) {{ (void)m; (void)g; (void)l; (void)v; return tl_err_cb({k}, dt); }}")
+    out.append(f"#define TL_N_ERR_SLOTS {N_ERR_SLOTS}")
+    out.append("static void *const tl_err_resolvers[TL_N_ERR_SLOTS] = {"
+               + ", ".join(f"(void *)tl_err_resolve_{k}" for k in range(N_ERR_SLOTS)) + "};")
+    out.append("")
+    # small floats of ml_dtypes: one float32-computing loop per op, for every such dtype
+    ext = []
+    for op in OPS:
+        if ext_ok(op):
+            name = f"tl_ext_{op.name}"
+            out.append(f"TL_LOOP_EXT({name}, tl_{op.kernel_bf16}_f32, {int(op.out == 'bool')})")
+            ext.append(f'    {{"{op.name}", -1, {name}}},')
+    out.append(f"#define TL_N_EXT_LOOPS {len(ext)}")
+    out.append("static const tl_mixed_entry tl_ext_table[TL_N_EXT_LOOPS] = {")
+    out.extend(ext)
+    out.append("};")
+    out.append(f"#define TL_N_MIXED {len(mixed)}")
+    out.append("static const tl_mixed_entry tl_mixed_table[TL_N_MIXED] = {")
+    out.extend(mixed)
+    out.append("};")
     out.append(f"#define TL_N_LOOPS {len(table)}")
     out.append("static const tl_loop_entry tl_loop_table[TL_N_LOOPS] = {")
     out.extend(table)

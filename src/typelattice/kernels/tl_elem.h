@@ -24,20 +24,9 @@
 #define TL_HD static inline
 #endif
 
-#if defined(__CUDACC_RTC__)
-/* NVRTC (CuPy's run-time compiler) has no C library headers: declare what this file uses. */
-typedef signed char int8_t; typedef short int16_t; typedef int int32_t; typedef long long int64_t;
-typedef unsigned char uint8_t; typedef unsigned short uint16_t; typedef unsigned int uint32_t;
-typedef unsigned long long uint64_t;
-#define INT8_MIN (-127 - 1)
-#define INT16_MIN (-32767 - 1)
-#define INT32_MIN (-2147483647 - 1)
-#define INT64_MIN (-9223372036854775807LL - 1)
-#define NAN __int_as_float(0x7fc00000)   /* the quiet NaN of x86's NAN, not CUDA's 0x7fffffff */
-#else
+#ifndef __CUDACC_RTC__      /* NVRTC: the includer provides stdint types and math */
 #include <stdint.h>
 #include <math.h>
-#include <string.h>
 #endif
 
 #define TL_FPE_DIVBYZERO 1u
@@ -143,7 +132,7 @@ TL_HD T tl_left_shift_##S(T a, T b, unsigned *e)                                
 TL_HD T tl_power_##S(T a, T b, unsigned *e)                                                      \
 {                                                                                                \
     UT base = (UT)a, out;                                                                        \
-    if ((T)(b) < (T)0) { *e |= TL_ERR_NEGPOW; return 0; }                                        \
+    if ((T)-1 < (T)1 - (T)1 && ((uint64_t)(UT)b >> ((BITS) - 1))) { *e |= TL_ERR_NEGPOW; return 0; } \
     if (b == 0) return 1;                                                                        \
     if (a == 1) return 1;                                                                        \
     out = (b & 1) ? base : (UT)1;                                                                \
@@ -259,6 +248,17 @@ TL_HD tl_bool tl_greater_b(tl_bool a, tl_bool b, unsigned *e) { (void)e; return 
 TL_HD tl_bool tl_greater_equal_b(tl_bool a, tl_bool b, unsigned *e) { (void)e; return a >= b; }
 
 /* ==== real floats ============================================================================ */
+/* Quiet ordered comparisons (no 'invalid' flag for NaN operands, as NumPy): NaN operands are
+ * replaced before the comparison, because compilers vectorize isless() into signalling
+ * compares on SSE2 (gcc 12 -O3). */
+#define TL_QCMP(S, F)                                                                            \
+TL_HD int tl_qlt_##S(F a, F b) { int o = (a == a) & (b == b); F x = o ? a : (F)0, y = o ? b : (F)0; return o & (x < y); } \
+TL_HD int tl_qle_##S(F a, F b) { int o = (a == a) & (b == b); F x = o ? a : (F)0, y = o ? b : (F)0; return o & (x <= y); } \
+TL_HD int tl_qgt_##S(F a, F b) { return tl_qlt_##S(b, a); }                                      \
+TL_HD int tl_qge_##S(F a, F b) { return tl_qle_##S(b, a); }
+TL_QCMP(f32, float)
+TL_QCMP(f64, double)
+
 /* F: C type, S: suffix, M: libm suffix ("f" or empty). Division by zero in floor_divide and
  * remainder follows npy_floor_divide / npy_divmod / npy_remainder. */
 #define TL_FLOAT(S, F, M, LOGE2, LOG2E)                                                          \
@@ -272,9 +272,9 @@ TL_HD F tl_divmod_core_##S(F a, F b, F *mod)                                    
     m = fmod##M(a, b);                                                                           \
     if (!b) { *mod = m; return a / b; }                                                          \
     div = (a - m) / b;                                                                           \
-    if (m) { if ((b < 0) != (m < 0)) { m += b; div -= (F)1.0; } }                                \
+    if (m) { if (tl_qlt_##S(b, 0) != tl_qlt_##S(m, 0)) { m += b; div -= (F)1.0; } }                                \
     else { m = copysign##M((F)0, b); }                                                           \
-    if (div) { floordiv = floor##M(div); if (div - floordiv > (F)0.5) floordiv += (F)1.0; }      \
+    if (div) { floordiv = floor##M(div); if (tl_qgt_##S(div - floordiv, (F)0.5)) floordiv += (F)1.0; }      \
     else { floordiv = copysign##M((F)0, a / b); }                                                \
     *mod = m;                                                                                    \
     return floordiv;                                                                             \
@@ -300,10 +300,16 @@ TL_HD void tl_divmod_##S(F a, F b, F *q, F *r, unsigned *e)                     
 TL_HD F tl_fmod_##S(F a, F b, unsigned *e) { (void)e; return fmod##M(a, b); }                    \
 TL_HD F tl_power_##S(F a, F b, unsigned *e) { (void)e; return pow##M(a, b); }                    \
 TL_HD F tl_float_power_##S(F a, F b, unsigned *e) { (void)e; return pow##M(a, b); }              \
-TL_HD F tl_maximum_##S(F a, F b, unsigned *e) { (void)e; return (a >= b || a != a) ? a : b; }    \
-TL_HD F tl_minimum_##S(F a, F b, unsigned *e) { (void)e; return (a <= b || a != a) ? a : b; }    \
-TL_HD F tl_fmax_##S(F a, F b, unsigned *e) { (void)e; return fmax##M(a, b); }                    \
-TL_HD F tl_fmin_##S(F a, F b, unsigned *e) { (void)e; return fmin##M(a, b); }                    \
+/* NumPy's float32/float64 loops (and ml_dtypes' bfloat16) give the second operand when the     \
+ * operands are equal (maximum(0.0, -0.0) is -0.0); NumPy's float16 loops give the first (_h). */ \
+TL_HD F tl_maximum_##S(F a, F b, unsigned *e) { (void)e; return (tl_qgt_##S(a, b) || a != a) ? a : b; } \
+TL_HD F tl_minimum_##S(F a, F b, unsigned *e) { (void)e; return (tl_qlt_##S(a, b) || a != a) ? a : b; }     \
+TL_HD F tl_fmax_##S(F a, F b, unsigned *e) { (void)e; return (tl_qgt_##S(a, b) || b != b) ? a : b; }        \
+TL_HD F tl_fmin_##S(F a, F b, unsigned *e) { (void)e; return (tl_qlt_##S(a, b) || b != b) ? a : b; }        \
+TL_HD F tl_maximum_h_##S(F a, F b, unsigned *e) { (void)e; return (tl_qge_##S(a, b) || a != a) ? a : b; }  \
+TL_HD F tl_minimum_h_##S(F a, F b, unsigned *e) { (void)e; return (tl_qle_##S(a, b) || a != a) ? a : b; }  \
+TL_HD F tl_fmax_h_##S(F a, F b, unsigned *e) { (void)e; return (tl_qge_##S(a, b) || b != b) ? a : b; }     \
+TL_HD F tl_fmin_h_##S(F a, F b, unsigned *e) { (void)e; return (tl_qle_##S(a, b) || b != b) ? a : b; }     \
 TL_HD F tl_arctan2_##S(F a, F b, unsigned *e) { (void)e; return atan2##M(a, b); }                \
 TL_HD F tl_hypot_##S(F a, F b, unsigned *e) { (void)e; return hypot##M(a, b); }                  \
 TL_HD F tl_copysign_##S(F a, F b, unsigned *e) { (void)e; return copysign##M(a, b); }            \
@@ -335,10 +341,10 @@ TL_HD tl_bool tl_logical_or_##S(F a, F b, unsigned *e) { (void)e; return a || b;
 TL_HD tl_bool tl_logical_xor_##S(F a, F b, unsigned *e) { (void)e; return (!a) != (!b); }        \
 TL_HD tl_bool tl_equal_##S(F a, F b, unsigned *e) { (void)e; return a == b; }                    \
 TL_HD tl_bool tl_not_equal_##S(F a, F b, unsigned *e) { (void)e; return a != b; }                \
-TL_HD tl_bool tl_less_##S(F a, F b, unsigned *e) { (void)e; return a < b; }                      \
-TL_HD tl_bool tl_less_equal_##S(F a, F b, unsigned *e) { (void)e; return a <= b; }               \
-TL_HD tl_bool tl_greater_##S(F a, F b, unsigned *e) { (void)e; return a > b; }                   \
-TL_HD tl_bool tl_greater_equal_##S(F a, F b, unsigned *e) { (void)e; return a >= b; }
+TL_HD tl_bool tl_less_##S(F a, F b, unsigned *e) { (void)e; return tl_qlt_##S(a, b); }                      \
+TL_HD tl_bool tl_less_equal_##S(F a, F b, unsigned *e) { (void)e; return tl_qle_##S(a, b); }               \
+TL_HD tl_bool tl_greater_##S(F a, F b, unsigned *e) { (void)e; return tl_qgt_##S(a, b); }                   \
+TL_HD tl_bool tl_greater_equal_##S(F a, F b, unsigned *e) { (void)e; return tl_qge_##S(a, b); }
 
 TL_FLOAT(f32, float, f, 0.693147180559945309417232121458176568f, 1.442695040888963407359924681001892137f)
 TL_FLOAT(f64, double, , 0.693147180559945309417232121458176568, 1.442695040888963407359924681001892137)
@@ -374,12 +380,35 @@ TL_HD uint16_t tl_nextafter_bf16(uint16_t x, uint16_t y, unsigned *e)
 }
 
 /* ==== complex ================================================================================ */
-#define TL_COMPLEX(S, C, F, M)                                                                   \
+/* a**b for general exponents: the C library's cpow on the host (what NumPy calls), exp(b log a)
+ * elsewhere (CUDA, C++) */
+#if !defined(__CUDACC__) && !defined(__cplusplus)
+#include <complex.h>
+#define TL_CPOW_GENERAL(S, C, F, M)                                                              \
+TL_HD C tl_cpow_general_##S(C a, C b)                                                            \
+{                                                                                                \
+    F _Complex r = cpow##M(a.re + I * a.im, b.re + I * b.im);                                    \
+    C z; z.re = creal##M(r); z.im = cimag##M(r); return z;                                       \
+}
+#else
+#define TL_CPOW_GENERAL(S, C, F, M)                                                              \
+TL_HD C tl_cpow_general_##S(C a, C b)                                                            \
+{                                                                                                \
+    F lr = log##M(hypot##M(a.re, a.im)), li = atan2##M(a.im, a.re);                              \
+    F xr = b.re * lr - b.im * li, xi = b.re * li + b.im * lr;                                    \
+    F m = exp##M(xr);                                                                            \
+    C z; z.re = m * cos##M(xi); z.im = m * sin##M(xi); return z;                                 \
+}
+#endif
+
+#define TL_COMPLEX(S, C, F, M, FS)                                                               \
+TL_CPOW_GENERAL(S, C, F, M)                                                                      \
 TL_HD C tl_mk_##S(F re, F im) { C r; r.re = re; r.im = im; return r; }                           \
 TL_HD C tl_add_##S(C a, C b, unsigned *e) { (void)e; return tl_mk_##S(a.re + b.re, a.im + b.im); } \
 TL_HD C tl_subtract_##S(C a, C b, unsigned *e) { (void)e; return tl_mk_##S(a.re - b.re, a.im - b.im); } \
+/* as NumPy's SIMD loop (fmaddsub): re = fma(ar, br, -(ai*bi)), im = fma(ar, bi, ai*br) */      \
 TL_HD C tl_multiply_##S(C a, C b, unsigned *e)                                                   \
-{ (void)e; return tl_mk_##S(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re); }            \
+{ (void)e; return tl_mk_##S(fma##M(a.re, b.re, -(a.im * b.im)), fma##M(a.re, b.im, a.im * b.re)); } \
 TL_HD C tl_divide_##S(C a, C b, unsigned *e)                                                     \
 {                                                                                                \
     F br_abs = fabs##M(b.re), bi_abs = fabs##M(b.im); (void)e;                                   \
@@ -394,6 +423,8 @@ TL_HD C tl_divide_##S(C a, C b, unsigned *e)                                    
         return tl_mk_##S((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl);                  \
     }                                                                                            \
 }                                                                                                \
+/* npy_cpow's own multiplication (no FMA) */                                                     \
+TL_HD C tl_cmul_##S(C a, C b) { return tl_mk_##S(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re); } \
 /* npy_cpow: small integer exponents by repeated multiplication, else exp(b * log(a)) */          \
 TL_HD C tl_power_##S(C a, C b, unsigned *e)                                                      \
 {                                                                                                \
@@ -401,36 +432,32 @@ TL_HD C tl_power_##S(C a, C b, unsigned *e)                                     
     int64_t n;                                                                                   \
     if (br == 0 && bi == 0) return tl_mk_##S(1, 0);                                              \
     if (ar == 0 && ai == 0) {                                                                    \
-        if (br > 0 && bi == 0) return tl_mk_##S(0, 0);                                           \
+        if (br > 0) return tl_mk_##S(0, 0);                                                      \
         *e |= TL_FPE_INVALID;                                                                    \
         return tl_mk_##S(NAN, NAN);                                                              \
     }                                                                                            \
     if (bi == 0 && br >= -1e9 && br <= 1e9 && (F)(n = (int64_t)br) == br) {                      \
         if (n == 1) return a;                                                                    \
-        if (n == 2) return tl_multiply_##S(a, a, e);                                             \
-        if (n == 3) return tl_multiply_##S(a, tl_multiply_##S(a, a, e), e);                      \
+        if (n == 2) return tl_cmul_##S(a, a);                                                    \
+        if (n == 3) return tl_cmul_##S(a, tl_cmul_##S(a, a));                                    \
         if (n > -100 && n < 100) {                                                               \
             C p = a, aa = tl_mk_##S(1, 0);                                                       \
             int64_t mask = 1;                                                                    \
             if (n < 0) n = -n;                                                                   \
             for (;;) {                                                                           \
-                if (n & mask) aa = tl_multiply_##S(aa, p, e);                                    \
+                if (n & mask) aa = tl_cmul_##S(aa, p);                                           \
                 mask <<= 1;                                                                      \
                 if (n < mask || mask <= 0) break;                                                \
-                p = tl_multiply_##S(p, p, e);                                                    \
+                p = tl_cmul_##S(p, p);                                                           \
             }                                                                                    \
             if (br < 0) aa = tl_divide_##S(tl_mk_##S(1, 0), aa, e);                              \
             return aa;                                                                           \
         }                                                                                        \
     }                                                                                            \
-    {                                                                                            \
-        F lr = log##M(hypot##M(ar, ai)), li = atan2##M(ai, ar);                                  \
-        F xr = br * lr - bi * li, xi = br * li + bi * lr;                                        \
-        F m = exp##M(xr);                                                                        \
-        return tl_mk_##S(m * cos##M(xi), m * sin##M(xi));                                        \
-    }                                                                                            \
+    return tl_cpow_general_##S(a, b);                                                            \
 }                                                                                                \
 TL_HD C tl_float_power_##S(C a, C b, unsigned *e) { return tl_power_##S(a, b, e); }              \
+/* ordered (signalling) comparisons, as NumPy's complex loops: NaN warns 'invalid' */         \
 TL_HD int tl_cge_##S(C x, C y)                                                                   \
 { return (x.re > y.re && x.im == x.im && y.im == y.im) || (x.re == y.re && x.im >= y.im); }     \
 TL_HD int tl_cle_##S(C x, C y)                                                                   \
@@ -460,7 +487,7 @@ TL_HD tl_bool tl_less_equal_##S(C a, C b, unsigned *e) { (void)e; return tl_cle_
 TL_HD tl_bool tl_greater_##S(C a, C b, unsigned *e) { (void)e; return tl_cgt_##S(a, b); }        \
 TL_HD tl_bool tl_greater_equal_##S(C a, C b, unsigned *e) { (void)e; return tl_cge_##S(a, b); }
 
-TL_COMPLEX(c64, tl_c64, float, f)
-TL_COMPLEX(c128, tl_c128, double, )
+TL_COMPLEX(c64, tl_c64, float, f, f32)
+TL_COMPLEX(c128, tl_c128, double, , f64)
 
 #endif /* TYPELATTICE_TL_ELEM_H */

@@ -15,6 +15,10 @@
 #include "numpy/dtype_api.h"
 #include "tl_elem.h"
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#define TL_X86_DISPATCH_CLONES 1
+#endif
+
 #define TL_LD_id(x) (x)
 #define TL_ST_id(x, e) (x)
 #define TL_LD_b(x) ((tl_bool)((x) != 0))
@@ -100,11 +104,30 @@ static int NAME(TL_LOOP_ARGS)                                                   
     { TL_LOOP2_BODY(S, S, S, LD, LD, ST, FN) }                                                   \
 }
 
+/* AVX2 clones of hot reductions (the summation order is fixed by the code, so every clone gives
+ * the same bits; no FMA is enabled) */
+#if defined(TL_X86_DISPATCH_CLONES)
+#define TL_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define TL_CLONES
+#endif
+
 /* NumPy's pairwise summation (loops_utils.h.src), in the compute type F. */
 #define TL_PAIRWISE(SFX, S, F, LD)                                                               \
-static F tl_pairwise_##SFX(const char *a, npy_intp n, npy_intp stride)                           \
+TL_CLONES static F tl_pairwise_##SFX(const char *a, npy_intp n, npy_intp stride)                 \
 {                                                                                                \
     npy_intp i;                                                                                  \
+    if (n <= 128 && n >= 8 && stride == (npy_intp)sizeof(S)) {   /* contiguous block */          \
+        const S *p = (const S *)a;                                                               \
+        F r[8], res;                                                                             \
+        int k;                                                                                   \
+        for (k = 0; k < 8; k++) r[k] = LD(p[k]);                                                 \
+        for (i = 8; i < n - (n % 8); i += 8)                                                     \
+            for (k = 0; k < 8; k++) r[k] += LD(p[i + k]);                                        \
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));                 \
+        for (; i < n; i++) res += LD(p[i]);                                                      \
+        return res;                                                                              \
+    }                                                                                            \
     if (n < 8) {                                                                                 \
         F res = (F)-0.0;                                                                         \
         for (i = 0; i < n; i++) res += LD(*(const S *)(a + i * stride));                         \
@@ -139,6 +162,64 @@ static int NAME(TL_LOOP_ARGS)                                                   
         return tl_finish(fpe);                                                                   \
     }                                                                                            \
     { TL_LOOP2_BODY(S, S, S, LD, LD, ST, FN) }                                                   \
+}
+
+/* NumPy's complex pairwise summation: n counts scalars (2 per element), stride is half the
+ * element stride, four interleaved complex accumulators per block. */
+#define TL_CPAIRWISE(SFX, F)                                                                     \
+static void tl_cpairwise_##SFX(F *rr, F *ri, const char *a, npy_intp n, npy_intp stride)         \
+{                                                                                                \
+    npy_intp i;                                                                                  \
+    if (n < 8) {                                                                                 \
+        *rr = (F)-0.0; *ri = (F)-0.0;                                                            \
+        for (i = 0; i < n; i += 2) {                                                             \
+            *rr += *(const F *)(a + i * stride);                                                 \
+            *ri += *(const F *)(a + i * stride + sizeof(F));                                     \
+        }                                                                                        \
+    }                                                                                            \
+    else if (n <= 128) {                                                                         \
+        F r[8];                                                                                  \
+        int k;                                                                                   \
+        for (k = 0; k < 8; k += 2) {                                                             \
+            r[k] = *(const F *)(a + k * stride);                                                 \
+            r[k + 1] = *(const F *)(a + k * stride + sizeof(F));                                 \
+        }                                                                                        \
+        for (i = 8; i < n - (n % 8); i += 8)                                                     \
+            for (k = 0; k < 8; k += 2) {                                                         \
+                r[k] += *(const F *)(a + (i + k) * stride);                                      \
+                r[k + 1] += *(const F *)(a + (i + k) * stride + sizeof(F));                      \
+            }                                                                                    \
+        *rr = ((r[0] + r[2]) + (r[4] + r[6]));                                                   \
+        *ri = ((r[1] + r[3]) + (r[5] + r[7]));                                                   \
+        for (; i < n; i += 2) {                                                                  \
+            *rr += *(const F *)(a + i * stride);                                                 \
+            *ri += *(const F *)(a + i * stride + sizeof(F));                                     \
+        }                                                                                        \
+    }                                                                                            \
+    else {                                                                                       \
+        F rr1, ri1, rr2, ri2;                                                                    \
+        npy_intp n2 = n / 2;                                                                     \
+        n2 -= n2 % 8;                                                                            \
+        tl_cpairwise_##SFX(&rr1, &ri1, a, n2, stride);                                           \
+        tl_cpairwise_##SFX(&rr2, &ri2, a + n2 * stride, n - n2, stride);                         \
+        *rr = rr1 + rr2;                                                                         \
+        *ri = ri1 + ri2;                                                                         \
+    }                                                                                            \
+}
+
+/* complex add with NumPy's pairwise reduction */
+#define TL_LOOP2_CPW(NAME, SFX, S, F, FN)                                                        \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    if (data[0] == data[2] && st[0] == 0 && st[2] == 0) {                                        \
+        F rr, ri;                                                                                \
+        S *acc = (S *)data[0];                                                                   \
+        tl_cpairwise_##SFX(&rr, &ri, data[1], dims[0] * 2, st[1] / 2);                           \
+        acc->re += rr;                                                                           \
+        acc->im += ri;                                                                           \
+        return 0;                                                                                \
+    }                                                                                            \
+    { TL_LOOP2_BODY(S, S, S, TL_LD_id, TL_LD_id, TL_ST_id, FN) }                                 \
 }
 
 /* two outputs: (q, r) = FN(a, b) */
@@ -185,6 +266,295 @@ static int NAME(PyArrayMethod_Context *ctx, npy_bool empty, char *initial)      
     else { S v = VALUE; memcpy(initial, &v, sizeof(S)); }                                        \
     return 1;                                                                                    \
 }
+
+/* ==== blocked loops: convert a block of each input to the compute type, run the element function,
+ * convert the block of results back. One loop per (op, compute type) serves every input dtype whose
+ * conversion to the compute dtype is exact (int8 + float16 -> float16 reads each input once, with
+ * no temporary array); float16 <-> float32 blocks use F16C when the CPU has it. ============== */
+#define TL_BLOCK 256
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define TL_X86_DISPATCH 1
+__attribute__((target("avx,f16c")))
+static void tl_f16_to_f32_f16c(const uint16_t *s, float *d, npy_intp n)
+{
+    npy_intp i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(d + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(s + i))));
+    for (; i < n; i++) d[i] = tl_f16_to_f32(s[i]);
+}
+__attribute__((target("avx,f16c")))
+static void tl_f32_to_f16_f16c(const float *s, uint16_t *d, npy_intp n, unsigned *fpe)
+{
+    npy_intp i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm_storeu_si128((__m128i *)(d + i),
+                         _mm256_cvtps_ph(_mm256_loadu_ps(s + i), _MM_FROUND_TO_NEAREST_INT));
+    for (; i < n; i++) d[i] = tl_f32_to_f16(s[i], fpe);
+}
+#endif
+
+/* 1: use F16C, 0: software, -1: not decided yet (first use asks the CPU) */
+static int tl_use_f16c = -1;
+static int tl_f16c(void)
+{
+    if (tl_use_f16c < 0) {
+#ifdef TL_X86_DISPATCH
+        __builtin_cpu_init();
+        tl_use_f16c = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+#else
+        tl_use_f16c = 0;
+#endif
+    }
+    return tl_use_f16c;
+}
+static int tl_bf16_typenum = -1;    /* ml_dtypes' bfloat16, set at import */
+
+/* converters return the block in the compute type: dst, or src itself when it already is */
+typedef const float *(*tl_cvt_float)(const char *src, npy_intp stride, float *dst, npy_intp n);
+typedef const double *(*tl_cvt_double)(const char *src, npy_intp stride, double *dst, npy_intp n);
+
+#define TL_CVT(NAME, S, CT, EXPR)                                                                \
+static const CT *NAME(const char *src, npy_intp stride, CT *dst, npy_intp n)                     \
+{                                                                                                \
+    npy_intp i;                                                                                  \
+    if (stride == (npy_intp)sizeof(S) && sizeof(S) == sizeof(CT) && (CT)0.5 != 0 && (S)0.5 != 0) \
+        return (const CT *)src;     /* already the compute type */                              \
+    if (stride == (npy_intp)sizeof(S)) {                                                         \
+        const S *p = (const S *)src;                                                             \
+        for (i = 0; i < n; i++) dst[i] = (CT)EXPR(p[i]);                                         \
+    } else {                                                                                     \
+        for (i = 0; i < n; i++) dst[i] = (CT)EXPR(*(const S *)(src + i * stride));               \
+    }                                                                                            \
+    return dst;                                                                                  \
+}
+#define TL_CVT_ID(x) (x)
+#define TL_CVT_B(x) ((x) != 0)
+TL_CVT(tl_cvt_b_f, npy_bool, float, TL_CVT_B)
+TL_CVT(tl_cvt_i8_f, int8_t, float, TL_CVT_ID)
+TL_CVT(tl_cvt_u8_f, uint8_t, float, TL_CVT_ID)
+TL_CVT(tl_cvt_i16_f, int16_t, float, TL_CVT_ID)
+TL_CVT(tl_cvt_u16_f, uint16_t, float, TL_CVT_ID)
+TL_CVT(tl_cvt_f16sw_f, uint16_t, float, tl_f16_to_f32)
+TL_CVT(tl_cvt_bf16_f, uint16_t, float, tl_bf16_to_f32)
+TL_CVT(tl_cvt_f32_f, float, float, TL_CVT_ID)
+TL_CVT(tl_cvt_b_d, npy_bool, double, TL_CVT_B)
+TL_CVT(tl_cvt_i8_d, int8_t, double, TL_CVT_ID)
+TL_CVT(tl_cvt_u8_d, uint8_t, double, TL_CVT_ID)
+TL_CVT(tl_cvt_i16_d, int16_t, double, TL_CVT_ID)
+TL_CVT(tl_cvt_u16_d, uint16_t, double, TL_CVT_ID)
+TL_CVT(tl_cvt_i32_d, int32_t, double, TL_CVT_ID)
+TL_CVT(tl_cvt_u32_d, uint32_t, double, TL_CVT_ID)
+TL_CVT(tl_cvt_f16_d, uint16_t, double, tl_f16_to_f32)
+TL_CVT(tl_cvt_bf16_d, uint16_t, double, tl_bf16_to_f32)
+TL_CVT(tl_cvt_f32_d, float, double, TL_CVT_ID)
+TL_CVT(tl_cvt_f64_d, double, double, TL_CVT_ID)
+
+static const float *tl_cvt_f16_f(const char *src, npy_intp stride, float *dst, npy_intp n)
+{
+#ifdef TL_X86_DISPATCH
+    if (stride == 2 && tl_f16c()) { tl_f16_to_f32_f16c((const uint16_t *)src, dst, n); return dst; }
+#endif
+    return tl_cvt_f16sw_f(src, stride, dst, n);
+}
+
+/* converters from a descriptor's dtype (only conversions that are exact; NULL otherwise) */
+static tl_cvt_float tl_cvtsel_float(PyArray_Descr *d)
+{
+    switch (d->type_num) {
+        case NPY_BOOL: return tl_cvt_b_f;
+        case NPY_BYTE: return tl_cvt_i8_f;
+        case NPY_UBYTE: return tl_cvt_u8_f;
+        case NPY_SHORT: return tl_cvt_i16_f;
+        case NPY_USHORT: return tl_cvt_u16_f;
+        case NPY_HALF: return tl_cvt_f16_f;
+        case NPY_FLOAT: return tl_cvt_f32_f;
+        default: return d->type_num == tl_bf16_typenum ? tl_cvt_bf16_f : NULL;
+    }
+}
+static tl_cvt_double tl_cvtsel_double(PyArray_Descr *d)
+{
+    switch (d->type_num) {
+        case NPY_BOOL: return tl_cvt_b_d;
+        case NPY_BYTE: return tl_cvt_i8_d;
+        case NPY_UBYTE: return tl_cvt_u8_d;
+        case NPY_SHORT: return tl_cvt_i16_d;
+        case NPY_USHORT: return tl_cvt_u16_d;
+        case NPY_INT: return tl_cvt_i32_d;
+        case NPY_UINT: return tl_cvt_u32_d;
+        case NPY_HALF: return tl_cvt_f16_d;
+        case NPY_FLOAT: return tl_cvt_f32_d;
+        case NPY_DOUBLE: return tl_cvt_f64_d;
+        default: return d->type_num == tl_bf16_typenum ? tl_cvt_bf16_d : NULL;
+    }
+}
+
+/* stores of a block of results (compute type -> storage) */
+static void tl_store_f16(const float *s, char *dst, npy_intp stride, npy_intp n, unsigned *fpe)
+{
+    npy_intp i;
+#ifdef TL_X86_DISPATCH
+    if (stride == 2 && tl_f16c()) { tl_f32_to_f16_f16c(s, (uint16_t *)dst, n, fpe); return; }
+#endif
+    for (i = 0; i < n; i++) *(uint16_t *)(dst + i * stride) = tl_f32_to_f16(s[i], fpe);
+}
+static void tl_store_bf16(const float *s, char *dst, npy_intp stride, npy_intp n, unsigned *fpe)
+{
+    npy_intp i;
+    for (i = 0; i < n; i++) *(uint16_t *)(dst + i * stride) = tl_f32_to_bf16(s[i], fpe);
+}
+static void tl_store_f32(const float *s, char *dst, npy_intp stride, npy_intp n, unsigned *fpe)
+{
+    npy_intp i; (void)fpe;
+    for (i = 0; i < n; i++) *(float *)(dst + i * stride) = s[i];
+}
+static void tl_store_f64(const double *s, char *dst, npy_intp stride, npy_intp n, unsigned *fpe)
+{
+    npy_intp i; (void)fpe;
+    for (i = 0; i < n; i++) *(double *)(dst + i * stride) = s[i];
+}
+static void tl_store_bool(const tl_bool *s, char *dst, npy_intp stride, npy_intp n, unsigned *fpe)
+{
+    npy_intp i; (void)fpe;
+    for (i = 0; i < n; i++) *(npy_bool *)(dst + i * stride) = s[i];
+}
+
+/* Does the output range overlap the input range other than element for element? */
+static int tl_feedback(const char *in, npy_intp sin, const char *out, npy_intp sout, npy_intp n)
+{
+    const char *ilo, *ihi, *olo, *ohi;
+    if (n <= 1) return 0;
+    if (in == out && sin == sout && sin != 0) return 0;   /* in place, element for element */
+    ilo = sin >= 0 ? in : in + (n - 1) * sin;
+    ihi = (sin >= 0 ? in + (n - 1) * sin : in) + 16;
+    olo = sout >= 0 ? out : out + (n - 1) * sout;
+    ohi = (sout >= 0 ? out + (n - 1) * sout : out) + 16;
+    return ilo < ohi && olo < ihi;
+}
+
+/* C: compute type (float/double), OC: element result type, CVTSEL: converter selector */
+#define TL_LOOP_BLOCKED(NAME, C, OC, FN, CVTSEL, STORE)                                          \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    npy_intp n = dims[0], i, j, blk = TL_BLOCK;                                                  \
+    C ba[TL_BLOCK], bb[TL_BLOCK];                                                                \
+    OC bo[TL_BLOCK];                                                                             \
+    const C *pa, *pb;                                                                            \
+    int direct = (STORE == (void *)tl_store_f32 || STORE == (void *)tl_store_f64                 \
+                  || STORE == (void *)tl_store_bool)                                             \
+                 && st[2] == (npy_intp)sizeof(OC);                                               \
+    unsigned fpe = 0;                                                                            \
+    __typeof__(CVTSEL(ctx->descriptors[0])) ca = CVTSEL(ctx->descriptors[0]);                    \
+    __typeof__(ca) cb = CVTSEL(ctx->descriptors[1]);                                             \
+    (void)aux;                                                                                   \
+    if (ca == NULL || cb == NULL) {                                                              \
+        PyGILState_STATE gs = PyGILState_Ensure();                                               \
+        PyErr_SetString(PyExc_SystemError, "typelattice: no converter for a blocked loop");      \
+        PyGILState_Release(gs);                                                                  \
+        return -1;                                                                               \
+    }                                                                                            \
+    /* reductions and accumulations feed the output back into an input: element by element */    \
+    if (tl_feedback(data[0], st[0], data[2], st[2], n) || tl_feedback(data[1], st[1], data[2], st[2], n)) \
+        blk = 1;                                                                                 \
+    for (i = 0; i < n; i += blk) {                                                               \
+        npy_intp m = n - i < blk ? n - i : blk;                                                  \
+        pa = ca(data[0] + i * st[0], st[0], ba, m);                                              \
+        pb = cb(data[1] + i * st[1], st[1], bb, m);                                              \
+        if (direct) {   /* float32/float64 results go straight to a contiguous output */        \
+            OC *po = (OC *)(data[2] + i * st[2]);                                                \
+            for (j = 0; j < m; j++) po[j] = FN(pa[j], pb[j], &fpe);                              \
+        } else {                                                                                 \
+            for (j = 0; j < m; j++) bo[j] = FN(pa[j], pb[j], &fpe);                              \
+            STORE(bo, data[2] + i * st[2], st[2], m, &fpe);                                      \
+        }                                                                                        \
+    }                                                                                            \
+    return tl_finish(fpe);                                                                       \
+}
+
+/* ==== ml_dtypes' small floats (float8_*, float6_*, float4_*): computed in float32 through
+ * ml_dtypes' own casts (the same rounding as its ufuncs), in blocks. =========================== */
+typedef void (tl_vcast)(void *from, void *to, npy_intp n, void *fromarr, void *toarr);
+#define TL_MAX_EXT 32
+typedef struct { int type_num; npy_intp itemsize; tl_vcast *to_f32; tl_vcast *from_f32; } tl_ext_t;
+static tl_ext_t tl_ext[TL_MAX_EXT];
+static int tl_n_ext = 0;
+
+static int tl_ext_register(int type_num, npy_intp itemsize, void *to_f32, void *from_f32)
+{
+    if (tl_n_ext >= TL_MAX_EXT || to_f32 == NULL || from_f32 == NULL) return -1;
+    tl_ext[tl_n_ext].type_num = type_num;
+    tl_ext[tl_n_ext].itemsize = itemsize;
+    tl_ext[tl_n_ext].to_f32 = (tl_vcast *)to_f32;
+    tl_ext[tl_n_ext].from_f32 = (tl_vcast *)from_f32;
+    return tl_n_ext++;
+}
+
+static const tl_ext_t *tl_ext_find(PyArray_Descr *d)
+{
+    int i;
+    for (i = 0; i < tl_n_ext; i++) if (tl_ext[i].type_num == d->type_num) return &tl_ext[i];
+    return NULL;
+}
+
+/* a block of n items (stride) -> float32 */
+static void tl_ext_load(const tl_ext_t *x, const char *src, npy_intp stride, float *dst, npy_intp n)
+{
+    char tmp[TL_BLOCK * 4];
+    npy_intp i, k;
+    if (stride == x->itemsize) { x->to_f32((void *)src, dst, n, NULL, NULL); return; }
+    for (i = 0; i < n; i++) for (k = 0; k < x->itemsize; k++) tmp[i * x->itemsize + k] = src[i * stride + k];
+    x->to_f32(tmp, dst, n, NULL, NULL);
+}
+
+static void tl_ext_store(const tl_ext_t *x, float *src, char *dst, npy_intp stride, npy_intp n)
+{
+    char tmp[TL_BLOCK * 4];
+    npy_intp i, k;
+    if (stride == x->itemsize) { x->from_f32(src, dst, n, NULL, NULL); return; }
+    x->from_f32(src, tmp, n, NULL, NULL);
+    for (i = 0; i < n; i++) for (k = 0; k < x->itemsize; k++) dst[i * stride + k] = tmp[i * x->itemsize + k];
+}
+
+/* (E, E) -> E or bool, computing FN in float32 */
+#define TL_LOOP_EXT(NAME, FN, BOOL_OUT)                                                          \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    npy_intp n = dims[0], i, j, blk = TL_BLOCK;                                                  \
+    float ba[TL_BLOCK], bb[TL_BLOCK], bo[TL_BLOCK];                                              \
+    tl_bool bz[TL_BLOCK];                                                                        \
+    unsigned fpe = 0;                                                                            \
+    const tl_ext_t *xa = tl_ext_find(ctx->descriptors[0]), *xb = tl_ext_find(ctx->descriptors[1]); \
+    const tl_ext_t *xo = BOOL_OUT ? NULL : tl_ext_find(ctx->descriptors[2]);                     \
+    (void)aux;                                                                                   \
+    if (xa == NULL || xb == NULL || (!BOOL_OUT && xo == NULL)) {                                 \
+        PyGILState_STATE gs = PyGILState_Ensure();                                               \
+        PyErr_SetString(PyExc_SystemError, "typelattice: unknown small float dtype");            \
+        PyGILState_Release(gs);                                                                  \
+        return -1;                                                                               \
+    }                                                                                            \
+    if (tl_feedback(data[0], st[0], data[2], st[2], n) || tl_feedback(data[1], st[1], data[2], st[2], n)) \
+        blk = 1;                                                                                 \
+    for (i = 0; i < n; i += blk) {                                                               \
+        npy_intp m = n - i < blk ? n - i : blk;                                                  \
+        tl_ext_load(xa, data[0] + i * st[0], st[0], ba, m);                                      \
+        tl_ext_load(xb, data[1] + i * st[1], st[1], bb, m);                                      \
+        if (BOOL_OUT) {                                                                          \
+            for (j = 0; j < m; j++) bz[j] = (tl_bool)FN(ba[j], bb[j], &fpe);                     \
+            tl_store_bool(bz, data[2] + i * st[2], st[2], m, &fpe);                              \
+        } else {                                                                                 \
+            for (j = 0; j < m; j++) bo[j] = (float)FN(ba[j], bb[j], &fpe);                       \
+            tl_ext_store(xo, bo, data[2] + i * st[2], st[2], m);                                 \
+        }                                                                                        \
+    }                                                                                            \
+    return tl_finish(fpe);                                                                       \
+}
+
+typedef struct {
+    const char *op;          /* op name (_ops.py) */
+    int compute;             /* index into LOOP_TYPES of the compute/result type */
+    PyArrayMethod_StridedLoop *loop;
+} tl_mixed_entry;
 
 typedef struct {
     const char *op;          /* op name (_ops.py) */

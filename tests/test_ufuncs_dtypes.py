@@ -1,0 +1,210 @@
+"""Result dtypes and errors of every ufunc for every pair of the 18 operand kinds (15 dtypes and
+Python int/float/complex), against the independent model in ufunc_reference.py."""
+import pickle
+
+import numpy as np
+import pytest
+
+import typelattice as tl
+from ufunc_reference import (ALL_OPS, COMPLEX_GAP, KINDS, Gap, compute_dtypes, dtype, expected,
+                             operand)
+
+
+def test_every_op_is_a_numpy_ufunc():
+    for name in ALL_OPS:
+        uf = getattr(tl, name)
+        assert isinstance(uf, np.ufunc), name
+        assert uf.nin == 2
+        assert uf.nout == (2 if name == "divmod" else 1)
+    assert tl.true_divide is tl.divide and tl.mod is tl.remainder
+
+
+@pytest.mark.parametrize("name", ALL_OPS)
+def test_result_dtypes_all_pairs(name):
+    uf = getattr(tl, name)
+    bad = []
+    for a in KINDS:
+        for b in KINDS:
+            want = expected(name, a, b)
+            x, y = operand(a), operand(b)
+            try:
+                with np.errstate(all="ignore"):
+                    got = uf(x, y)
+            except Exception as exc:  # noqa: BLE001
+                if isinstance(want, type) and isinstance(exc, want):
+                    if want is Gap or name in COMPLEX_GAP and isinstance(exc, TypeError):
+                        assert "complex" in str(exc)
+                    continue
+                if want is Gap and isinstance(exc, TypeError) and "complex" in str(exc):
+                    continue
+                bad.append(f"{a}|{b}: want {want}, raised {type(exc).__name__}: {exc}")
+                continue
+            got = got if isinstance(got, tuple) else (got,)
+            got_names = tuple(np.asarray(g).dtype.name for g in got)
+            if isinstance(want, type):
+                bad.append(f"{a}|{b}: want {want.__name__}, got {got_names}")
+            elif got_names != want:
+                bad.append(f"{a}|{b}: want {want}, got {got_names}")
+            elif a in ("i*", "f*", "c*") and b in ("i*", "f*", "c*"):
+                pass
+            else:
+                # the operands broadcast to the array shape
+                assert all(np.shape(g) == (3,) for g in got)
+    assert not bad, f"{len(bad)} cells differ:\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize("name", ALL_OPS)
+def test_resolve_dtypes_agrees_with_calls(name):
+    uf = getattr(tl, name)
+    pyt = {"i*": int, "f*": float, "c*": complex}
+    bad = []
+    for a in KINDS:
+        for b in KINDS:
+            want = expected(name, a, b)
+            if isinstance(want, type) or (a in pyt and b in pyt):
+                continue
+            ins = tuple(pyt[k] if k in pyt else dtype(_long(k)) for k in (a, b))
+            got = uf.resolve_dtypes(ins + (None,) * uf.nout)
+            if tuple(d.name for d in got[2:]) != want:
+                bad.append(f"{a}|{b}: {got} vs {want}")
+            cin = compute_dtypes(name, a, b)
+            for k, d, c in zip((a, b), got[:2], cin):
+                # an input is converted to the compute dtype, or read as it is by a blocked
+                # loop that converts inline (floating compute dtypes only)
+                own = None if k in pyt else _long(k)
+                if d.name != c and not (d.name == own and c in FLOATS):
+                    bad.append(f"{a}|{b}: inputs {got[:2]} vs {cin}")
+    assert not bad, "\n".join(bad)
+
+
+FLOATS = ("float16", "bfloat16", "float32", "float64")
+
+
+def _long(k):
+    from ufunc_reference import LONG
+    return LONG[k]
+
+
+def test_python_int_out_of_range_raises_overflow():
+    a = np.arange(3, dtype=np.int8)
+    with pytest.raises(OverflowError):
+        tl.add(a, 1000)
+    with pytest.raises(OverflowError):
+        tl.multiply(np.arange(3, dtype=np.uint8), -1)
+    assert tl.add(a, 127).dtype == np.int8
+
+
+def test_strong_numpy_scalars_and_0d_arrays():
+    a = np.arange(3, dtype=np.int8)
+    assert tl.add(a, np.int64(1)).dtype == np.int64
+    assert tl.add(a, np.array(1, np.int16)).dtype == np.int16
+    assert tl.add(a, np.float32(1)).dtype == np.float32
+    assert tl.add(np.float16(1), 1.0).dtype == np.float16
+    # Python bool is bool, never weak
+    assert tl.add(a, True).dtype == np.int8
+    assert tl.add(np.ones(2, bool), True).dtype == bool
+
+
+@pytest.mark.parametrize("bad", [
+    np.array(["a", "b"]), np.array([1, 2], dtype=object), np.array([1, 2], dtype="M8[s]"),
+    np.array([(1, 2)], dtype="i4,i4"), np.array([1, 2], dtype="m8[s]"),
+])
+def test_unsupported_dtypes_raise_clearly(bad):
+    with pytest.raises(TypeError, match="typelattice"):
+        tl.add(bad, np.ones(len(bad), np.int8))
+    with pytest.raises(TypeError, match="typelattice"):
+        tl.add(bad, 1)
+
+
+def test_no_promotion_raises_type_promotion_error():
+    import ml_dtypes
+    x = np.ones(3, ml_dtypes.float8_e4m3fn)
+    with pytest.raises(tl.TypePromotionError, match="jax") as info:
+        tl.add(x, np.ones(3, np.float16))
+    assert isinstance(info.value, TypeError) and isinstance(info.value, ValueError)
+    assert "float8_e4m3fn" in str(info.value) and "float16" in str(info.value)
+
+
+def test_pickle_and_docstrings():
+    for name in ALL_OPS:
+        uf = getattr(tl, name)
+        assert pickle.loads(pickle.dumps(uf)) is uf
+        assert uf.__doc__ and "jax" in uf.__doc__
+    assert "int32" in tl.floor_divide.__doc__
+
+
+def test_identity_attributes_match_numpy():
+    for name in ["hypot", "logaddexp", "logaddexp2", "lcm", "add", "multiply", "bitwise_and", "bitwise_or", "bitwise_xor", "logical_and",
+                 "logical_or", "logical_xor", "maximum", "subtract", "gcd"]:
+        assert getattr(tl, name).identity == getattr(np, name).identity, name
+
+
+def test_names_pickle_and_foreign_array_libraries():
+    """__name__ is '<rules>.<op>': dask maps multi-output ufuncs and .outer to its own NumPy-rule
+    functions by name, so it must find none and refuse (TypeError) rather than silently use
+    NumPy's promotion; single-output calls go through dask's elemwise with our semantics."""
+    assert tl.add.__name__ == "jax.add" and tl.add.__module__ == "typelattice._ufuncs"
+    for uf in (tl.add, tl.divmod, tl.true_divide, tl.mod):
+        assert pickle.loads(pickle.dumps(uf)) is uf
+    da = pytest.importorskip("dask.array")
+    b = da.from_array(np.ones(4, bool), chunks=2)
+    i8 = da.from_array(np.arange(4, dtype=np.int8), chunks=2)
+    r = tl.floor_divide(b, b)              # JAX: int32 (NumPy would give int8)
+    assert r.dtype == np.int32 and r.compute().dtype == np.int32
+    assert tl.add(i8, 1).compute().dtype == np.int8
+    with pytest.raises(TypeError, match="NotImplemented"):
+        tl.divmod(b, b)
+    with pytest.raises(TypeError, match="NotImplemented"):
+        tl.add.outer(i8, i8)
+
+
+def test_pandas_keeps_typelattice_rules():
+    pd = pytest.importorskip("pandas")
+    s = pd.Series(np.arange(3, dtype=np.int8))
+    assert tl.add(s, 1).dtype == np.int8
+    assert tl.add(s, np.ones(3, np.uint8)).dtype == np.int16
+
+
+def test_second_rule_set_gets_its_own_ufuncs():
+    u32 = tl.make_ufuncs("jax32")
+    assert u32["add"] is not tl.add and u32["add"].__name__ == "jax32.add"
+    assert tl.make_ufuncs("jax32")["add"] is u32["add"]          # built once
+    a = np.arange(3, dtype=np.int64)
+    assert u32["add"](a, a).dtype == np.int32                   # x32 canonicalizes int64
+    assert u32["add"](np.arange(3, dtype=np.int8), 1.0).dtype == np.float32
+    assert u32["divide"](np.arange(3, dtype=np.int8), 2).dtype == np.float32
+    assert tl.add(np.arange(3, dtype=np.int8), 1.0).dtype == np.float64
+    assert pickle.loads(pickle.dumps(u32["multiply"])) is u32["multiply"]
+    assert u32["add"].reduce(np.ones(3, np.int8)).dtype == np.int32
+
+
+X32 = {"u64": "u32", "i64": "i32", "f64": "f32", "c128": "c64"}
+X32_NAMES = {"uint64": "uint32", "int64": "int32", "float64": "float32",
+             "complex128": "complex64"}
+
+
+@pytest.mark.parametrize("name", ["add", "subtract", "divide", "floor_divide", "power",
+                                  "bitwise_and", "left_shift", "gcd", "ldexp", "less",
+                                  "logical_or", "arctan2", "hypot", "maximum"])
+def test_jax32_ufuncs_are_x64_canonicalized(name):
+    """jax_ops_rules.md: every x32 result equals the x64 result for the operands x32 really
+    uses (64-bit arrays are their 32-bit siblings), with 64-bit results mapped to 32-bit."""
+    uf = tl.make_ufuncs("jax32")[name]
+    bad = []
+    for a in KINDS:
+        for b in KINDS:
+            want = expected(name, X32.get(a, a), X32.get(b, b))
+            x, y = operand(a), operand(b)
+            try:
+                with np.errstate(all="ignore"):
+                    got = uf(x, y)
+            except Exception as exc:  # noqa: BLE001
+                if not (isinstance(want, type) and isinstance(exc, want)
+                        or want is Gap and isinstance(exc, TypeError)):
+                    bad.append(f"{a}|{b}: want {want}, raised {exc!r}")
+                continue
+            got = got if isinstance(got, tuple) else (got,)
+            names = tuple(np.asarray(g).dtype.name for g in got)
+            if isinstance(want, type) or names != tuple(X32_NAMES.get(w, w) for w in want):
+                bad.append(f"{a}|{b}: want {want}, got {names}")
+    assert not bad, f"{len(bad)} cells differ:\n" + "\n".join(bad)

@@ -1,0 +1,334 @@
+"""ufunc methods and keyword arguments: reduce, accumulate, reduceat, outer, at, out=, where=,
+dtype=, signature=, casting=, order=; strides, byte order, alignment, overlap; hypothesis over
+shapes, strides and operand dtypes. References: NumPy's own ufunc on the operands cast to the
+compute dtype given by the independent model in ufunc_reference.py."""
+import warnings
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import typelattice as tl
+from test_ufuncs_values import assert_same
+from ufunc_reference import ARRAY_KINDS, LONG, compute_dtypes, dtype, expected
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+REDUCIBLE = ["add", "multiply", "maximum", "minimum", "fmax", "fmin", "bitwise_and",
+             "bitwise_or", "bitwise_xor", "logical_and", "logical_or", "logical_xor", "gcd",
+             "lcm", "subtract", "divide", "power", "arctan2", "hypot"]
+FLOATS = [np.float16, np.float32, np.float64, BF16]
+
+
+def _same(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    assert got.shape == want.shape
+    if got.dtype.kind in "fc" or got.dtype == BF16:
+        g = got.astype(np.complex128 if got.dtype.kind == "c" else np.float64)
+        w = want.astype(g.dtype)
+        assert np.array_equal(g, w, equal_nan=True), (got, want)
+        nan = np.isnan(g.real)          # NaN payloads and signs aside
+        assert np.array_equal(np.signbit(g.real)[~nan], np.signbit(w.real)[~nan])
+    else:
+        assert np.array_equal(got, want), (got, want)
+
+
+def _sample(dt, shape, rng):
+    dt = np.dtype(dt)
+    if dt == bool:
+        return rng.integers(0, 2, shape).astype(bool)
+    if dt.kind in "iu":
+        return rng.integers(1 if dt.kind == "u" else -9, 10, shape).astype(dt)
+    v = rng.integers(-8, 9, shape) / 4
+    if dt.kind == "c":
+        v = v + 1j * rng.integers(-8, 9, shape) / 4
+    return v.astype(dt)
+
+
+# -- reduce ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", REDUCIBLE)
+@pytest.mark.parametrize("kind", ARRAY_KINDS)
+def test_reduce_matches_numpy(name, kind):
+    """reduce over each axis, all axes (reorderable ops), keepdims; same dtype as NumPy."""
+    want_dt = expected(name, kind, kind)
+    if isinstance(want_dt, type) or want_dt[0] != LONG[kind] and name not in (
+            "logical_and", "logical_or", "logical_xor"):
+        pytest.skip("no same-dtype loop: NumPy would reduce in another dtype")
+    if name in ("logical_and", "logical_or", "logical_xor") and kind != "b":
+        pytest.skip("logical reductions run in bool")
+    uf, ref = getattr(tl, name), getattr(np, name)
+    x = _sample(dtype(LONG[kind]), (3, 4, 5), np.random.default_rng(1))
+    if name in ("power",):
+        x = np.abs(x) % 3 if x.dtype.kind != "c" else x
+    axes = [0, 1, 2, -1, None] + ([(0, 2)] if uf.identity is not None
+                                  or name in ("maximum", "minimum", "fmax", "fmin") else [])
+    with np.errstate(all="ignore"):
+        for axis in axes:
+            for kw in ({}, {"keepdims": True}):
+                try:
+                    want = ref.reduce(x, axis=axis, **kw)
+                    if name in ("power", "arctan2") and x.dtype in (np.float32, np.float64):
+                        # NumPy 2.4's SIMD power/arctan2 loops ignore the reduction's running
+                        # value (np.power.reduce([2., 3., 2.]) is 4.0); fold explicitly instead
+                        want = _fold(ref, x, axis, **kw)
+                except ValueError as exc:   # not reorderable: NumPy refuses several axes
+                    with pytest.raises(ValueError, match="reorderable"):
+                        uf.reduce(x, axis=axis, **kw)
+                    assert "reorderable" in str(exc)
+                    continue
+                assert_same(uf.reduce(x, axis=axis, **kw), want, name, f"{name} axis={axis}")
+
+
+def _fold(f, x, axis, keepdims=False):
+    """Left fold of the binary function f along one axis (the definition of reduce)."""
+    xs = np.moveaxis(x, axis, 0)
+    acc = xs[0]
+    for v in xs[1:]:
+        acc = f(acc, v)
+    return np.expand_dims(acc, axis) if keepdims else acc
+
+
+def test_non_reorderable_reduce_is_a_left_fold():
+    x = np.array([2.0, 3.0, 2.0])
+    assert tl.power.reduce(x) == 64.0          # NumPy 2.4 gives 4.0 here (see above)
+    assert tl.power.reduce(x.astype(np.float32)) == 64.0
+    assert tl.arctan2.reduce(x) == np.arctan2(np.arctan2(2.0, 3.0), 2.0)
+    _same(tl.power.accumulate(x), np.power.accumulate(x))
+
+
+@pytest.mark.parametrize("dt", [np.int8, np.uint8, np.float16, np.float32, np.float64, BF16,
+                                np.complex64, bool])
+def test_reduce_empty_where_initial(dt):
+    x = _sample(dt, (4, 6), np.random.default_rng(2))
+    mask = np.random.default_rng(3).integers(0, 2, (4, 6)).astype(bool)
+    mask[0] = False
+    for name in ("add", "multiply"):
+        uf, ref = getattr(tl, name), getattr(np, name)
+        _same(uf.reduce(x[:, :0], axis=1), ref.reduce(x[:, :0], axis=1))
+        _same(uf.reduce(x, axis=1, where=mask), ref.reduce(x, axis=1, where=mask))
+        _same(uf.reduce(x, axis=0, initial=3), ref.reduce(x, axis=0, initial=3))
+    if np.dtype(dt).kind in "biu":
+        _same(tl.bitwise_and.reduce(x[:0], axis=0), np.bitwise_and.reduce(x[:0], axis=0))
+    with pytest.raises(ValueError, match="identity"):
+        tl.maximum.reduce(x[:, :0], axis=1)
+    with pytest.raises(ValueError, match="initial"):
+        tl.maximum.reduce(x, axis=1, where=mask)
+    init = 0 if np.dtype(dt).kind in "ub" else -5
+    _same(tl.maximum.reduce(x, axis=1, where=mask, initial=init),
+          np.maximum.reduce(x, axis=1, where=mask, initial=init))
+
+
+def test_reduce_pairwise_summation_bit_exact():
+    rng = np.random.default_rng(4)
+    for dt in (np.float16, np.float32, np.float64):
+        for n in (1, 7, 8, 9, 127, 128, 129, 1000, 8193, 100_000):
+            x = (rng.normal(size=n) * 100).astype(dt)
+            with np.errstate(over="ignore"):
+                _same(tl.add.reduce(x), np.add.reduce(x))
+                _same(tl.add.reduce(x[::-3]), np.add.reduce(x[::-3]))
+                _same(tl.multiply.reduce(x[:50] / 64), np.multiply.reduce(x[:50] / 64))
+    for dt in (np.complex64, np.complex128):
+        for n in (1, 3, 4, 5, 63, 64, 65, 1000, 8193, 50_000):
+            x = (rng.normal(size=n) + 1j * rng.normal(size=n)).astype(dt) * 100
+            _same(tl.add.reduce(x), np.add.reduce(x))
+            _same(tl.add.reduce(x[::-3]), np.add.reduce(x[::-3]))
+            X = x[: n - n % 4].reshape(-1, 4) if n >= 4 else x[None]
+            _same(tl.add.reduce(X, axis=0), np.add.reduce(X, axis=0))
+            _same(tl.add.reduce(X, axis=1), np.add.reduce(X, axis=1))
+    # sum of -0.0 is 0.0 as in NumPy (the identity is +0.0)
+    _same(tl.add.reduce(np.array([-0.0])), np.add.reduce(np.array([-0.0])))
+
+
+def test_reduce_integer_upcast_like_numpy_sum():
+    """NumPy's add/multiply reductions of small ints and bool use the default int (as jnp.sum's
+    promote_integers): typelattice keeps that."""
+    for dt in (bool, np.int8, np.uint16, np.int32):
+        x = np.ones(5, dt)
+        _same(tl.add.reduce(x), np.add.reduce(x))
+        _same(tl.multiply.reduce(x), np.multiply.reduce(x))
+        _same(tl.add.reduce(x, dtype=dt), np.add.reduce(x, dtype=dt))
+        _same(tl.add.accumulate(x), np.add.accumulate(x))
+
+
+# -- accumulate, reduceat, outer, at --------------------------------------------------------------
+@pytest.mark.parametrize("name", ["add", "multiply", "maximum", "fmin", "subtract", "bitwise_xor",
+                                  "logical_and", "floor_divide"])
+@pytest.mark.parametrize("dt", [np.int16, np.uint8, np.float16, np.float32, BF16, np.complex128,
+                                bool])
+def test_accumulate_and_reduceat(name, dt):
+    want = expected(name, *([{np.dtype(d): k for k, d in
+                               ((k, dtype(LONG[k])) for k in ARRAY_KINDS)}[np.dtype(dt)]] * 2))
+    if isinstance(want, type) or (want[0] != np.dtype(dt).name and name != "logical_and"):
+        pytest.skip("no same-dtype loop")
+    uf, ref = getattr(tl, name), getattr(np, name)
+    x = _sample(dt, (4, 5), np.random.default_rng(5))
+    if name == "floor_divide":
+        x[x == 0] = 1
+    with np.errstate(all="ignore"):
+        for axis in (0, 1):
+            _same(uf.accumulate(x, axis=axis), ref.accumulate(x, axis=axis))
+            _same(uf.reduceat(x, [0, 2, 3], axis=axis), ref.reduceat(x, [0, 2, 3], axis=axis))
+
+
+def test_outer_uses_the_lattice_for_arrays():
+    a = np.arange(3, dtype=np.int8)
+    b = np.arange(4, dtype=np.uint8)
+    r = tl.add.outer(a, b)
+    assert r.dtype == np.int16 and r.shape == (3, 4)
+    _same(r, np.add.outer(a.astype(np.int16), b.astype(np.int16)))
+    q, m = tl.divmod.outer(a + 1, b[1:])
+    _same(q, np.floor_divide.outer(a + 1, b[1:]).astype(np.int16))
+    _same(m, np.remainder.outer((a + 1).astype(np.int16), b[1:].astype(np.int16)))
+    assert tl.add.outer(np.ones(2, BF16), np.ones(2, np.float16)).dtype == np.float32
+
+
+def test_outer_and_at_convert_python_scalars_early():
+    """Documented difference: NumPy's .outer converts a Python scalar to a (strong) array before
+    promotion, so tl.add.outer(int8, 1) is int64, not int8 as tl.add(int8, 1) is. Broadcasting
+    the call itself keeps JAX's weak scalars."""
+    a = np.arange(3, dtype=np.int8)
+    assert tl.add.outer(a, 1).dtype == np.int64
+    assert tl.add(a[:, None], 1).dtype == np.int8
+    # .at writes into the first operand, so the dtype is the array's either way
+    x = np.zeros(3, np.int8)
+    tl.add.at(x, [0, 0, 2], 1)
+    _same(x, np.array([2, 0, 1], np.int8))
+
+
+@pytest.mark.parametrize("dt", [np.int8, np.uint64, np.float16, np.float32, BF16, np.complex64,
+                                bool])
+@pytest.mark.parametrize("name", ["add", "multiply", "maximum", "minimum", "bitwise_or",
+                                  "subtract", "fmax"])
+def test_at_matches_numpy(dt, name):
+    uf, ref = getattr(tl, name), getattr(np, name)
+    if dt == bool and name == "subtract" or name == "bitwise_or" and np.dtype(dt).kind in "fcV":
+        pytest.skip("op not defined for dtype")
+    rng = np.random.default_rng(6)
+    base = _sample(dt, (6,), rng)
+    idx = np.array([0, 1, 1, -1, 5, 0, 3])
+    vals = _sample(dt, (7,), rng)
+    x, y = base.copy(), base.copy()
+    uf.at(x, idx, vals)
+    ref.at(y, idx, vals)
+    _same(x, y)
+    x2, y2 = np.tile(base, (2, 1)), np.tile(base, (2, 1))
+    uf.at(x2, (1, idx[:3]), vals[:3])
+    ref.at(y2, (1, idx[:3]), vals[:3])
+    _same(x2, y2)
+
+
+# -- keyword arguments ----------------------------------------------------------------------------
+def test_out_where_dtype_signature_casting_order():
+    a = np.arange(6, dtype=np.int8).reshape(2, 3)
+    b = np.arange(6, dtype=np.uint8).reshape(2, 3)
+    out = np.full((2, 3), 7, np.int16)
+    r = tl.add(a, b, out=out)
+    assert r is out
+    _same(out, (a.astype(np.int16) + b))
+    out64 = np.zeros((2, 3), np.float64)
+    tl.add(a, b, out=out64)                   # result int16 cast to the float64 out
+    _same(out64, (a.astype(np.float64) + b))
+    with pytest.raises(TypeError, match="same_kind"):
+        tl.add(a, 1.5, out=np.zeros((2, 3), np.int8))
+    mask = np.array([[True, False, True], [False, True, False]])
+    out = np.full((2, 3), -1, np.int16)
+    tl.add(a, b, out=out, where=mask)
+    _same(out, np.where(mask, a.astype(np.int16) + b, -1).astype(np.int16))
+    _same(tl.add(a, a, dtype=np.float32), np.add(a, a, dtype=np.float32))
+    _same(tl.multiply(a, a, signature=(np.int32, np.int32, None)),
+          np.multiply(a.astype(np.int32), a.astype(np.int32)))
+    with pytest.raises(TypeError, match="safe"):
+        tl.add(np.ones(2, BF16), 1.0, casting="safe")   # the Python float arrives as float64
+    _same(tl.add(np.ones(2, np.int8), np.ones(2, np.int16), casting="safe"),
+          np.full(2, 2, np.int16))
+    f = np.ones((3, 4), np.float32)
+    assert tl.add(f, f, order="F").flags.f_contiguous
+    q = np.empty((2, 3), np.int8)
+    m = np.empty((2, 3), np.int8)
+    r = tl.divmod(a, 4, out=(q, m))
+    assert r[0] is q and r[1] is m
+    _same(q, a // 4)
+    _same(m, a % 4)
+
+
+def test_noncontiguous_byteswapped_unaligned_overlapping():
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    _same(tl.add(x[:, ::-2], x[::-1, 1::2]), x[:, ::-2] + x[::-1, 1::2])
+    swapped = np.arange(5, dtype=">i4")
+    _same(tl.add(swapped, np.arange(5, dtype="<i2")), np.arange(5, dtype=np.int32) * 2)
+    raw = np.zeros(8 * 5 + 1, np.uint8)[1:].view(np.float64)
+    raw[:] = np.arange(5)
+    assert not raw.flags.aligned
+    _same(tl.multiply(raw, 2.0), np.arange(5.0) * 2)
+    y = np.arange(8, dtype=np.int32)
+    z = y.copy()
+    tl.add(y[:-1], y[1:], out=y[1:])
+    np.add(z[:-1], z[1:], out=z[1:])
+    _same(y, z)
+    s = np.arange(6, dtype=np.int16)
+    _same(tl.add(s, s[::-1], out=s), np.arange(6, dtype=np.int16) * 0 + 5)
+
+
+def test_scalars_and_0d():
+    r = tl.add(np.float32(1), 2)
+    assert isinstance(r, np.float32)
+    assert tl.add(np.array(1, np.int8), 1).dtype == np.int8 and tl.add(1, 2) == 3
+    assert isinstance(tl.less(np.int8(1), 2.0), np.bool_)
+
+
+# -- hypothesis: shapes, strides, broadcasting, operand dtypes --------------------------------------
+OPS_FOR_HYPOTHESIS = ["add", "subtract", "multiply", "divide", "floor_divide", "remainder",
+                      "maximum", "fmin", "bitwise_xor", "right_shift", "less_equal",
+                      "logical_xor", "copysign", "heaviside", "nextafter", "gcd"]
+
+
+@st.composite
+def operands(draw):
+    shape = draw(st.lists(st.integers(0, 4), min_size=0, max_size=3))
+    ka = draw(st.sampled_from(ARRAY_KINDS))
+    kb = draw(st.sampled_from(ARRAY_KINDS + ["i*", "f*"]))
+    seed = draw(st.integers(0, 2**16))
+    rng = np.random.default_rng(seed)
+    big = [s * 2 for s in shape]
+    a = _sample(dtype(LONG[ka]), big, rng)
+    idx = tuple(slice(None, None, draw(st.sampled_from([2, -2]))) for _ in shape)
+    a = a[idx]
+    if kb in ("i*", "f*"):
+        b = {"i*": 2, "f*": -1.5}[kb]
+    else:
+        bshape = [draw(st.sampled_from([1, s])) for s in shape]
+        if draw(st.booleans()):
+            bshape = bshape[1:]
+        b = _sample(dtype(LONG[kb]), bshape, rng)
+    return ka, kb, a, b
+
+
+@settings(max_examples=200, deadline=None)
+@given(operands(), st.sampled_from(OPS_FOR_HYPOTHESIS), st.booleans(), st.booleans())
+def test_hypothesis_against_numpy(ops, name, use_out, use_where):
+    ka, kb, a, b = ops
+    want = expected(name, ka, kb)
+    uf = getattr(tl, name)
+    if isinstance(want, type):
+        with pytest.raises(want):
+            uf(a, b)
+        return
+    ca, cb = compute_dtypes(name, ka, kb)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = getattr(np, name)(np.asarray(a).astype(dtype(ca)), np.asarray(b).astype(dtype(cb)))
+        shape = np.broadcast_shapes(np.shape(a), np.shape(b))
+        if use_where:
+            mask = np.arange(int(np.prod(shape))).reshape(shape) % 3 != 1
+            out = np.zeros(shape, dtype(want[0]))
+            got = uf(a, b, out=out, where=mask)
+            ref = np.where(mask, ref, np.zeros((), dtype(want[0])))
+        elif use_out:
+            out = np.empty(shape, dtype(want[0]))
+            got = uf(a, b, out=out)
+            assert got is out
+        else:
+            got = uf(a, b)
+    _same(got, ref)
