@@ -9,11 +9,15 @@ from ._errors import TypePromotionError
 from ._core import (BUILTIN_RULES, CompiledRules, compile_rules, get_rules, join, promote_types,
                     result_type, set_default_rules)
 from ._lattice import CheckReport, LatticeError, LatticeRules, RuleSet, TableRules
+from ._weak import WeakArray, asarray, is_weak, strong, weak
+from ._user import lattice, load_rules_file as load_rules, promotion_table, rules_from_dict
 
 __all__ = [
     "__version__", "TypePromotionError", "promote_types", "result_type", "join", "get_rules",
     "compile_rules", "set_default_rules", "BUILTIN_RULES", "CompiledRules", "RuleSet",
     "LatticeRules", "TableRules", "CheckReport", "LatticeError",
+    "lattice", "promotion_table", "rules_from_dict", "load_rules",
+    "WeakArray", "weak", "asarray", "strong", "is_weak",
 ]
 
 # -- ufuncs (JAX's rules; make_ufuncs(rules) builds them for another rule set) ----------------

@@ -11,6 +11,7 @@ from cpython.bytes cimport PyBytes_AS_STRING
 import numpy as np
 
 from ._dtypes import dtype_of, operand_name
+from ._weak import _marker_name
 from ._errors import TypePromotionError
 
 cdef object _ndarray = np.ndarray
@@ -28,6 +29,7 @@ cdef extern from "_tables.h":
         const int8_t *py_scalar
         const char *aliases
         int is_lattice
+        const char *storage
     int TL_N_RULESETS
     const tl_ruleset_t tl_rulesets[]
 
@@ -88,6 +90,14 @@ cdef class CompiledRules:
         return c
 
     cdef int code_slow(self, object x) except -2:
+        # Weak/ambiguous arrays (typelattice.weak, ndarray subclasses and other objects with a
+        # __typelattice_type__ attribute) count as their lattice type, not as their dtype.
+        if not isinstance(x, (str, type)):
+            lt = getattr(x, "__typelattice_type__", None)
+            if lt is not None:
+                name = _marker_name(lt, self)
+                if name is not None:
+                    return self.index[name]
         name = operand_name(x, self.index, self.aliases, self.python_scalars, self.name)
         return self.index[name]
 
@@ -134,7 +144,7 @@ cdef class CompiledRules:
 
 cdef CompiledRules _make(str name, str description, int n, types, const int8_t *join,
                          const int8_t *weak_to, const int8_t *py_scalar, aliases,
-                         bint is_lattice):
+                         bint is_lattice, storage=None):
     cdef CompiledRules r = CompiledRules.__new__(CompiledRules)
     r.name = name
     r.description = description
@@ -145,7 +155,8 @@ cdef CompiledRules _make(str name, str description, int n, types, const int8_t *
     for i in range(4):
         r.py_scalar[i] = py_scalar[i]
     r.types = tuple(types)
-    r.dtypes = tuple(dtype_of(t) for t in r.types)
+    storage = storage or {}
+    r.dtypes = tuple(dtype_of(storage.get(t, t)) for t in r.types)
     r.index = {t: i for i, t in enumerate(r.types)}
     r.aliases = dict(aliases)
     r.python_scalars = {k: r.types[py_scalar[i]]
@@ -161,19 +172,23 @@ cdef CompiledRules _make(str name, str description, int n, types, const int8_t *
 cdef dict _BY_NAME = {}
 
 
+cdef dict _pairs(const char *text):
+    out = {}
+    for pair in text.decode().split(";"):
+        if pair:
+            a, b = pair.split("=")
+            out[a] = b
+    return out
+
+
 cdef void _load_builtin():
     cdef const tl_ruleset_t *rs
     for i in range(TL_N_RULESETS):
         rs = &tl_rulesets[i]
-        aliases = {}
-        for pair in rs.aliases.decode().split(";"):
-            if pair:
-                a, b = pair.split("=")
-                aliases[a] = b
         _BY_NAME[rs.name.decode()] = _make(
             rs.name.decode(), rs.description.decode(), rs.n,
             [rs.types[j].decode() for j in range(rs.n)], rs.join, rs.weak_to, rs.py_scalar,
-            aliases, rs.is_lattice)
+            _pairs(rs.aliases), rs.is_lattice, _pairs(rs.storage))
 
 
 _load_builtin()
@@ -200,7 +215,8 @@ def compile_rules(ruleset):
                                  <const int8_t*>PyBytes_AS_STRING(join),
                                  <const int8_t*>PyBytes_AS_STRING(weak),
                                  <const int8_t*>PyBytes_AS_STRING(pys),
-                                 ruleset.canonicalize, ruleset.check(limit=0).ok)
+                                 ruleset.canonicalize, ruleset.check(limit=0).ok,
+                                 getattr(ruleset, "storage", None))
     r._owner = (join, weak, pys)
     r.definition = ruleset
     try:

@@ -23,6 +23,10 @@ from collections import deque
 __all__ = ["RuleSet", "LatticeRules", "TableRules", "CheckReport", "LatticeError"]
 
 
+NON_ASSOCIATIVE = "non-associative triples ((a.b).c != a.(b.c))"
+BOTH_DEFINED = "non-associative triples with both groupings defined"
+
+
 class LatticeError(ValueError):
     """A rule set that claims to be a lattice is not one (raised at build time, and for user
     lattices when they are created); the message names a counterexample."""
@@ -47,7 +51,9 @@ class CheckReport:
 
     @property
     def kind(self):
-        if self.asymmetric or self.non_associative or self.non_idempotent or self.multiple_lubs:
+        # check(limit=0) keeps no examples of non-associative triples, only their count.
+        if (self.asymmetric or self.non_associative or self.non_idempotent or self.multiple_lubs
+                or self.counts.get(NON_ASSOCIATIVE)):
             return "not a lattice"
         return "partial lattice" if self.no_upper_bound else "lattice"
 
@@ -60,17 +66,17 @@ class CheckReport:
         r = self.rules
         lines = [f"rule set {r.name!r}: {self.kind} over {len(r.types)} types"]
         sections = [
+            ("pairs with more than one least upper bound", self.multiple_lubs,
+             lambda a, b, m: f"({label(a)}, {label(b)}): minimal upper bounds "
+                             + ", ".join(label(x) for x in m)),
             ("asymmetric cells (a.b != b.a)", self.asymmetric,
              lambda a, b, x, y: f"{label(a)}.{label(b)} = {_show(x, label)}, "
                                 f"{label(b)}.{label(a)} = {_show(y, label)}"),
-            ("non-associative triples ((a.b).c != a.(b.c))", self.non_associative,
+            (NON_ASSOCIATIVE, self.non_associative,
              lambda a, b, c, x, y: f"({label(a)}, {label(b)}, {label(c)}): (a.b).c = "
                                    f"{_show(x, label)}, a.(b.c) = {_show(y, label)}"),
             ("non-idempotent types (t.t != t)", self.non_idempotent,
              lambda t, x: f"{label(t)}.{label(t)} = {_show(x, label)}"),
-            ("pairs with more than one least upper bound", self.multiple_lubs,
-             lambda a, b, m: f"({label(a)}, {label(b)}): minimal upper bounds "
-                             + ", ".join(label(x) for x in m)),
             ("pairs with no upper bound (no promotion)", self.no_upper_bound,
              lambda a, b: f"({label(a)}, {label(b)})"),
         ]
@@ -78,7 +84,11 @@ class CheckReport:
             total = self.counts.get(title, len(items))
             if not total:
                 continue
-            lines.append(f"  {title}: {total}")
+            extra = ""
+            if title == NON_ASSOCIATIVE and BOTH_DEFINED in self.counts:
+                extra = (f" ({self.counts[BOTH_DEFINED]} with both groupings defined, "
+                         f"{total - self.counts[BOTH_DEFINED]} defined on one side only)")
+            lines.append(f"  {title}: {total}{extra}")
             for item in items[:limit]:
                 lines.append("    " + fmt(*item))
             if total > limit:
@@ -102,13 +112,19 @@ class RuleSet:
       python_scalars: {"bool"/"int"/"float"/"complex": node} for Python scalar operands.
       canonicalize: {type: type} applied to operands and to the result (JAX with x64 off maps
         64-bit types to 32-bit ones).
+      storage: {type: NumPy dtype name} for a type of the rule set's own that computes as a NumPy
+        dtype (Mojo MAX's 'index' is stored as uint64); types with neither a dtype of their own nor
+        a storage dtype exist at table level only.
       description, source: for tables and docs.
+
+    A rule set may also carry ``check_notes`` (a callable returning lines, optionally taking
+    ``limit=``), printed by ``python -m typelattice check`` after the report.
     """
 
     is_lattice_shape = False
 
     def __init__(self, name, types, *, weak=None, python_scalars=None, canonicalize=None,
-                 description="", source=""):
+                 storage=None, description="", source=""):
         self.name = name
         self.types = tuple(types)
         if len(set(self.types)) != len(self.types):
@@ -117,12 +133,20 @@ class RuleSet:
         self.weak = dict(weak or {})
         self.python_scalars = dict(python_scalars or {})
         self.canonicalize = dict(canonicalize or {})
+        self.storage = dict(storage or {})
         self.description = description
         self.source = source
         for w, concrete in self.weak.items():
             if w not in self.index or concrete not in self.index:
                 raise LatticeError(f"rule set {name!r}: weak type {w!r} -> {concrete!r} "
                                    "names a type outside the rule set")
+        for kind_, t in self.python_scalars.items():
+            if kind_ not in ("bool", "int", "float", "complex") or t not in self.index:
+                raise LatticeError(f"rule set {name!r}: python_scalars {kind_!r} -> {t!r}: "
+                                   "expected bool/int/float/complex -> a type of the rule set")
+        for t in self.storage:
+            if t not in self.index:
+                raise LatticeError(f"rule set {name!r}: storage names unknown type {t!r}")
         self._table = None
 
     # -- joins ---------------------------------------------------------------------------------
@@ -178,25 +202,32 @@ class RuleSet:
         for i in range(n):
             if tab[i][i] != i:
                 report.non_idempotent.append((T[i], None if tab[i][i] < 0 else T[tab[i][i]]))
+        report.multiple_lubs.extend(self._multiple_lubs())
+        several = {frozenset(m[:2]) for m in report.multiple_lubs}
         for i, j in itertools.combinations(range(n), 2):
             if tab[i][j] != tab[j][i]:
                 report.asymmetric.append((T[i], T[j], _name(T, tab[i][j]), _name(T, tab[j][i])))
-            elif tab[i][j] < 0:
+            elif tab[i][j] < 0 and frozenset((T[i], T[j])) not in several:
                 report.no_upper_bound.append((T[i], T[j]))
-        report.multiple_lubs.extend(self._multiple_lubs())
-        count = 0
+        count = both = 0
         examples = []
         keep = limit if limit is not None else 50
-        # Smallest counterexamples first: triples ordered by the sum of their type positions.
-        for i, j, k in sorted(itertools.product(range(n), repeat=3), key=sum):
+        # Smallest counterexamples first: triples ordered by their highest type position, then
+        # by the sum of positions (types listed first, e.g. concrete before weak ones, come first).
+        for i, j, k in sorted(itertools.product(range(n), repeat=3),
+                              key=lambda t: (max(t), sum(t))):
             left = get(get(i, j), k)
             right = get(i, get(j, k))
             if left != right:
                 count += 1
+                both += left >= 0 and right >= 0
                 if len(examples) < keep:
                     examples.append((T[i], T[j], T[k], _name(T, left), _name(T, right)))
         report.non_associative = examples
-        report.counts["non-associative triples ((a.b).c != a.(b.c))"] = count
+        report.counts[NON_ASSOCIATIVE] = count
+        # Triples whose two groupings are both defined and differ; the others are defined on one
+        # side only (e.g. the pair a.b has no promotion although a and b have upper bounds).
+        report.counts[BOTH_DEFINED] = both
         return report
 
     def _multiple_lubs(self):
@@ -219,15 +250,41 @@ class RuleSet:
         return sorted(edges, key=lambda e: (order[e[0]], order[e[1]]))
 
     def explain(self, *types):
-        """Lines describing how the join of ``types`` is found."""
+        """Lines describing how the join of ``types`` is found: the cells of the left fold and,
+        for a table that is not associative or commutative, what other operand orders give."""
         res = self.join(*types)
         lines = []
+        if len(types) > 1:
+            acc = types[0]
+            for t in types[1:]:
+                nxt = self.join(acc, t)
+                lines.append(f"table cell ({acc}, {t}) = {'none' if nxt is None else nxt}")
+                if nxt is None:
+                    break
+                acc = nxt
         if res is None:
             lines.append(f"{', '.join(types)}: no promotion under {self.name!r}")
         else:
             conc, weak = self.materialize(res)
             lines.append(f"join({', '.join(types)}) = {res}"
                          + (f" (weak; materializes as {conc})" if weak else ""))
+        if 1 < len(types) <= 6:
+            others = {}
+            for perm in itertools.permutations(types):
+                r = self.join(*perm)
+                if r != res:
+                    others.setdefault(r, perm)
+            for r, perm in others.items():
+                lines.append(f"order matters under {self.name!r}: join({', '.join(perm)}) = "
+                             f"{'none' if r is None else r}")
+            if len(types) == 3 and not others:
+                a, b, c = types
+                ab, bc = self.join(a, b), self.join(b, c)
+                left = None if ab is None else self.join(ab, c)
+                right = None if bc is None else self.join(a, bc)
+                if left != right:
+                    lines.append(f"grouping matters: ({a}.{b}).{c} = {left}, "
+                                 f"{a}.({b}.{c}) = {right}")
         return lines
 
     def __repr__(self):
@@ -409,5 +466,5 @@ class TableRules(RuleSet):
             edges[a].append(b)
         return LatticeRules(self.name, edges, types=self.types, weak=self.weak,
                             python_scalars=self.python_scalars,
-                            canonicalize=self.canonicalize, description=self.description,
-                            source=self.source)
+                            canonicalize=self.canonicalize, storage=self.storage,
+                            description=self.description, source=self.source)

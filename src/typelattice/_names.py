@@ -30,6 +30,7 @@ SHORT = {
     "bfloat16": "bf16", "float16": "f16", "float32": "f32", "float64": "f64",
     "complex64": "c64", "complex128": "c128",
     "i*": "i*", "f*": "f*", "c*": "c*",
+    "tensor_float32": "tf32",           # Mojo MAX's table-level type, as the reference spells it
 }
 FROM_SHORT = {v: k for k, v in SHORT.items()}
 

@@ -495,7 +495,8 @@ def make_ufuncs(rules=None):
     """{name: np.ufunc} for every op, promoting with ``rules`` (None: "jax"); aliases
     (true_divide, mod) are the same objects. Built once per rule set."""
     cdef CompiledRules r = get_rules(rules)
-    key = r.name if r.definition is None else id(r)
+    builtin = r.name in _BUILTIN_NAMES and get_rules(r.name) is r
+    key = r.name if builtin else id(r)
     got = _BY_RULES.get(key)
     if got is not None:
         return dict(got)
@@ -506,8 +507,8 @@ def make_ufuncs(rules=None):
     for alias, target in _ops.ALIASES.items():
         res[alias] = res[target]
     _BY_RULES[key] = res
-    if r.definition is None or r.name not in _BUILTIN_NAMES:
-        globals().setdefault(r.name, SimpleNamespace(**res))
+    # Pickling finds a ufunc named '<rules>.<op>' as typelattice._ufuncs.<rules>.<op>.
+    globals().setdefault(r.name, SimpleNamespace(**res))
     return dict(res)
 
 

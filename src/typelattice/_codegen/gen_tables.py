@@ -64,6 +64,7 @@ def emit(registry, reports):
              "    const int8_t *py_scalar;     /* bool, int, float, complex -> type, -1: none */",
              "    const char *aliases;         /* 'from=to;...' applied to operands (canonicalize) */",
              "    int is_lattice;              /* proven at build time */",
+             "    const char *storage;         /* 'type=dtype;...' for a rule set's own types */",
              "} tl_ruleset_t;", ""]
     entries = []
     for rs in registry.values():
@@ -86,9 +87,10 @@ def emit(registry, reports):
                      + ", ".join(map(str, pys)) + "};")
         aliases = ";".join(f"{a}={b}" for a, b in rs.canonicalize.items())
         is_lattice = int(reports[rs.name].ok)
+        storage = ";".join(f"{a}={b}" for a, b in getattr(rs, "storage", {}).items())
         entries.append(f"    {{{c_str(rs.name)}, {c_str(rs.description)}, {n}, tl_types_{cid}, "
                        f"tl_join_{cid}, tl_weak_to_{cid}, tl_py_scalar_{cid}, {c_str(aliases)}, "
-                       f"{is_lattice}}},")
+                       f"{is_lattice}, {c_str(storage)}}},")
         lines.append("")
     lines.append(f"#define TL_N_RULESETS {len(entries)}")
     lines.append("static const tl_ruleset_t tl_rulesets[TL_N_RULESETS] = {")

@@ -2,7 +2,8 @@
 module's ``RULES`` is a list of RuleSet objects."""
 import importlib
 
-MODULES = ("jax",)
+MODULES = ("jax", "jax_strict", "jax_lax", "numpy", "torch", "tensorflow", "array_api",
+           "anvil", "max", "kernel_float")
 
 _registry = None
 

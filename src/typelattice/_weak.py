@@ -1,0 +1,311 @@
+"""Weak and ambiguous arrays: values whose promotion type is a weak lattice type ('i*', 'f*', 'c*'
+in JAX, 'int32?' in anvil), so that a result whose join is weak stays weak in the next operation.
+
+    >>> w = typelattice.weak(np.asarray(1.0))          # JAX's weakly typed float: type 'f*'
+    >>> typelattice.result_type(w, np.float16)          # float16, as for a Python float
+    >>> z = typelattice.asarray(1, type="int32?", rules="anvil")   # anvil's ambiguous int32
+    >>> typelattice.result_type(z, np.int16, rules="anvil")        # int16
+
+``WeakArray`` is an ndarray subclass carrying ``lattice_type``; its data is stored in the dtype the
+weak type materializes to under the rule set it was made for ('f*' -> float64 under jax, float32
+under jax32; 'int32?' -> int32). Everything that asks for an operand's type (result_type,
+promote_types, join, the CLI) sees the weak type through the ``__typelattice_type__`` attribute:
+any object with that attribute (a str naming a type) takes part the same way.
+
+Under a rule set that does not have the array's type, the type falls back to the rule set's type
+for a Python scalar of the same kind if that one is weak ('int32?' under jax is 'i*'; 'f*' under
+anvil is 'float32?'); otherwise the array counts as its (strong) dtype.
+
+Operations. NumPy's promoter sees dtypes only, so a ufunc cannot tell a weak float64 array from a
+strong one. ``WeakArray.__array_ufunc__`` therefore handles a call in which some operand is weak:
+
+* for a typelattice ufunc (found through ``typelattice._ufuncs.ufunc_info``) or one registered
+  with ``register_ufunc(ufunc, rules)``: the join J
+  of all operand types is computed under ``rules``; weak operands (weak arrays, Python scalars) are
+  converted to the dtype J materializes to; the ufunc runs; when J is weak, each output whose dtype
+  is J's materialization (or another weak type's, except bool: comparisons give plain bools) is
+  returned as a WeakArray of that weak type;
+* for any other ufunc (NumPy's own ``np.add``...): plain NumPy semantics; the result is a plain
+  ndarray (weakness is dropped).
+
+``apply_ufunc(ufunc, method, inputs, kwargs, rules)`` is that same procedure, usable by a ufunc
+wrapper for calls with no WeakArray operand (e.g. ``bool_array + 1`` whose join i* is weak, or
+anvil's ``bool_tensor + 1L`` which is 'int32?'); ``may_be_weak(inputs)`` says cheaply whether it
+is needed. Explicit casts (``astype``) and ``strong(x)`` return plain arrays; integer indexing
+that yields a NumPy scalar yields a strong scalar (NumPy scalars are strong).
+"""
+import numpy as np
+
+__all__ = ["WeakArray", "weak", "asarray", "strong", "is_weak", "register_ufunc",
+           "apply_ufunc", "may_be_weak", "ufunc_rules"]
+
+_PY_KIND = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}
+_UFUNC_RULES = {}
+
+
+def register_ufunc(ufunc, rules):
+    """Route calls of ``ufunc`` with weak operands through ``apply_ufunc`` under ``rules`` (a rule
+    set name, RuleSet or CompiledRules). typelattice's ufunc modules call this for each ufunc."""
+    _UFUNC_RULES[ufunc] = rules
+
+
+def unregister_ufunc(ufunc):
+    _UFUNC_RULES.pop(ufunc, None)
+
+
+def _marker_name(lt, r):
+    """The type name a ``__typelattice_type__`` value ``lt`` stands for under CompiledRules ``r``,
+    or None (then the operand counts as its dtype). Called by _core for ndarray subclasses and
+    other objects carrying the attribute."""
+    if not isinstance(lt, str):
+        return None
+    if lt in r.index:
+        return lt
+    from ._names import kind
+    k = kind(lt)
+    fallback = r.python_scalars.get(_PY_KIND.get(k, ""))
+    if fallback is not None and r.weak_target(fallback) is not None:
+        return fallback
+    return None
+
+
+class WeakArray(np.ndarray):
+    """An ndarray whose promotion type is a weak (or ambiguous) lattice type; see ``weak``."""
+
+    _tl_type = None
+    _tl_rules = None
+
+    def __array_finalize__(self, obj):
+        self._tl_type = getattr(obj, "_tl_type", None)
+        self._tl_rules = getattr(obj, "_tl_rules", None)
+
+    @property
+    def __typelattice_type__(self):
+        return self._tl_type
+
+    @property
+    def lattice_type(self):
+        """The weak type name ('f*', 'int32?')."""
+        return self._tl_type
+
+    @property
+    def rules(self):
+        """The rule set the array was made for (used for its ufunc calls when unregistered)."""
+        return self._tl_rules
+
+    def astype(self, *args, **kwargs):
+        """An explicit cast makes a strong (plain) array."""
+        return np.asarray(self).astype(*args, **kwargs)
+
+    def __repr__(self):
+        rules = getattr(self._tl_rules, "name", self._tl_rules)
+        return (f"weak({np.asarray(self)!r}, type={self._tl_type!r}"
+                + (f", rules={rules!r})" if rules else ")"))
+
+    def __reduce__(self):
+        fn, args, state = super().__reduce__()
+        return fn, args, (state, self._tl_type, self._tl_rules)
+
+    def __setstate__(self, state):
+        base, self._tl_type, self._tl_rules = state
+        super().__setstate__(base)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        rules = ufunc_rules(ufunc)
+        if rules is None:
+            return _plain(ufunc, method, inputs, kwargs)
+        return apply_ufunc(ufunc, method, inputs, kwargs, rules)
+
+
+def ufunc_rules(ufunc):
+    """The rule set a ufunc promotes with: registered here, or a typelattice ufunc (found through
+    ``typelattice._ufuncs.ufunc_info`` when that module exists); None for other ufuncs."""
+    global _ufunc_info
+    rules = _UFUNC_RULES.get(ufunc)
+    if rules is None:
+        if _ufunc_info is _UNSET:
+            try:
+                from ._ufuncs import ufunc_info as _ufunc_info
+            except ImportError:
+                _ufunc_info = None
+        if _ufunc_info is not None:
+            info = _ufunc_info(ufunc)
+            if info is not None:
+                rules = info[1]
+    return rules
+
+
+_UNSET = object()
+_ufunc_info = _UNSET
+
+
+def _strip(x):
+    return x.view(np.ndarray) if isinstance(x, WeakArray) else x
+
+
+def _strip_kwargs(kwargs):
+    out = kwargs.get("out")
+    if out is not None:
+        kwargs = dict(kwargs)
+        kwargs["out"] = tuple(_strip(o) for o in (out if isinstance(out, tuple) else (out,)))
+    return kwargs
+
+
+def _plain(ufunc, method, inputs, kwargs):
+    return getattr(ufunc, method)(*(_strip(x) for x in inputs), **_strip_kwargs(kwargs))
+
+
+def strong(x):
+    """``x`` as a plain (strong) ndarray: its dtype becomes its type."""
+    return np.asarray(_strip(x)) if isinstance(x, WeakArray) else np.asarray(x)
+
+
+def is_weak(x, rules=None):
+    """Whether ``x`` (an array, scalar, Python number or type name) has a weak type under
+    ``rules``: weak arrays, Python int/float/complex under JAX's rules, 'i*'..."""
+    from ._core import get_rules
+    r = get_rules(rules if rules is not None else getattr(x, "rules", None))
+    return r.weak_target(r.name_of(x)) is not None
+
+
+def weak(x, type=None, *, rules=None):
+    """A WeakArray holding ``x`` with weak type ``type`` under ``rules`` (default: jax).
+
+    Without ``type``: the rule set's weak type that materializes to x's dtype (int16 -> 'int16?'
+    under anvil, float64 -> 'f*' under jax), else the weak type of a Python scalar of x's kind
+    (float32 -> 'f*' under jax). The data is converted to the dtype the weak type materializes
+    to. Raises ValueError when the rule set has no such weak type (bool under jax: never weak).
+    """
+    from ._core import get_rules
+    from ._dtypes import name_of_dtype
+    r = get_rules(rules)
+    if isinstance(x, WeakArray):
+        x = np.asarray(_strip(x))
+    if type is None:
+        if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
+            type = r.name_of(x)
+        else:
+            arr = np.asarray(x)
+            name = name_of_dtype(arr.dtype)
+            for t in r.types:
+                if r.weak_target(t) == name:
+                    type = t
+                    break
+            else:
+                type = r.python_scalars.get(_PY_KIND.get(arr.dtype.kind, ""))
+        if type is None or r.weak_target(type) is None:
+            raise ValueError(f"rule set {r.name!r} has no weak type for {_describe(x)}")
+    elif type not in r.index:
+        raise ValueError(f"unknown type {type!r} for rule set {r.name!r}; weak types: "
+                         + ", ".join(t for t in r.types if r.weak_target(t)))
+    target = r.weak_target(type)
+    if target is None:
+        raise ValueError(f"{type!r} is not a weak type of rule set {r.name!r}; weak types: "
+                         + ", ".join(t for t in r.types if r.weak_target(t)))
+    dt = r.dtypes[r.index[target]]
+    if dt is None:
+        raise ValueError(f"weak type {type!r} of rule set {r.name!r} materializes to {target!r}, "
+                         "which has no NumPy dtype")
+    out = np.asarray(x).astype(dt, copy=False).view(WeakArray)
+    out._tl_type = type
+    out._tl_rules = _rules_ref(r)
+    return out
+
+
+def asarray(x, type=None, *, rules=None):
+    """An array of lattice type ``type`` under ``rules``: a WeakArray for a weak/ambiguous type
+    ('f*', 'int32?'), a plain ndarray of the type's dtype for a strong one; without ``type``,
+    ``np.asarray(x)`` (weak arrays stay weak)."""
+    if type is None:
+        return x if isinstance(x, WeakArray) else np.asarray(x)
+    from ._core import get_rules
+    r = get_rules(rules)
+    if type in r.index and r.weak_target(type) is not None:
+        return weak(x, type, rules=r)
+    name = r.name_of(type)
+    dt = r.dtypes[r.index[name]]
+    if dt is None:
+        raise ValueError(f"type {name!r} of rule set {r.name!r} has no NumPy dtype")
+    return np.asarray(_strip(x), dtype=dt)
+
+
+def _rules_ref(r):
+    """A built-in rule set by name (cheap to pickle), a run-time one by object."""
+    from ._core import BUILTIN_RULES
+    return r.name if r.name in BUILTIN_RULES and r.definition is None else r
+
+
+def _describe(x):
+    return f"dtype {np.asarray(x).dtype}" if not isinstance(x, (int, float, complex)) else \
+        f"Python {type(x).__name__}"
+
+
+_PY_SCALARS = (bool, int, float, complex)
+
+
+def may_be_weak(inputs):
+    """True when some operand is a Python number or carries a lattice type: the only cases where
+    ``apply_ufunc`` can return a weak result."""
+    for x in inputs:
+        if type(x) in _PY_SCALARS or getattr(x, "__typelattice_type__", None) is not None:
+            return True
+    return False
+
+
+def apply_ufunc(ufunc, method, inputs, kwargs, rules):
+    """Call ``getattr(ufunc, method)(*inputs, **kwargs)`` with lattice semantics for weak operands
+    under ``rules``; see the module docstring."""
+    from ._core import get_rules
+    from ._dtypes import name_of_dtype
+    r = get_rules(rules)
+    if method not in ("__call__", "outer") or "dtype" in kwargs or "signature" in kwargs:
+        # Reductions, .at, or types fixed by the caller: no promotion to do here.
+        result = _plain(ufunc, method, inputs, kwargs)
+        src = inputs[0] if inputs else None
+        t = _marker_name(getattr(src, "__typelattice_type__", None), r)
+        if method in ("reduce", "accumulate", "reduceat") and t is not None:
+            return _mark(result, t, r, name_of_dtype)
+        return result
+    ops = [x if (type(x) in _PY_SCALARS or isinstance(x, (np.ndarray, np.generic))) else
+           np.asarray(x) for x in inputs]
+    codes = [r.code_of(x) for x in ops]
+    join = r.join_names(*(r.types[c] for c in codes))
+    if join is None:
+        from ._errors import TypePromotionError
+        raise TypePromotionError(tuple(r.types[c] for c in codes), r.name)
+    target = r.weak_target(join) or join
+    dt = r.dtypes[r.index[target]]
+    if dt is None:
+        raise TypeError(f"type {target!r} of rule set {r.name!r} has no NumPy dtype")
+    call = []
+    for x, c in zip(ops, codes):
+        if r.weak_target(r.types[c]) is not None:     # weak operand: adopt the join's dtype
+            x = np.asarray(_strip(x), dtype=dt)
+        call.append(_strip(x))
+    result = getattr(ufunc, method)(*call, **_strip_kwargs(kwargs))
+    if "out" in kwargs or r.weak_target(join) is None:
+        return result
+    return _mark(result, join, r, name_of_dtype)
+
+
+def _mark(result, join, r, name_of_dtype):
+    if isinstance(result, tuple):
+        return tuple(_mark(x, join, r, name_of_dtype) for x in result)
+    if not isinstance(result, (np.ndarray, np.generic)):
+        return result
+    try:
+        name = name_of_dtype(result.dtype)
+    except TypeError:
+        return result
+    if r.weak_target(join) == name:
+        t = join
+    elif name == "bool":      # a comparison's answer is a plain bool, whatever its inputs were
+        t = None
+    else:                     # e.g. i* / i* -> float64: the weak type that materializes so, f*
+        t = next((w for w in r.types if r.weak_target(w) == name), None)
+    if t is None:
+        return result
+    out = np.asarray(result).view(WeakArray)
+    out._tl_type = t
+    out._tl_rules = _rules_ref(r)
+    return out

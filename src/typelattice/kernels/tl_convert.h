@@ -1,0 +1,271 @@
+/*
+ * tl_convert.h -- bit-exact float16 / bfloat16 conversions for typelattice.
+ *
+ * Two layers:
+ *
+ *  1. Portable inline scalar functions on bit patterns (usable from C, C++
+ *     and CUDA device code: TL_HD is __host__ __device__ under nvcc).  They
+ *     are the reference semantics:
+ *       - float16 <-> float32/float64: NumPy's npymath conversions
+ *         (round to nearest even, overflow to inf, subnormals, NaN payload
+ *         truncated/extended without quieting, a NaN whose truncated
+ *         payload would be 0 becomes payload 1).  Float64 -> float16 rounds
+ *         ONCE, like NumPy (not via float32).
+ *       - bfloat16 <-> float32/float64: ml_dtypes (Eigen) semantics.
+ *         float32 -> bfloat16 rounds to nearest even; any NaN becomes the
+ *         canonical quiet NaN 0x7fc0 with the sign kept.  float64 ->
+ *         bfloat16 goes THROUGH float32 (double rounding, as ml_dtypes
+ *         does).  bfloat16 -> float64 goes through float32 and the
+ *         hardware float->double conversion (a signalling NaN is quieted,
+ *         as in ml_dtypes).
+ *     Floating-point exceptions NumPy/ml_dtypes would raise are reported
+ *     by OR-ing TL_FLAG_* bits into *flags (the caller raises them; the
+ *     block functions below do it for you).
+ *
+ *  2. Block functions (tl_convert.c) on contiguous arrays, with runtime CPU
+ *     dispatch (AVX-512 / AVX2+F16C / scalar), all paths giving the same
+ *     bits and raising the same floating-point exception flags (via the
+ *     hardware or feraiseexcept) as NumPy's / ml_dtypes' astype:
+ *       f32->f16, f64->f16 : FE_OVERFLOW (finite -> inf), FE_UNDERFLOW
+ *                            (result in the half subnormal/zero range and
+ *                            inexact; tininess detected BEFORE rounding as
+ *                            NumPy does).  NaN input raises nothing.
+ *       f32->bf16          : FE_INVALID for a signalling-NaN input only.
+ *       f64->bf16          : whatever the float64->float32 hardware
+ *                            conversion raises (FE_OVERFLOW, FE_UNDERFLOW,
+ *                            FE_INVALID for sNaN) -- as ml_dtypes.
+ *       bf16->f64          : FE_INVALID for a signalling-NaN input.
+ *       f16->f32, f16->f64, bf16->f32 : nothing.
+ *     (The hardware may additionally set FE_INEXACT and the x86 denormal
+ *     flag; NumPy checks neither.)  The float16 results and flags do not
+ *     depend on MXCSR.DAZ/FTZ (set process-wide by -ffast-math libraries),
+ *     like NumPy's software conversions; the bfloat16<->float64 steps use
+ *     the hardware float conversion and follow DAZ/FTZ exactly as
+ *     ml_dtypes' casts do in the same process.
+ *
+ * Block functions require non-overlapping src and dst.  n <= 0 is a no-op.
+ * Strided variants take byte strides; they convert through small stack
+ * buffers (256 elements) and call the contiguous kernels.
+ */
+#ifndef TL_CONVERT_H
+#define TL_CONVERT_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <string.h>
+
+#ifdef __CUDACC__
+#define TL_HD __host__ __device__
+#else
+#define TL_HD
+#endif
+
+#define TL_FLAG_OVERFLOW  1u
+#define TL_FLAG_UNDERFLOW 2u
+#define TL_FLAG_INVALID   4u
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* bit casts                                                           */
+/* ------------------------------------------------------------------ */
+TL_HD static inline float tl_bits_to_f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+TL_HD static inline uint32_t tl_f32_to_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+TL_HD static inline double tl_bits_to_f64(uint64_t u) { double d; memcpy(&d, &u, 8); return d; }
+TL_HD static inline uint64_t tl_f64_to_bits(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
+
+/* ------------------------------------------------------------------ */
+/* float16 -> float32 / float64 (NumPy: exact, sNaN kept as is)         */
+/* ------------------------------------------------------------------ */
+TL_HD static inline uint32_t tl_f16bits_to_f32bits(uint16_t h)
+{
+    uint32_t sign = ((uint32_t)h & 0x8000u) << 16;
+    uint32_t a = (uint32_t)h & 0x7fffu;
+    if (a >= 0x7c00u)                       /* inf / NaN: payload shifted */
+        return sign | 0x7f800000u | ((a & 0x3ffu) << 13);
+    if (a >= 0x0400u)                       /* normal: rebias exponent */
+        return sign | ((a << 13) + 0x38000000u);
+    if (a == 0)
+        return sign;
+    {                                       /* subnormal: normalise */
+        uint32_t e = 113;
+        do { a <<= 1; --e; } while (!(a & 0x400u));
+        return sign | (e << 23) | ((a & 0x3ffu) << 13);
+    }
+}
+
+TL_HD static inline uint64_t tl_f16bits_to_f64bits(uint16_t h)
+{
+    uint64_t sign = ((uint64_t)h & 0x8000u) << 48;
+    uint64_t a = (uint64_t)h & 0x7fffu;
+    if (a >= 0x7c00u)
+        return sign | 0x7ff0000000000000ULL | ((a & 0x3ffu) << 42);
+    if (a >= 0x0400u)
+        return sign | ((a + 0xfc000u) << 42);
+    if (a == 0)
+        return sign;
+    {
+        uint64_t e = 1009;
+        do { a <<= 1; --e; } while (!(a & 0x400u));
+        return sign | (e << 52) | ((a & 0x3ffu) << 42);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* float32 / float64 -> float16 (NumPy: one rounding, RNE)              */
+/* ------------------------------------------------------------------ */
+TL_HD static inline uint16_t tl_f32bits_to_f16bits(uint32_t f, unsigned *flags)
+{
+    uint32_t sign = (f >> 16) & 0x8000u;
+    uint32_t a = f & 0x7fffffffu;
+    if (a >= 0x47800000u) {                 /* |f| >= 2^16, inf, NaN */
+        if (a > 0x7f800000u) {
+            uint32_t m = (a >> 13) & 0x3ffu;
+            return (uint16_t)(sign | 0x7c00u | m | (uint32_t)(m == 0));
+        }
+        if (a != 0x7f800000u)
+            *flags |= TL_FLAG_OVERFLOW;
+        return (uint16_t)(sign | 0x7c00u);
+    }
+    if (a < 0x38800000u) {                  /* |f| < 2^-14: subnormal or 0 */
+        uint32_t m, s, k, rem, half;
+        if (a < 0x33000000u) {              /* |f| < 2^-25: rounds to 0 */
+            if (a)
+                *flags |= TL_FLAG_UNDERFLOW;
+            return (uint16_t)sign;
+        }
+        m = (a & 0x7fffffu) | 0x800000u;
+        s = 126u - (a >> 23);               /* 14..24 bits dropped */
+        k = m >> s;
+        rem = m & ((1u << s) - 1u);
+        half = 1u << (s - 1u);
+        if (rem)
+            *flags |= TL_FLAG_UNDERFLOW;
+        k += (uint32_t)((rem > half) | ((rem == half) & (k & 1u)));
+        return (uint16_t)(sign | k);        /* k == 0x400 is the min normal */
+    }
+    {                                       /* normal range */
+        uint32_t h = (a - 0x38000000u) >> 13;
+        uint32_t rem = a & 0x1fffu;
+        h += (uint32_t)((rem > 0x1000u) | ((rem == 0x1000u) & (h & 1u)));
+        if (h >= 0x7c00u)
+            *flags |= TL_FLAG_OVERFLOW;
+        return (uint16_t)(sign | h);
+    }
+}
+
+TL_HD static inline uint16_t tl_f64bits_to_f16bits(uint64_t d, unsigned *flags)
+{
+    uint32_t sign = (uint32_t)(d >> 48) & 0x8000u;
+    uint64_t a = d & 0x7fffffffffffffffULL;
+    if (a >= 0x40f0000000000000ULL) {       /* |d| >= 2^16, inf, NaN */
+        if (a > 0x7ff0000000000000ULL) {
+            uint32_t m = (uint32_t)(a >> 42) & 0x3ffu;
+            return (uint16_t)(sign | 0x7c00u | m | (uint32_t)(m == 0));
+        }
+        if (a != 0x7ff0000000000000ULL)
+            *flags |= TL_FLAG_OVERFLOW;
+        return (uint16_t)(sign | 0x7c00u);
+    }
+    if (a < 0x3f10000000000000ULL) {        /* |d| < 2^-14 */
+        uint64_t m, rem, half;
+        uint32_t s, k;
+        if (a < 0x3e60000000000000ULL) {    /* |d| < 2^-25 */
+            if (a)
+                *flags |= TL_FLAG_UNDERFLOW;
+            return (uint16_t)sign;
+        }
+        m = (a & 0x000fffffffffffffULL) | 0x0010000000000000ULL;
+        s = 1051u - (uint32_t)(a >> 52);    /* 43..53 bits dropped */
+        k = (uint32_t)(m >> s);
+        rem = m & ((1ULL << s) - 1u);
+        half = 1ULL << (s - 1u);
+        if (rem)
+            *flags |= TL_FLAG_UNDERFLOW;
+        k += (uint32_t)((rem > half) | ((rem == half) & (k & 1u)));
+        return (uint16_t)(sign | k);
+    }
+    {
+        uint32_t h = (uint32_t)((a - 0x3f00000000000000ULL) >> 42);
+        uint64_t rem = a & 0x3ffffffffffULL;
+        h += (uint32_t)((rem > 0x20000000000ULL) | ((rem == 0x20000000000ULL) & (h & 1u)));
+        if (h >= 0x7c00u)
+            *flags |= TL_FLAG_OVERFLOW;
+        return (uint16_t)(sign | h);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* bfloat16 (ml_dtypes semantics)                                      */
+/* ------------------------------------------------------------------ */
+TL_HD static inline uint32_t tl_bf16bits_to_f32bits(uint16_t b)
+{
+    return (uint32_t)b << 16;               /* exact, NaN bits kept */
+}
+
+/* Through float32 and the hardware float->double conversion, as ml_dtypes:
+ * a signalling NaN comes out quiet (and the CPU raises FE_INVALID). */
+TL_HD static inline double tl_bf16bits_to_f64(uint16_t b)
+{
+    return (double)tl_bits_to_f32((uint32_t)b << 16);
+}
+
+TL_HD static inline uint16_t tl_f32bits_to_bf16bits(uint32_t f, unsigned *flags)
+{
+    uint32_t a = f & 0x7fffffffu;
+    if (a > 0x7f800000u) {                  /* NaN -> canonical quiet NaN */
+        if (a < 0x7fc00000u)
+            *flags |= TL_FLAG_INVALID;      /* ml_dtypes' isnan() on an sNaN */
+        return (uint16_t)(((f >> 16) & 0x8000u) | 0x7fc0u);
+    }
+    return (uint16_t)((f + 0x7fffu + ((f >> 16) & 1u)) >> 16);
+}
+
+/* float64 -> float32 (hardware, RNE; raises its own flags) -> bfloat16. */
+TL_HD static inline uint16_t tl_f64_to_bf16bits(double d, unsigned *flags)
+{
+    return tl_f32bits_to_bf16bits(tl_f32_to_bits((float)d), flags);
+}
+
+/* ------------------------------------------------------------------ */
+/* Block functions (tl_convert.c)                                      */
+/* ------------------------------------------------------------------ */
+#ifndef __CUDACC__
+void tl_f16_to_f32(const uint16_t *src, float *dst, ptrdiff_t n);
+void tl_f16_to_f64(const uint16_t *src, double *dst, ptrdiff_t n);
+void tl_f32_to_f16(const float *src, uint16_t *dst, ptrdiff_t n);
+void tl_f64_to_f16(const double *src, uint16_t *dst, ptrdiff_t n);
+void tl_bf16_to_f32(const uint16_t *src, float *dst, ptrdiff_t n);
+void tl_bf16_to_f64(const uint16_t *src, double *dst, ptrdiff_t n);
+void tl_f32_to_bf16(const float *src, uint16_t *dst, ptrdiff_t n);
+void tl_f64_to_bf16(const double *src, uint16_t *dst, ptrdiff_t n);
+
+/* Strided variants: byte strides (may be negative or 0 for src). */
+void tl_f16_to_f32_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n);
+void tl_f16_to_f64_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n);
+void tl_f32_to_f16_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n);
+void tl_f64_to_f16_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n);
+void tl_bf16_to_f32_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n);
+void tl_bf16_to_f64_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n);
+void tl_f32_to_bf16_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n);
+void tl_f64_to_bf16_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n);
+
+/* "avx512", "avx2+f16c" or "scalar": the path in use.  The choice is made
+ * once, at first use: the best the CPU and OS support, or "scalar" when the
+ * environment variable TYPELATTICE_DISABLE_SIMD is set to a non-empty value
+ * other than "0". */
+const char *tl_convert_isa(void);
+
+/* Testing hook: force a path by name ("avx512", "avx2+f16c", "scalar") or
+ * NULL for the automatic choice.  Returns 0, or -1 when the CPU lacks it.
+ * Not thread-safe against concurrent conversions; call it at start-up. */
+int tl_convert_set_isa(const char *name);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TL_CONVERT_H */

@@ -1,0 +1,188 @@
+"""User-defined rule sets through the Python API, and the build-time generator's failure mode."""
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import typelattice as tl
+from typelattice._codegen import gen_tables
+from typelattice._lattice import LatticeRules
+from typelattice.rules import builtin
+from typelattice.rules import jax as jax_module
+
+TOY = {"bool": ["int8", "uint8"], "int8": ["int16"], "uint8": ["int16", "uint16"],
+       "int16": ["float32"], "uint16": ["float32"]}
+
+
+def test_lattice_dict_used_everywhere():
+    r = tl.lattice(TOY, name="toy")
+    assert r.check().kind == "lattice"
+    assert tl.promote_types("int8", "uint8", rules=r) == np.int16
+    assert tl.result_type(np.int8(1), np.uint16(1), rules=r) == np.float32
+    assert tl.join("uint8", "uint16", rules=r) == "uint16"
+    with pytest.raises(tl.TypePromotionError):
+        tl.result_type(np.float64(1), np.int8(1), rules=r)        # float64 is not a type of toy
+    c = tl.get_rules(r)
+    assert c.table()[c.index["int8"]][c.index["uint8"]] == "int16"
+    from typelattice._graph import to_svg
+    assert "uint16" in to_svg(r)
+
+
+def test_numpy_spellings_and_weak_defaults():
+    r = tl.lattice({"bool": ["i*"], "i*": ["i1"], "i1": ["i8"], "f*": ["f8"], "i8": ["f*"]},
+                   name="spelled")
+    assert set(r.types) == {"bool", "i*", "int8", "int64", "f*", "float64"}
+    assert r.weak == {"i*": "int64", "f*": "float64"}
+    assert tl.result_type(1, np.int8(1), rules=r) == np.int8
+    assert tl.result_type(1.0, rules=r) == np.float64
+
+
+def test_own_types_and_storage():
+    r = tl.lattice({"bool": ["index"], "index": ["uint64"]}, name="idx",
+                   storage={"index": "uint64"})
+    assert tl.promote_types("index", "index", rules=r) == np.uint64
+    r2 = tl.lattice({"float32": ["tf32"], "tf32": ["float64"]}, name="tf")
+    assert tl.join("float32", "tf32", rules=r2) == "tf32"
+    with pytest.raises(TypeError, match="no NumPy dtype"):
+        tl.promote_types("float32", "tf32", rules=r2)
+
+
+def test_broken_lattices_raise_readable_errors():
+    with pytest.raises(tl.LatticeError, match=r"\(int8, uint8\): minimal upper bounds"):
+        tl.lattice({"int8": ["int16", "float16"], "uint8": ["int16", "float16"]}, name="b")
+    with pytest.raises(tl.LatticeError, match="cycle in the lattice"):
+        tl.lattice({"int8": ["int16"], "int16": ["int8"]})
+    with pytest.raises(tl.LatticeError, match="weak type"):
+        tl.lattice(TOY, weak={"i*": "int64"})
+    with pytest.raises(tl.LatticeError, match="either 'edges'"):
+        tl.rules_from_dict({"name": "x"})
+    rs = tl.lattice({"int8": ["int16", "float16"], "uint8": ["int16", "float16"]},
+                    validate=False)
+    assert rs.check().multiple_lubs == [("int8", "uint8", ["int16", "float16"])]
+
+
+def test_promotion_table_and_its_hasse_diagram():
+    t = tl.promotion_table({"int8": {"int8": "int8", "int16": "int16"},
+                            "int16": {"int8": "int16", "int16": "int16"}}, name="t")
+    assert t.check().kind == "lattice"
+    assert t.as_lattice().hasse() == [("int8", "int16")]
+    asym = tl.promotion_table({("int8", "int16"): "int16", ("int16", "int8"): None,
+                               ("int8", "int8"): "int8", ("int16", "int16"): "int16"})
+    rep = asym.check()
+    assert rep.kind == "not a lattice" and rep.asymmetric == [("int8", "int16", "int16", None)]
+    with pytest.raises(tl.TypePromotionError):
+        tl.promote_types("int16", "int8", rules=asym)
+    assert tl.promote_types("int8", "int16", rules=asym) == np.int16
+
+
+def test_load_json_and_toml(tmp_path):
+    j = tmp_path / "r.json"
+    j.write_text(json.dumps({"edges": TOY, "description": "toy"}))
+    t = tmp_path / "r.toml"
+    t.write_text("\n".join(["[edges]"] + [f'{k} = {json.dumps(v)}' for k, v in TOY.items()]))
+    a, b = tl.load_rules(j), tl.load_rules(t)
+    assert a.name == "r" and a.description == "toy"
+    assert a.dense_table() == b.dense_table()
+    assert tl.result_type(np.int8(1), np.uint8(1), rules=b) == np.int16
+
+
+def test_too_many_types():
+    edges = {f"t{i}": [f"t{i + 1}"] for i in range(130)}
+    with pytest.raises(tl.LatticeError, match="at most 127"):
+        tl.lattice(edges)
+
+
+# -- build-time generator ------------------------------------------------------------------------
+def broken_jax():
+    edges = dict(jax_module.EDGES_X64)
+    edges["int8"] = ["int16", "uint16"]          # int8 . uint8: int16 and uint16 both least
+    j = jax_module.jax
+    return LatticeRules("jax", edges, types=j.types, weak=j.weak, python_scalars=j.python_scalars)
+
+
+def test_generator_verify_rejects_a_broken_lattice():
+    assert gen_tables.verify(builtin(), out=io.StringIO())
+    err = io.StringIO()
+    assert not gen_tables.verify({"jax": broken_jax()}, out=err)
+    assert "(uint8, int8): minimal upper bounds uint16, int16" in err.getvalue()
+
+
+def test_generator_script_fails_the_build(tmp_path):
+    """Run gen_tables.py as the build runs it, on a rule set with a broken edge."""
+    codegen = Path(gen_tables.__file__).parent
+    out = tmp_path / "_tables.h"
+    script = f"""
+import sys
+sys.path.insert(0, {str(codegen)!r})
+import _bootstrap
+_bootstrap.install()
+import gen_tables
+from typelattice._lattice import LatticeRules
+from typelattice.rules import jax as J
+edges = dict(J.EDGES_X64)
+edges["int8"] = ["int16", "uint16"]
+broken = LatticeRules("jax", edges, types=J.jax.types, weak=J.jax.weak)
+gen_tables.builtin = lambda: {{"jax": broken}}
+sys.exit(gen_tables.main(["-o", {str(out)!r}]))
+"""
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert p.returncode == 1, p.stderr
+    assert "(uint8, int8): minimal upper bounds uint16, int16" in p.stderr
+    assert not out.exists()
+    # The unmodified rule sets generate a header.
+    p = subprocess.run([sys.executable, str(codegen / "gen_tables.py"), "-o", str(out)],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert "tl_join_kernel_float" in out.read_text()
+
+
+# -- the engine on random rule sets ---------------------------------------------------------------
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from typelattice._graph import covering_edges  # noqa: E402
+
+
+@st.composite
+def dags(draw):
+    n = draw(st.integers(2, 7))
+    names = [f"t{i}" for i in range(n)]
+    edges = {t: [] for t in names}
+    for i in range(n):
+        for j in range(i + 1, n):
+            if draw(st.booleans()):
+                edges[names[i]].append(names[j])
+    return edges
+
+
+@settings(max_examples=60, deadline=None)
+@given(dags())
+def test_random_lattices_are_checked_consistently(edges):
+    rs = tl.lattice(edges, name="random", validate=False)
+    report = rs.check(limit=None)
+    assert report.ok == (not report.multiple_lubs)
+    c = tl.compile_rules(rs)
+    assert c.is_lattice == report.ok
+    T = rs.types
+    tab = c.table()
+    assert tab == [[None if k < 0 else T[k] for k in row] for row in rs.dense_table()]
+    idx = c.index
+    for a in T:
+        for b in T:
+            x = tab[idx[a]][idx[b]]
+            assert x == tab[idx[b]][idx[a]]                 # lattice rule sets are symmetric
+            if report.ok:
+                for d in T:
+                    left = None if x is None else tab[idx[x]][idx[d]]
+                    y = tab[idx[b]][idx[d]]
+                    right = None if y is None else tab[idx[a]][idx[y]]
+                    assert left == right
+            if report.ok and x is not None:
+                assert rs.join(a, b) == x
+    if report.ok:
+        # Round trip: the compiled table as a table rule set has the same Hasse diagram.
+        table = tl.promotion_table({(a, b): tab[idx[a]][idx[b]] for a in T for b in T})
+        assert set(table.as_lattice().hasse()) == set(covering_edges(rs))
