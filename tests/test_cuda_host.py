@@ -12,9 +12,11 @@ bfloat16 bit pattern, integer extremes, inf/nan/-0, subnormals, division by zero
   hardware conversion quiets signaling NaNs and drops NaN signs, which powf/hypot/fmax/copysign
   then see).
 
-Every result has identical bits, except that a NaN equals any NaN: which NaN payload an operation
-propagates when both operands are NaNs depends on the compiler's operand order (x86 keeps the
-first), and a GPU returns its canonical NaN anyway.
+Every result has identical bits, except that a NaN equals any NaN (which NaN payload an operation
+propagates when both operands are NaNs depends on the compiler's operand order, and a GPU returns
+its canonical NaN anyway), and that signaling-NaN float16/bfloat16 inputs are left out (the CPU
+ufuncs quiet them on their F16C/AVX-512 paths only). Complex power/float_power with general
+exponents: see test_complex_power_divergence_is_only_cpow.
 """
 import ctypes
 import os
@@ -83,6 +85,10 @@ def _build(sigs, tmp, hw16):
 
 
 SIGS = all_sigs()
+# Known, by design of tl_elem.h: general complex powers use the C library's cpow in the CPU's C
+# build and exp(b*log(a)) in CUDA/C++ (CUDA has no cpow), so they are not bit-identical (up to
+# NaN-vs-finite at infinities). Reported separately, never counted as agreement.
+CPOW_DIVERGES = ("power", "float_power")
 # the hardware conversions only change signatures that involve float16/bfloat16
 HALF_SIGS = [s for s in SIGS if {"float16", "bfloat16"} & set(s.ins + s.loop)]
 
@@ -174,6 +180,21 @@ def operand_values(s):
     return a, b
 
 
+def _snan_halves(*xs):
+    """Signaling-NaN float16/bfloat16 inputs. The CPU ufuncs quiet them on their F16C/AVX-512
+    conversion paths (so powf(sNaN, 0) is 1 there) but not on the scalar path, and GPU hardware
+    conversions quiet them: no single reference, so they are left out of the bit comparison."""
+    m = False
+    for x in xs:
+        if x.dtype.name == "float16":
+            u = x.view(np.uint16)
+            m = m | (((u & 0x7c00) == 0x7c00) & ((u & 0x3ff) != 0) & ((u & 0x200) == 0))
+        elif x.dtype.name == "bfloat16":
+            u = x.view(np.uint16)
+            m = m | (((u & 0x7f80) == 0x7f80) & ((u & 0x7f) != 0) & ((u & 0x40) == 0))
+    return m
+
+
 def _nan_inputs(*xs):
     m = False
     for x in xs:
@@ -238,16 +259,18 @@ def test_element_functions_match_cpu_ufuncs(libs, hw16):
     failures = []
     for k, s in enumerate(sigs):
         uf = getattr(typelattice, s.op)
-        a, b = operand_values(s)
         if s.scalar[0] or s.scalar[1]:
             continue  # weak scalars: test_weak_scalars
+        if s.op in CPOW_DIVERGES and s.loop[0].startswith("complex"):
+            continue  # test_complex_power_divergence_is_only_cpow
+        a, b = operand_values(s)
         got, _ = run_host(lib, k, s, a, b)
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             want = uf(a, b)
         want = want if isinstance(want, tuple) else (want,)
         # hardware half conversions quiet signaling NaNs and drop NaN signs: NaN inputs excluded
-        bad = compare(s, got, want, True, _nan_inputs(a, b) if hw16 else None)
+        bad = compare(s, got, want, True, _nan_inputs(a, b) if hw16 else _snan_halves(a, b))
         if bad is not None:
             i, idx = bad
             j = idx[0]
@@ -334,3 +357,26 @@ def test_division_by_zero_and_negative_power_flags(libs):
     s = Signature("floor_divide", ("int32", "int32"), (False, False), ("int32",) * 3)
     got, e = run_host(lib, idx[s], s, np.array([7, -7], np.int32), np.array([0, 0], np.int32))
     assert e & 1 and list(got[0]) == [0, 0]
+
+
+def test_complex_power_divergence_is_only_cpow(libs):
+    """Complex power through exp(b*log(a)) (what CUDA runs) vs the CPU's cpow: small integer
+    exponents are exact in both (npy_cpow's repeated multiplication); elsewhere finite results
+    agree to a few ulp."""
+    lib, sigs = libs[False]
+    for k, s in enumerate(sigs):
+        if not (s.op in CPOW_DIVERGES and s.loop[0].startswith("complex") and not any(s.scalar)
+                and s.ins[0] == s.ins[1]):
+            continue
+        d = dtype(s.loop[0])
+        rng = np.random.default_rng(0)
+        a = (rng.standard_normal(500) + 1j * rng.standard_normal(500)).astype(d)
+        b = np.concatenate([np.arange(-5, 5), rng.standard_normal(490) * 3
+                            + 1j * rng.standard_normal(490)]).astype(d)
+        got, _ = run_host(lib, k, s, a, b)
+        with np.errstate(all="ignore"):
+            want = getattr(typelattice, s.op)(a, b)
+        ints = slice(0, 10)
+        assert compare(s, [got[0][ints]], [want[ints]], True) is None, s.tag()
+        rtol = 1e-5 if d == np.complex64 else 1e-13
+        np.testing.assert_allclose(got[0], want, rtol=rtol, err_msg=s.tag())

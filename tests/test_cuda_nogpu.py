@@ -236,3 +236,22 @@ def test_cpu_ufunc_on_cupy_arrays_never_runs_cupys_numpy_rules(fake, monkeypatch
         "CuPy would run its own function, with NumPy's rules, for these typelattice ufuncs on "
         "CuPy arrays (CuPy looks the ufunc up by __name__). The CPU ufuncs need a __name__ that "
         "CuPy does not define (typelattice.cuda then registers the route):\n" + "\n".join(bad))
+
+
+def test_cpu_ufunc_call_on_cupy_arrays_reaches_typelattice_cuda(fake):
+    """typelattice.add(cupy_array, 1) goes through CuPy's __array_ufunc__ to typelattice.cuda."""
+    tc, arr, launches, sigs = fake
+    uf = typelattice.add
+    import cupy
+    if hasattr(cupy, uf.__name__) and not isinstance(getattr(cupy, uf.__name__), tc.CudaOp):
+        pytest.fail(f"cupy.{uf.__name__} is CuPy's own function")
+    a, o = arr((7,), "int8"), arr((7,), "int8")
+    r = uf(a, 1, out=o)
+    assert r is o and sigs[-1].loop == ("int8",) * 3 and launches[-1][0] == "k1_i32"
+    # another rule set's ufuncs follow their own dtypes
+    if hasattr(typelattice, "make_ufuncs"):
+        add32 = typelattice.make_ufuncs("jax32")["add"]
+        tc.route(add32)
+        f32 = arr((7,), "float32")
+        add32(a, 1.5, out=f32)      # jax32: int8 | Python float -> float32 (jax: float64)
+        assert sigs[-1].loop == ("float32",) * 3

@@ -75,10 +75,17 @@ class Signature(NamedTuple):
 
 
 def element_function(op, t):
-    """(C name of the element function, its compute type name, whether halves compute in f32)."""
+    """(C name of the element function, its compute type name, whether halves compute in f32).
+
+    The same choice as the CPU loops (_codegen/gen_loops.py kernel_name): float16 and bfloat16
+    compute in float32 with the op's ``kernel16`` / ``kernel_bf16`` functions (NumPy's float16
+    and ml_dtypes' bfloat16 loops differ, e.g. which zero maximum(0.0, -0.0) returns), unless
+    the op works on their bits (``native16``)."""
+    base = {"float16": getattr(op, "kernel16", op.kernel),
+            "bfloat16": getattr(op, "kernel_bf16", op.kernel)}.get(t, op.kernel)
     if t in HALF and not op.native16:
-        return f"tl_{op.kernel}_f32", "float32", True
-    return f"tl_{op.kernel}_{SUFFIX[t]}", t, False
+        return f"tl_{base}_f32", "float32", True
+    return f"tl_{base}_{SUFFIX[t]}", t, False
 
 
 def _compute_ctype(t, via_f32):

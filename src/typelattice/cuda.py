@@ -32,7 +32,7 @@ from ._dtypes import name_of_dtype
 from ._ops import ALIASES, OPS, OPS_BY_NAME, _NoPromotion
 
 __all__ = ["CudaUnavailableError", "available", "why_unavailable", "kernel_source",
-           "cupy_routes"]
+           "cupy_routes", "route"]
 
 
 class CudaUnavailableError(RuntimeError):
@@ -278,35 +278,54 @@ def _cpu_ufunc(name):
     return uf if isinstance(uf, np.ufunc) else None
 
 
-def resolve(opname, t1, t2):
-    """Loop dtype names (in0, in1, out0[, out1]) of ``opname`` for operand types ``t1``, ``t2``
-    (np.dtype, or the Python types int/float/complex for weak scalars), as the CPU ufunc says."""
-    key = (opname, _type_key(t1), _type_key(t2))
+def _rules_of(uf):
+    """The rule set of a typelattice CPU ufunc (its name is '<rules>.<op>')."""
+    import typelattice
+    if uf is not None and "." in uf.__name__:
+        return typelattice.get_rules(uf.__name__.rsplit(".", 1)[0])
+    return typelattice.get_rules()
+
+
+def resolve(opname, t1, t2, ufunc=None):
+    """Kernel dtypes (compute in0, compute in1, out0[, out1]) of ``opname`` for operand types
+    ``t1``, ``t2`` (np.dtype, or the Python types int/float/complex for weak scalars).
+
+    The CPU ufunc (``ufunc``, default ``typelattice.<opname>``) decides: its ``resolve_dtypes``
+    gives the output dtypes and raises its errors. Its loops may read operands in their own dtype
+    (blocked loops), so the compute dtypes come from the op description and rule set the CPU
+    promoter applies (``_ops.Op.resolve`` with the compiled join), checked against its outputs."""
+    key = (opname, _type_key(t1), _type_key(t2), None if ufunc is None else ufunc.__name__)
     hit = _resolved.get(key)
     if hit is not None:
         return hit
+    import typelattice
     op = OPS_BY_NAME[opname]
-    uf = _cpu_ufunc(opname)
+    uf = ufunc if ufunc is not None else _cpu_ufunc(opname)
+    rules = _rules_of(uf)
+    outs = None
     if uf is not None:
         dts = uf.resolve_dtypes((t1, t2) + (None,) * op.nout)
-        res = tuple(name_of_dtype(d) for d in dts)
-    else:   # CPU ufuncs not built: the same op description and rule set they use
-        import typelattice
-        rules = typelattice.get_rules()
+        outs = tuple(name_of_dtype(d) for d in dts[2:])
 
-        def name(t):
-            if _is_weak(t):
-                return rules.python_scalars[t.__name__]
-            return name_of_dtype(t)
+    def name(t):
+        if _is_weak(t):
+            return rules.python_scalars[t.__name__]
+        return name_of_dtype(t)
 
-        def materialize(t):
-            w = rules.weak_target(t) if t in rules.index else None
-            return w if w is not None else t
+    def materialize(t):
+        w = rules.weak_target(t) if t in rules.index else None
+        return w if w is not None else t
 
-        try:
-            res = op.resolve(name(t1), name(t2), rules.join_names, materialize)
-        except _NoPromotion as exc:
-            raise typelattice.TypePromotionError(exc.operands, rules.name) from None
+    try:
+        res = tuple(op.resolve(name(t1), name(t2), rules.join_names, materialize))
+    except _NoPromotion as exc:
+        if outs is not None:
+            raise TypeError(f"typelattice.cuda.{opname} has no CUDA kernel for operands "
+                            f"({t1}, {t2}) (the CPU ufunc gives {outs})") from None
+        raise typelattice.TypePromotionError(exc.operands, rules.name) from None
+    if outs is not None and res[2:] != outs:
+        raise RuntimeError(f"typelattice.{opname}{(t1, t2)}: the CPU ufunc gives {outs}, the op "
+                           f"description {res[2:]}: they must agree")
     for t in res:
         if t not in cg.STORAGE:
             raise TypeError(f"typelattice.cuda.{opname} has no CUDA kernel for {t} "
@@ -398,8 +417,9 @@ def _arch(device_id, cupy):
 class CudaOp:
     """A typelattice op on CuPy arrays (``typelattice.cuda.<name>``)."""
 
-    def __init__(self, op, name=None):
+    def __init__(self, op, name=None, ufunc=None):
         self._op = op
+        self._ufunc = ufunc          # the CPU ufunc whose dtypes to follow (None: typelattice.<op>)
         self.__name__ = name or op.name
         self.__qualname__ = self.__name__
         self.nin = op.nin
@@ -411,6 +431,8 @@ class CudaOp:
         return f"<typelattice.cuda op {self.__name__!r}>"
 
     def __reduce__(self):
+        if self._ufunc is not None:
+            return route, (self._ufunc,)
         return self.__name__
 
     def __call__(self, x1, x2, /, out=None, **kwargs):
@@ -441,7 +463,7 @@ class CudaOp:
         if not arrays and not any(o is not None for o in outs):
             raise TypeError(f"typelattice.cuda.{self.__name__} needs at least one CuPy array; "
                             f"use typelattice.{self._op.name} for host values")
-        loop = resolve(op.name, types[0], types[1])
+        loop = resolve(op.name, types[0], types[1], self._ufunc)
         n_in = 2
         res_types = loop[n_in:]
         # shape and device
@@ -589,8 +611,32 @@ def cupy_routes():
     return report
 
 
+def route(ufunc):
+    """The typelattice.cuda op computing ``ufunc`` (a typelattice CPU ufunc, of any rule set) on
+    CuPy arrays, with that ufunc's dtypes; registered with CuPy under the ufunc's ``__name__`` so
+    that ``ufunc(cupy_array, ...)`` runs it. Refuses a name CuPy already uses for its own function
+    (CuPy would call that one, with NumPy's rules)."""
+    import typelattice
+    cupy = _cupy()
+    name = ufunc.__name__
+    opname = name.rsplit(".", 1)[-1]
+    opname = ALIASES.get(opname, opname)
+    if opname not in OPS_CUDA or not isinstance(ufunc, np.ufunc):
+        raise TypeError(f"{ufunc!r} is not a typelattice binary ufunc")
+    current = getattr(cupy, name, None)
+    if isinstance(current, CudaOp) and current._ufunc in (None, ufunc):
+        return current
+    if current is not None:
+        raise RuntimeError(f"CuPy defines cupy.{name}: it would run that function, with NumPy's "
+                           f"rules, for {ufunc!r} on CuPy arrays; give the ufunc another name")
+    default = getattr(typelattice, opname, None) is ufunc
+    cop = OPS_CUDA[opname] if default else CudaOp(OPS_BY_NAME[opname], name, ufunc)
+    setattr(cupy, name, cop)
+    return cop
+
+
 def _install_cupy_routes():
-    """Point CuPy's by-name lookup at our ops for every CPU ufunc whose name CuPy does not use.
+    """Point CuPy's by-name lookup at our ops for every default CPU ufunc (``jax.add``...).
 
     A CPU ufunc whose ``__name__`` is a CuPy function (``add``) cannot be routed: CuPy would run
     its own function with NumPy's rules. ``cupy_routes()`` reports which case applies."""
@@ -598,11 +644,11 @@ def _install_cupy_routes():
         import cupy
     except ImportError:
         return
-    for name, cop in OPS_CUDA.items():
+    for name in OPS_CUDA:
         uf = _cpu_ufunc(name)
         if uf is None or hasattr(cupy, uf.__name__):
             continue
-        setattr(cupy, uf.__name__, cop)
+        route(uf)
 
 
 _install_cupy_routes()
