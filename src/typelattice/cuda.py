@@ -19,6 +19,12 @@ built); the values come from the same element functions (``kernels/tl_elem.h``) 
 
 Without CuPy, without NVRTC or without a device, importing this module works; calling an op raises
 ``CudaUnavailableError`` naming what is missing.
+
+The CPU ufuncs handed CuPy arrays: CuPy's ``ndarray.__array_ufunc__`` looks the ufunc up as
+``getattr(cupy, ufunc.__name__)``. The CPU ufuncs are named ``'<rules>.<op>'`` (``'jax.add'``),
+which CuPy does not define, so importing this module registers ``cupy.'jax.add'`` etc. and
+``typelattice.add(cupy_x, 1)`` runs here; before that import it raises NumPy's TypeError (never
+CuPy's own ``add`` with NumPy's rules). ``route(ufunc)`` does the same for ``make_ufuncs(rules)``.
 """
 import hashlib
 import math
@@ -203,7 +209,12 @@ def nvrtc_compile(source, arch, name="typelattice.cu"):
 def _cache_dir():
     d = os.environ.get("TYPELATTICE_CUDA_CACHE") or os.path.join(
         os.path.expanduser("~"), ".cache", "typelattice", "cuda")
-    os.makedirs(d, exist_ok=True)
+    try:
+        os.makedirs(d, exist_ok=True)
+    except OSError:     # read-only home: a per-user temporary directory
+        import tempfile
+        d = os.path.join(tempfile.gettempdir(), f"typelattice-cuda-{os.getuid()}")
+        os.makedirs(d, exist_ok=True)
     return d
 
 
