@@ -30,7 +30,6 @@ from functools import partial
 import numpy as np
 import dask.array as da
 from dask.array.core import elemwise, unify_chunks
-from dask.base import is_dask_collection
 from tlz import concat
 
 from ._ufuncs import ufunc_info
@@ -95,11 +94,13 @@ class _BoundScalars:
 
 
 def _has_dask(args):
-    return any(is_dask_collection(a) for a in args)
+    # only dask arrays: other objects (xarray, dask dataframes) get the ufunc itself and their
+    # own __array_ufunc__ decides
+    return any(isinstance(a, da.Array) for a in args)
 
 
 def _call(uf, args, out=None, where=True, **kwargs):
-    if not _has_dask(args) and not is_dask_collection(out) and not is_dask_collection(where):
+    if not _has_dask(args) and not isinstance(out, da.Array) and not isinstance(where, da.Array):
         if out is not None:
             kwargs["out"] = out
         return uf(*args, where=where, **kwargs)
@@ -133,7 +134,7 @@ def _outer(uf, A, B, **kwargs):
         raise ValueError("outer product only supported for binary functions")
     if "out" in kwargs:
         raise ValueError("`out` kwarg not supported")
-    if not is_dask_collection(A) and not is_dask_collection(B):
+    if not isinstance(A, da.Array) and not isinstance(B, da.Array):
         return uf.outer(A, B, **kwargs)
     # ufunc.outer converts Python scalars to arrays first (they are not weak there): same here
     A = da.asarray(A)
@@ -173,7 +174,7 @@ def _reduce(uf, a, axis=0, dtype=None, out=None, keepdims=False, initial=None, w
             split_every=None):
     if uf.nin != 2 or uf.nout != 1:
         raise ValueError(f"reduce only supported for binary functions ({uf.__name__})")
-    if not is_dask_collection(a):
+    if not isinstance(a, da.Array):
         kw = {} if initial is None else {"initial": initial}
         return uf.reduce(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=where,
                          **kw)
@@ -287,7 +288,6 @@ def _populate():
         __all__.append(name)
 
 
+# tld.add, tld.divmod (shadowing the builtin in this module only), ...: one per ufunc name
 _populate()
-# the wrapper's divmod (shadowing the builtin in this module only)
-divmod = globals()["divmod"]
 del _populate
