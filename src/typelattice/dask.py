@@ -28,7 +28,11 @@ import builtins
 from functools import partial
 
 import numpy as np
-import dask.array as da
+
+try:
+    import dask.array as da
+except ImportError as e:                  # pragma: no cover - depends on the environment
+    raise ImportError("typelattice.dask needs dask.array: pip install 'typelattice[dask]'") from e
 from dask.array.core import elemwise, unify_chunks
 from tlz import concat
 
