@@ -5,12 +5,14 @@ through dask's ``elemwise``, which runs our ufunc blockwise (Python scalars stay
 known without computing). dask maps multi-output ufuncs (divmod) and ``.outer`` to its *own*
 functions by ``__name__``; ours are named ``"<rules>.<op>"`` (``"jax.divmod"``), so dask finds no
 namesake and refuses with a TypeError instead of silently applying NumPy's promotion, and it
-refuses ``.reduce``/``.accumulate`` of any foreign ufunc. This module does those with our rules::
+refuses ``.reduce``/``.accumulate`` of any foreign ufunc. This module does those with our
+rules::
 
     import typelattice.dask as tld
     q, r = tld.divmod(x, 3)            # blockwise, weak 3, dtypes known up front
     tld.add.outer(x, y)                # or tld.outer(typelattice.add, x, y)
     tld.add.reduce(x, axis=0)          # or tld.reduce(typelattice.add, x, axis=0)
+    tld.add.accumulate(x, axis=1)
     tld.wrap(make_ufuncs("jax32")["add"])   # any rule set
 
 ``tld.<op>`` exists for every typelattice ufunc (aliases included). Every result's dtype is the
@@ -216,6 +218,37 @@ def _reduce(uf, a, axis=0, dtype=None, out=None, keepdims=False, initial=None, w
                                       res_dtype))
 
 
+def _accumulate(uf, a, axis=0, dtype=None, out=None):
+    if uf.nin != 2 or uf.nout != 1:
+        raise ValueError(f"accumulate only supported for binary functions ({uf.__name__})")
+    if not isinstance(a, da.Array):
+        return uf.accumulate(a, axis=axis, dtype=dtype, out=out)
+    if out is not None:
+        raise NotImplementedError(f"{uf.__name__}.accumulate on dask arrays: out= is not "
+                                  "supported")
+    if not isinstance(axis, (int, np.integer)):
+        raise TypeError("accumulate takes a single integer axis")
+    with np.errstate(all="ignore"):
+        res_dtype = uf.accumulate(np.zeros((1,) * max(a.ndim, 1), a.dtype), axis=axis,
+                                  dtype=dtype).dtype
+    info = ufunc_info(uf)
+    reorderable = info is not None and info[0].reorderable
+    axis = builtins.int(axis) % max(a.ndim, 1)
+    if not reorderable or uf.identity is None or a.numblocks[axis] == 1:
+        # sequential along the axis: one block per row (exactly NumPy's order of operations)
+        a = a.rechunk({axis: -1})
+        return a.map_blocks(_accumulate_block, uf=uf, axis=axis, dtype_=dtype, dtype=res_dtype,
+                            meta=np.empty((0,) * a.ndim, res_dtype))
+    # prefix scan: each block accumulated, then combined with the running last values
+    ident = uf.reduce(np.empty((0,), res_dtype))          # the identity in the result dtype
+    from dask.array.reductions import cumreduction
+    return cumreduction(uf.accumulate, uf, ident, a, axis=axis, dtype=res_dtype)
+
+
+def _accumulate_block(x, *, uf, axis, dtype_):
+    return uf.accumulate(x, axis=axis, dtype=dtype_)
+
+
 def _agg_reduce_one(x, *, uf, axis, dtype, keepdims, initial):
     kw = {} if initial is None else {"initial": initial}
     return uf.reduce(x, axis=axis[0] if len(axis) == 1 else axis, dtype=dtype,
@@ -257,9 +290,8 @@ class DaskUfunc:
         return _reduce(self._ufunc, a, axis=axis, dtype=dtype, out=out, keepdims=keepdims,
                        initial=initial, where=where, split_every=split_every)
 
-    def accumulate(self, *args, **kwargs):
-        raise NotImplementedError(f"{self.__name__}.accumulate on dask arrays is not "
-                                  "implemented")
+    def accumulate(self, a, axis=0, dtype=None, out=None):
+        return _accumulate(self._ufunc, a, axis=axis, dtype=dtype, out=out)
 
     def reduceat(self, *args, **kwargs):
         raise NotImplementedError(f"{self.__name__}.reduceat on dask arrays is not implemented")
