@@ -95,3 +95,19 @@ def test_results_equal_numpy(client):
     for (lazy, expected), g in zip(cases, got):
         assert lazy.dtype == expected.dtype
         _same(g, expected)
+
+
+def test_custom_rule_set_registered_on_workers(client):
+    """A rule set made at run time exists in the workers after register_rules (a worker
+    plugin); its ufuncs then pickle by reference like the built-in ones."""
+    rules = tl.lattice({"int8": ["int16"], "uint8": ["int16"], "int16": ["float32"],
+                        "float32": []}, name="eco_test_mini")
+    ufs = tld.register_rules(client, rules)
+    x = np.arange(-4, 8, dtype=np.int8)
+    y = np.arange(12, dtype=np.uint8)
+    lazy = ufs["add"](da.from_array(x, chunks=4), da.from_array(y, chunks=6))
+    lazy2 = tld.wrap(ufs["multiply"])(da.from_array(x, chunks=4), np.float32(0.5))
+    got, got2 = client.compute([lazy, lazy2], sync=True)
+    assert lazy.dtype == np.int16 and lazy2.dtype == np.float32
+    _same(got, ufs["add"](x, y))
+    _same(got2, ufs["multiply"](x, np.float32(0.5)))

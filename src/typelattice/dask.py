@@ -23,6 +23,8 @@ are raised when the graph is built, with typelattice's message, not swallowed in
 
 On a distributed cluster the ufuncs travel by reference (``typelattice._ufuncs.jax.add``), so the
 workers need typelattice installed; they compute exactly what NumPy computes with our ufunc.
+Built-in rule sets resolve in any worker; a rule set made at run time needs
+``register_rules(client, rules)`` once.
 """
 from __future__ import annotations
 
@@ -40,7 +42,7 @@ from tlz import concat
 
 from ._ufuncs import ufunc_info
 
-__all__ = ["wrap", "DaskUfunc", "outer", "reduce"]
+__all__ = ["wrap", "DaskUfunc", "outer", "reduce", "register_rules"]
 
 
 def _is_python_scalar(x):
@@ -314,6 +316,23 @@ def reduce(ufunc, a, axis=0, **kwargs):
     """``ufunc.reduce(a, axis)`` on a dask array with typelattice's rules (partial reductions
     per chunk combined by the ufunc when it is reorderable, else one block per reduced row)."""
     return _reduce(_check(ufunc), a, axis=axis, **kwargs)
+
+
+def register_rules(client, rules):
+    """Build the ufuncs of a custom rule set in every worker of a dask.distributed ``client``,
+    now and in workers that join later (a worker plugin).
+
+    Ufuncs pickle by reference as ``typelattice._ufuncs.<rules name>.<op>``: a built-in rule
+    set is found in any process, a rule set made at run time (``typelattice.lattice(...)``)
+    only where ``make_ufuncs`` built it. Returns the ufuncs (as ``make_ufuncs(rules)``)."""
+    from ._core import get_rules
+    from ._ufuncs import make_ufuncs
+    from ._dask_distributed import RulesPlugin
+    compiled = get_rules(rules)
+    ruleset = compiled.ruleset()
+    ufuncs = make_ufuncs(compiled)
+    client.register_plugin(RulesPlugin(ruleset))
+    return ufuncs
 
 
 def _populate():
