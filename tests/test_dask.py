@@ -55,7 +55,9 @@ def _expect(uf, *args, **kwargs):
         return type(e)
 
 
-SINGLE = [n for n in tl.UFUNC_NAMES if getattr(tl, n).nout == 1 and n not in ("true_divide", "mod")]
+_CANONICAL = [n for n in tl.UFUNC_NAMES if getattr(tl, n).__name__.split(".")[1] == n]
+SINGLE = [n for n in _CANONICAL if getattr(tl, n).nout == 1 and getattr(tl, n).nin == 2]
+UNARY = [n for n in _CANONICAL if getattr(tl, n).nin == 1]
 PAIRS = [("int8", "int8"), ("uint8", "int8"), ("int64", "float16"), ("bool", "bool"),
          ("bfloat16", "float16"), ("int32", "complex64"), ("uint16", "float32")]
 SCALARS = [("int8", 3), ("float16", 2.5), ("bool", 1), ("uint8", 1j)]
@@ -81,6 +83,30 @@ def test_single_output_calls_use_our_rules(name):
         for res in (uf(dx, dy), getattr(tld, name)(dx, dy)):
             assert res.dtype == expected.dtype, (name, a, b)     # known without computing
             pending.append((res, expected))
+    for (_, expected), got in zip(pending, dask.compute(*[r for r, _ in pending])):
+        _same(got, expected)
+
+
+@pytest.mark.parametrize("name", UNARY)
+def test_unary_calls_use_our_rules(name):
+    uf = getattr(tl, name)
+    pending = []
+    for i, dt in enumerate(["bool", "int8", "uint16", "int64", "float16", "bfloat16",
+                            "float32", "complex64"]):
+        x = _data(dt, seed=i)
+        expected = _expect(uf, x)
+        if isinstance(expected, type):
+            with pytest.raises((expected, TypeError)):
+                uf(_darr(x)).compute()
+            continue
+        for res in ([uf(_darr(x))] if uf.nout == 1 else []) + [getattr(tld, name)(_darr(x))]:
+            if uf.nout == 1:
+                res, exp = (res,), (expected,)
+            else:
+                exp = expected
+            for r, e in zip(res, exp):
+                assert r.dtype == e.dtype, (name, dt)
+                pending.append((r, e))
     for (_, expected), got in zip(pending, dask.compute(*[r for r, _ in pending])):
         _same(got, expected)
 
