@@ -1,0 +1,98 @@
+"""The benchmark suite keeps up with the ufuncs (issue 5): every typelattice ufunc has an asv
+benchmark and a compare-script case, no benchmark measures NumPy's own ufunc under a typelattice
+name, and benchmarks/compare.py runs (a tiny --quick run)."""
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import typelattice
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "benchmarks"
+
+pytestmark = pytest.mark.skipif(not (BENCH / "benchmarks" / "common.py").exists(),
+                                reason="benchmarks/ not in this checkout")
+
+
+@pytest.fixture(scope="module")
+def suite():
+    sys.path.insert(0, str(BENCH))
+    try:
+        common = importlib.import_module("benchmarks.common")
+        bench_ufunc = importlib.import_module("benchmarks.bench_ufunc")  # runs the suite's guard
+        importlib.import_module("benchmarks.bench_promotion")
+    finally:
+        sys.path.remove(str(BENCH))
+    return common, bench_ufunc
+
+
+def public_ufuncs():
+    return {name: getattr(typelattice, name) for name in dir(typelattice)
+            if isinstance(getattr(typelattice, name), np.ufunc)}
+
+
+def test_no_numpy_ufunc_under_a_typelattice_name():
+    # A NumPy ufunc re-exported by typelattice would be benchmarked as "typelattice" while
+    # measuring NumPy; the suite leaves such objects out, so they must not exist.
+    own = {name for name in dir(np) if isinstance(getattr(np, name), np.ufunc)}
+    leaked = [name for name, f in public_ufuncs().items()
+              if any(f is getattr(np, n) for n in own)]
+    assert not leaked, f"typelattice exports NumPy's own ufunc objects: {leaked}"
+
+
+def test_every_ufunc_has_an_asv_benchmark(suite):
+    common, bench_ufunc = suite
+    found = common.discover()
+    assert set(found.values()) == set(public_ufuncs().values())
+    missing = sorted(set(found) - set(common.OPS))
+    assert not missing, (f"typelattice ufuncs without a benchmark: {missing}; add them to OPS "
+                         "in benchmarks/benchmarks/common.py")
+    assert set(found) <= set(bench_ufunc.Binary.params[0])
+
+
+def test_asv_benchmark_setup_measures_typelattice(suite):
+    common, bench_ufunc = suite
+    if "add" not in common.UFUNCS:
+        pytest.skip("no typelattice ufuncs in this build")
+    b = bench_ufunc.Binary()
+    b.setup("add", "float32", 1000, "tl")
+    assert b.call.func is typelattice.add
+    b.setup("add", "float32", 10**5, "np")
+    assert "out" in b.call.keywords
+    b.time_call("add", "float32", 1000, "tl")
+    m = bench_ufunc.Mixed()
+    m.setup("add", "int8+float16", 1000, "tl")
+    assert m.call().dtype == np.float16
+
+
+def _compare(*args):
+    return subprocess.run([sys.executable, str(BENCH / "compare.py"), *args],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+
+
+def test_compare_lists_a_case_for_every_ufunc():
+    r = _compare("--list", "--groups", "same", "--no-jax")
+    assert r.returncode == 0, r.stderr
+    listed = {line.split("\t")[1].split()[0] for line in r.stdout.splitlines()
+              if line.startswith("same\t")}
+    by_object = {}
+    for name, f in public_ufuncs().items():
+        by_object.setdefault(id(f), set()).add(name)
+    unlisted = [sorted(names) for names in by_object.values() if not names & listed]
+    assert not unlisted, f"ufuncs without a compare.py case: {unlisted}"
+
+
+def test_compare_quick_runs():
+    r = _compare("--quick", "--no-jax", "--groups", "promote,same,mixed,small",
+                 "--ops", "add", "--dtypes", "float32", "--sizes", "1000",
+                 "--repeats", "1", "--sample", "0.0002", "--markdown")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "| group | case | size | tl |" in out
+    assert "promote_types(i8, f16)" in out
+    if "add" in public_ufuncs():
+        assert "add f32" in out and "add i8+f16" in out
