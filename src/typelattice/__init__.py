@@ -46,3 +46,12 @@ def _ufuncs_getattr(name):
 
 _ufuncs.__getattr__ = _ufuncs_getattr
 del _ufuncs_getattr
+
+# With CuPy already imported, register the CUDA path now so typelattice ufuncs called on CuPy
+# arrays run our kernels (CuPy looks foreign ufuncs up by name); otherwise it loads on
+# `import typelattice.cuda`.
+import sys as _sys
+
+if "cupy" in _sys.modules:
+    from . import cuda  # noqa: E402,F401
+del _sys
