@@ -550,6 +550,46 @@ static int NAME(TL_LOOP_ARGS)                                                   
     return tl_finish(fpe);                                                                       \
 }
 
+
+/* ==== unary loops ==============================================================================
+ * SI -> SO: out = ST(FN(LD(x))), with the contiguous fast path (which also serves in-place
+ * calls) and the generic strided case. */
+#define TL_LOOP1(NAME, SI, SO, LD, ST, FN)                                                       \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    npy_intp n = dims[0], i, si = st[0], so = st[1];                                             \
+    char *a = data[0], *o = data[1];                                                             \
+    unsigned fpe = 0;                                                                            \
+    (void)ctx; (void)aux;                                                                        \
+    if (si == (npy_intp)sizeof(SI) && so == (npy_intp)sizeof(SO)) {                              \
+        const SI *pa = (const SI *)a; SO *po = (SO *)o;                                          \
+        for (i = 0; i < n; i++) po[i] = ST(FN(LD(pa[i]), &fpe), &fpe);                           \
+    }                                                                                            \
+    else {                                                                                       \
+        for (i = 0; i < n; i++, a += si, o += so)                                                \
+            *(SO *)o = ST(FN(LD(*(const SI *)a), &fpe), &fpe);                                   \
+    }                                                                                            \
+    return tl_finish(fpe);                                                                       \
+}
+
+/* SI -> (SO1, SO2): out1 = ST1(FN(LD(x), &o2, &fpe)), out2 = ST2(o2); CT2 is the compute type of
+ * the second result (frexp: int32 exponent; modf: the integral part) */
+#define TL_LOOP1_2(NAME, SI, SO1, SO2, CT2, LD, ST1, ST2, FN)                                    \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    npy_intp n = dims[0], i;                                                                     \
+    char *a = data[0], *o1 = data[1], *o2 = data[2];                                             \
+    unsigned fpe = 0;                                                                            \
+    (void)ctx; (void)aux;                                                                        \
+    for (i = 0; i < n; i++, a += st[0], o1 += st[1], o2 += st[2]) {                              \
+        CT2 r2;                                                                                  \
+        SO1 r1 = ST1(FN(LD(*(const SI *)a), &r2, &fpe), &fpe);                                   \
+        *(SO1 *)o1 = r1;                                                                         \
+        *(SO2 *)o2 = ST2(r2, &fpe);                                                              \
+    }                                                                                            \
+    return tl_finish(fpe);                                                                       \
+}
+
 typedef struct {
     const char *op;          /* op name (_ops.py) */
     int compute;             /* index into LOOP_TYPES of the compute/result type */
