@@ -381,7 +381,7 @@ UNARY_OPS = [
     Op("positive", nin=1, doc="Numerical positive (a copy); bool is accepted."),
     Op("absolute", nin=1, out="real", aliases=("abs",),
        doc="Absolute value; complex gives its real type, bool stays bool, integers wrap at MIN."),
-    Op("sign", nin=1, special={_U: "TypeError"},
+    Op("sign", nin=1, special={_U: "TypeError"}, kernel_bf16="sign_bf",
        doc="Sign (-1, 0, 1; NaN for NaN; complex: x/|x|); bool raises TypeError."),
     Op("square", nin=1, special={_U: "int32"}, doc="x*x; bool -> int32."),
     Op("floor", nin=1, kinds=REAL, doc="Floor; integers and bool keep their type; complex raises TypeError."),

@@ -467,6 +467,9 @@ TL_HD F tl_conjugate_##S(F x, unsigned *e) { (void)e; return x; }               
 /* NumPy: x > 0 ? 1 : (x < 0 ? -1 : (x == 0 ? 0 : x)), quietly (no flag for NaN) */               \
 TL_HD F tl_sign_##S(F x, unsigned *e)                                                            \
 { (void)e; return tl_qgt_##S(x, (F)0) ? (F)1 : (tl_qlt_##S(x, (F)0) ? (F)-1 : (x == x ? (F)0 : x)); } \
+/* ml_dtypes' bfloat16 Sign: zeros (incl. -0) and NaN are returned as they are */               \
+TL_HD F tl_sign_bf_##S(F x, unsigned *e)                                                         \
+{ (void)e; return tl_qgt_##S(x, (F)0) ? (F)1 : (tl_qlt_##S(x, (F)0) ? (F)-1 : x); }              \
 TL_HD F tl_square_##S(F x, unsigned *e) { (void)e; return x * x; }                               \
 TL_HD F tl_floor_##S(F x, unsigned *e) { (void)e; return floor##M(x); }                          \
 TL_HD F tl_ceil_##S(F x, unsigned *e) { (void)e; return ceil##M(x); }                            \
@@ -636,7 +639,7 @@ TL_COMPLEX(c128, tl_c128, double, , f64)
 /* ==== unary complex ============================================================================
  * As NumPy's complex loops (loops.c.src, funcs.inc.src). The transcendental functions call the
  * C library's complex functions (what npy_cexp etc. call) on the host only. */
-#define TL_UN_COMPLEX(S, C, F, M)                                                                \
+#define TL_UN_COMPLEX(S, C, F, M, FS)                                                            \
 TL_HD C tl_negative_##S(C x, unsigned *e) { (void)e; return tl_mk_##S(-x.re, -x.im); }           \
 TL_HD C tl_positive_##S(C x, unsigned *e) { (void)e; return x; }                                 \
 TL_HD C tl_conjugate_##S(C x, unsigned *e) { (void)e; return tl_mk_##S(x.re, -x.im); }           \
@@ -672,10 +675,11 @@ TL_HD C tl_sign_##S(C x, unsigned *e)                                           
 }                                                                                                \
 TL_HD tl_bool tl_logical_not_##S(C x, unsigned *e) { (void)e; return !(x.re || x.im); }          \
 TL_HD tl_bool tl_isnan_##S(C x, unsigned *e) { (void)e; return x.re != x.re || x.im != x.im; }   \
-TL_HD tl_bool tl_isinf_##S(C x, unsigned *e) { (void)e; return isinf(x.re) || isinf(x.im); }     \
-TL_HD tl_bool tl_isfinite_##S(C x, unsigned *e) { (void)e; return isfinite(x.re) && isfinite(x.im); }
-TL_UN_COMPLEX(c64, tl_c64, float, f)
-TL_UN_COMPLEX(c128, tl_c128, double, )
+/* quiet (bit tests): NumPy's isinf/isfinite never flag NaN as invalid */                      \
+TL_HD tl_bool tl_isinf_##S(C x, unsigned *e) { return tl_isinf_##FS(x.re, e) || tl_isinf_##FS(x.im, e); } \
+TL_HD tl_bool tl_isfinite_##S(C x, unsigned *e) { return tl_isfinite_##FS(x.re, e) && tl_isfinite_##FS(x.im, e); }
+TL_UN_COMPLEX(c64, tl_c64, float, f, f32)
+TL_UN_COMPLEX(c128, tl_c128, double, , f64)
 
 #if !defined(__CUDACC__) && !defined(__cplusplus)
 #define TL_UN_CLIB(S, C, F, M, OP, CFN)                                                          \

@@ -1,0 +1,191 @@
+"""Unary ufunc values against NumPy's ufunc on the operand cast to the compute dtype: special
+values and random data for every op and dtype, every float16/bfloat16 bit pattern for the
+exactly rounded ops, and the floating-point warnings."""
+import warnings
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import typelattice as tl
+from test_ufuncs_values import complex_err_ulps, special_values, ulp_diff
+from ufunc_reference import ARRAY_KINDS, LONG, dtype
+from unary_reference import RULES, compute_dtype, expected
+
+# the ulp helpers overflow harmlessly on NaN/inf bit patterns
+pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+BF16 = np.dtype(ml_dtypes.bfloat16)
+UNARY = sorted(set(RULES) - {"bitwise_count"})
+# correctly rounded or exact in NumPy and here: compared bit for bit
+EXACT = {"sqrt", "negative", "positive", "absolute", "abs", "fabs", "sign", "square", "floor",
+         "ceil", "trunc", "rint", "conj", "conjugate", "invert", "bitwise_not",
+         "bitwise_invert", "logical_not", "isnan", "isinf", "isfinite", "signbit", "spacing",
+         "frexp", "modf", "reciprocal", "deg2rad", "rad2deg", "degrees", "radians"}
+# complex results that NumPy computes differently from plain C (SIMD hypot, FMA): <= 2 ulp
+APPROX_COMPLEX = {"absolute", "abs", "sign", "square", "reciprocal", "sqrt"}
+NUMPY_NAME = {"acos": "arccos", "acosh": "arccosh", "asin": "arcsin", "asinh": "arcsinh",
+              "atan": "arctan", "atanh": "arctanh", "bitwise_invert": "invert"}
+IDENTITY_ON_BOOL = {"positive", "absolute", "abs", "floor", "ceil", "trunc", "conj", "conjugate"}
+
+
+def numpy_ref(name, x):
+    """NumPy's (or ml_dtypes') ufunc on x, already in the compute dtype."""
+    f = getattr(np, NUMPY_NAME.get(name, name))
+    if x.dtype == bool and name in IDENTITY_ON_BOOL:
+        return x.copy()
+    if x.dtype.kind == "c" and name in ("deg2rad", "radians", "rad2deg", "degrees"):
+        k = f(np.ones((), x.real.dtype))       # NumPy's constant; JAX scales both parts
+        r = np.empty_like(x)
+        r.real, r.imag = x.real * k, x.imag * k
+        return r
+    if x.dtype == BF16:
+        try:
+            r = f(x)
+        except TypeError:   # no ml_dtypes loop: computed in float32, rounded
+            r = None
+        if r is None or np.asarray(r if not isinstance(r, tuple) else r[0]).dtype == np.float32:
+            r = f(x.astype(np.float32))
+            return tuple(np.asarray(a).astype(BF16 if a.dtype == np.float32 else a.dtype)
+                         for a in r) if isinstance(r, tuple) else r.astype(BF16)
+    return f(x)
+
+
+def _as_float(x):
+    return x.astype(np.float32) if x.dtype == BF16 else x
+
+
+def check(name, got, want, label):
+    got = got if isinstance(got, tuple) else (got,)
+    want = want if isinstance(want, tuple) else (want,)
+    for g, w in zip(got, want):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.dtype == w.dtype, (label, g.dtype, w.dtype)
+        if g.dtype.kind in "fcV" or g.dtype == BF16:
+            if g.dtype.kind == "c":
+                exact = name in EXACT and name not in APPROX_COMPLEX
+                d = ulp_diff(g, w) if exact else complex_err_ulps(g, w)
+            else:
+                exact = name in EXACT and not (name in APPROX_COMPLEX and label[1].startswith("c"))
+                d = ulp_diff(g, w)
+                gz, wz = _as_float(g), _as_float(w)
+                if exact:
+                    zs = (gz == 0) & (wz == 0) & (np.signbit(gz) != np.signbit(wz))
+                    assert not zs.any(), f"{label}: sign of zero differs: {g[zs][:3]} vs {w[zs][:3]}"
+            tol = 0 if exact else 2
+            if d.max(initial=0) > tol:
+                idx = np.argwhere(d > tol)[:5]
+                raise AssertionError(
+                    f"{label}: {int((d > tol).sum())} values differ by > {tol} ulp, e.g. "
+                    + "; ".join(f"{tuple(i)}: got {g[tuple(i)]!r} want {w[tuple(i)]!r}"
+                                for i in idx))
+        else:
+            if not np.array_equal(g, w):
+                idx = np.argwhere(g != w)[:5]
+                raise AssertionError(f"{label}: e.g. " + "; ".join(
+                    f"{tuple(i)}: got {g[tuple(i)]!r} want {w[tuple(i)]!r}" for i in idx))
+
+
+def _extra_specials(dt):
+    dt = np.dtype(dt)
+    if dt.kind != "f" and dt != BF16:
+        return np.zeros(0, dt)
+    info = ml_dtypes.finfo(dt)
+    v = [info.max, -info.max, info.tiny, -info.tiny, info.smallest_subnormal,
+         -info.smallest_subnormal, 2.5, -2.5, 1.5, -0.5, 0.9999, 1.0001, 2, -2, 90, 180, 710,
+         -710, 89, 11.5, 12]
+    with np.errstate(all="ignore"):
+        return np.array(v, np.float64).astype(dt)
+
+
+def values_of(k, rng):
+    dt = dtype(LONG[k])
+    sv = special_values(dt)
+    parts = [sv, _extra_specials(dt)]
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        parts.append(rng.integers(info.min, info.max, 200, dtype=dt, endpoint=True))
+    elif dt.kind == "c":
+        ft = np.float32 if dt == np.complex64 else np.float64
+        re = rng.standard_normal(200) * np.exp(rng.uniform(-5, 5, 200))
+        im = rng.standard_normal(200) * np.exp(rng.uniform(-5, 5, 200))
+        parts.append((re.astype(ft) + 1j * im.astype(ft)).astype(dt))
+    elif dt != bool:
+        with np.errstate(all="ignore"):
+            r = rng.standard_normal(300) * np.exp(rng.uniform(-8, 8, 300))
+            parts.append(r.astype(dt))
+            parts.append(rng.uniform(-1.2, 1.2, 100).astype(dt))
+    return np.concatenate([np.asarray(p, dt) for p in parts])
+
+
+@pytest.mark.parametrize("name", UNARY)
+def test_values_special_and_random(name):
+    uf = getattr(tl, name)
+    rng = np.random.default_rng(7)
+    bad = []
+    for k in ARRAY_KINDS:
+        if isinstance(expected(name, k), type):
+            continue
+        x = values_of(k, rng)
+        cd = dtype(compute_dtype(name, k))
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = uf(x)
+            want = numpy_ref(name, x.astype(cd))
+        if name == "absolute" and x.dtype.kind == "c":
+            want = want.astype(x.real.dtype)
+        if name == "frexp":   # exponent unspecified for inf/NaN (C standard): compare finite
+            fin = np.isfinite(_as_float(x.astype(cd)))
+            got = (got[0], np.where(fin, got[1], 0))
+            want = (want[0], np.where(fin, want[1], 0).astype(np.int32))
+        try:
+            check(name, got, want, (name, k))
+        except AssertionError as exc:
+            bad.append(str(exc))
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("name", ["sqrt", "negative", "absolute", "floor", "ceil", "trunc",
+                                  "rint", "square", "reciprocal", "sign", "spacing", "frexp",
+                                  "modf", "signbit", "isnan", "isinf", "isfinite", "deg2rad",
+                                  "rad2deg"])
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+def test_every_bit_pattern(name, dt):
+    """All 65536 float16/bfloat16 inputs, bit for bit against NumPy / ml_dtypes."""
+    d = dtype(dt)
+    x = np.arange(65536, dtype=np.uint16).view(d)
+    with np.errstate(all="ignore"):
+        got = getattr(tl, name)(x)
+        want = numpy_ref(name, x)
+    if name == "frexp":
+        fin = np.isfinite(_as_float(x))
+        got = (got[0], np.where(fin, got[1], 0))
+        want = (want[0], np.where(fin, want[1], 0).astype(np.int32))
+    check(name, got, want, (name, dt))
+
+
+def _warns(f, x):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        with np.errstate(all="warn", under="ignore"):
+            f(x)
+    return sorted({str(m.message).split(" encountered")[0] for m in w
+                   if issubclass(m.category, RuntimeWarning)})
+
+
+@pytest.mark.parametrize("name", UNARY)
+def test_fp_warnings_as_numpy(name):
+    """The set of warnings (divide by zero, overflow, invalid) on each dtype's special values
+    equals NumPy's (float16/32/64, ints, complex; bfloat16 follows ml_dtypes and is skipped)."""
+    uf = getattr(tl, name)
+    bad = []
+    for k in ARRAY_KINDS:
+        if isinstance(expected(name, k), type) or k == "bf16":
+            continue
+        dt = dtype(LONG[k])
+        x = np.concatenate([special_values(dt), _extra_specials(dt)])
+        cd = dtype(compute_dtype(name, k))
+        got = _warns(uf, x)
+        want = _warns(lambda v: numpy_ref(name, v), x.astype(cd))
+        if got != want:
+            bad.append(f"{k}: got {got}, NumPy {want}")
+    assert not bad, "\n".join(bad)
