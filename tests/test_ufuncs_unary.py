@@ -205,3 +205,31 @@ def test_bfloat16_and_subclasses():
     m = np.ma.masked_array([1.0, 4.0], mask=[False, True])
     r = tl.sqrt(m)
     assert isinstance(r, np.ma.MaskedArray) and r[0] == 1.0 and r.mask[1]
+
+
+X32 = {"u64": "u32", "i64": "i32", "f64": "f32", "c128": "c64"}
+X32_NAMES = {"uint64": "uint32", "int64": "int32", "float64": "float32",
+             "complex128": "complex64"}
+
+
+def test_jax32_unary_are_x64_canonicalized():
+    """jax_ops_rules.md: 'x32: = x64 canonicalized' for every unary op (64-bit operands are
+    their 32-bit siblings; 64-bit results map to 32-bit; rint(int8) is float32 there)."""
+    u32 = tl.make_ufuncs("jax32")
+    bad = []
+    for name in UNARY:
+        uf = u32[name]
+        for k in KINDS:
+            want = expected(name, X32.get(k, k))
+            try:
+                with np.errstate(all="ignore"):
+                    got = uf(operand(k))
+            except Exception as exc:  # noqa: BLE001
+                if not (isinstance(want, type) and type(exc) is want):
+                    bad.append(f"{name}({k}): want {want}, raised {exc!r}")
+                continue
+            got = got if isinstance(got, tuple) else (got,)
+            names = tuple(np.asarray(g).dtype.name for g in got)
+            if isinstance(want, type) or names != tuple(X32_NAMES.get(w, w) for w in want):
+                bad.append(f"{name}({k}): want {want}, got {names}")
+    assert not bad, "\n".join(bad)
