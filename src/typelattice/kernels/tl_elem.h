@@ -643,7 +643,20 @@ TL_COMPLEX(c128, tl_c128, double, , f64)
 TL_HD C tl_negative_##S(C x, unsigned *e) { (void)e; return tl_mk_##S(-x.re, -x.im); }           \
 TL_HD C tl_positive_##S(C x, unsigned *e) { (void)e; return x; }                                 \
 TL_HD C tl_conjugate_##S(C x, unsigned *e) { (void)e; return tl_mk_##S(x.re, -x.im); }           \
-TL_HD F tl_absolute_##S(C x, unsigned *e) { (void)e; return hypot##M(x.re, x.im); }              \
+/* NumPy's SIMD complex absolute (simd_cabsolute): larger * sqrt(fma(r, r, 1)) with              \
+ * r = smaller / larger; inf wins over NaN; no 0/0 or inf/inf */                                \
+TL_HD F tl_absolute_##S(C x, unsigned *e)                                                        \
+{                                                                                                \
+    F re = fabs##M(x.re), im = fabs##M(x.im), lg, sm, r;                                         \
+    (void)e;                                                                                     \
+    if (tl_isinf_##FS(re, e) || tl_isinf_##FS(im, e)) return (F)INFINITY;                                            \
+    if (re != re || im != im) return (F)NAN;                                                     \
+    lg = re > im ? re : im;                                                                      \
+    sm = re > im ? im : re;                                                                      \
+    if (lg == 0) return lg;                                                                      \
+    r = sm / lg;                                                                                 \
+    return sqrt##M(fma##M(r, r, (F)1)) * lg;                                                     \
+}                                                                                                \
 TL_HD C tl_square_##S(C x, unsigned *e) { return tl_multiply_##S(x, x, e); }                     \
 TL_HD C tl_rint_##S(C x, unsigned *e) { (void)e; return tl_mk_##S(rint##M(x.re), rint##M(x.im)); } \
 TL_HD C tl_deg2rad_##S(C x, unsigned *e) { const F k = (F)3.14159265358979323846 / (F)180; (void)e; return tl_mk_##S(x.re * k, x.im * k); } \
