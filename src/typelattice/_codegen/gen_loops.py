@@ -88,6 +88,10 @@ def blocked_ok(op, t):
 
 def ext_ok(op):
     """Ops with a loop for ml_dtypes' small floats (computed in float32)."""
+    if op.nin == 1:
+        # unary: one output of the operand's type or bool (not signbit: JAX raises there)
+        return (op.nout == 1 and op.out in ("same", "real", "bool") and not op.native16
+                and "f" in op.kinds and "f" not in op.unsupported and op.name != "signbit")
     return (op.nin == 2 and op.nout == 1 and op.rule != FIRST_INEXACT and not op.native16
             and "f" in op.kinds and "f" not in op.unsupported)
 
@@ -219,7 +223,8 @@ def emit():
     for op in OPS:
         if ext_ok(op):
             name = f"tl_ext_{op.name}"
-            out.append(f"TL_LOOP_EXT({name}, tl_{op.kernel_bf16}_f32, {int(op.out == 'bool')})")
+            mac = "TL_LOOP_EXT1" if op.nin == 1 else "TL_LOOP_EXT"
+            out.append(f"{mac}({name}, tl_{op.kernel_bf16}_f32, {int(op.out == 'bool')})")
             ext.append(f'    {{"{op.name}", -1, {name}}},')
     out.append(f"#define TL_N_EXT_LOOPS {len(ext)}")
     out.append("static const tl_mixed_entry tl_ext_table[TL_N_EXT_LOOPS] = {")

@@ -590,6 +590,39 @@ static int NAME(TL_LOOP_ARGS)                                                   
     return tl_finish(fpe);                                                                       \
 }
 
+
+/* unary ops on ml_dtypes' small floats: E -> E or bool, computing FN in float32 through
+ * ml_dtypes' own casts, in blocks (as TL_LOOP_EXT) */
+#define TL_LOOP_EXT1(NAME, FN, BOOL_OUT)                                                         \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    npy_intp n = dims[0], i, j;                                                                  \
+    float ba[TL_BLOCK], bo[TL_BLOCK];                                                            \
+    tl_bool bz[TL_BLOCK];                                                                        \
+    unsigned fpe = 0;                                                                            \
+    const tl_ext_t *xa = tl_ext_find(ctx->descriptors[0]);                                       \
+    const tl_ext_t *xo = BOOL_OUT ? NULL : tl_ext_find(ctx->descriptors[1]);                     \
+    (void)aux;                                                                                   \
+    if (xa == NULL || (!BOOL_OUT && xo == NULL)) {                                               \
+        PyGILState_STATE gs = PyGILState_Ensure();                                               \
+        PyErr_SetString(PyExc_SystemError, "typelattice: unknown small float dtype");            \
+        PyGILState_Release(gs);                                                                  \
+        return -1;                                                                               \
+    }                                                                                            \
+    for (i = 0; i < n; i += TL_BLOCK) {                                                          \
+        npy_intp m = n - i < TL_BLOCK ? n - i : TL_BLOCK;                                        \
+        tl_ext_load(xa, data[0] + i * st[0], st[0], ba, m);                                      \
+        if (BOOL_OUT) {                                                                          \
+            for (j = 0; j < m; j++) bz[j] = (tl_bool)FN(ba[j], &fpe);                            \
+            tl_store_bool(bz, data[1] + i * st[1], st[1], m, &fpe);                              \
+        } else {                                                                                 \
+            for (j = 0; j < m; j++) bo[j] = (float)FN(ba[j], &fpe);                              \
+            tl_ext_store(xo, bo, data[1] + i * st[1], st[1], m);                                 \
+        }                                                                                        \
+    }                                                                                            \
+    return tl_finish(fpe);                                                                       \
+}
+
 typedef struct {
     const char *op;          /* op name (_ops.py) */
     int compute;             /* index into LOOP_TYPES of the compute/result type */
