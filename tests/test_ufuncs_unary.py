@@ -233,3 +233,63 @@ def test_jax32_unary_are_x64_canonicalized():
             if isinstance(want, type) or names != tuple(X32_NAMES.get(w, w) for w in want):
                 bad.append(f"{name}({k}): want {want}, got {names}")
     assert not bad, "\n".join(bad)
+
+
+# -- hypothesis: shapes, strides, where=, out= ---------------------------------------------------
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+H_OPS = ["sqrt", "exp", "negative", "absolute", "square", "floor", "rint", "invert", "isnan",
+         "sign", "reciprocal", "logical_not", "frexp", "signbit"]
+H_KINDS = ["b", "u8", "i16", "i64", "f16", "bf16", "f32", "f64", "c64"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(name=st.sampled_from(H_OPS), k=st.sampled_from(H_KINDS),
+       shape=st.lists(st.integers(0, 5), min_size=0, max_size=3),
+       step=st.sampled_from([1, 2, -1, -3]), use_where=st.booleans(), use_out=st.booleans(),
+       seed=st.integers(0, 2**16))
+def test_hypothesis_shapes_strides_where_out(name, k, shape, step, use_where, use_out, seed):
+    want_dt = expected(name, k)
+    uf = getattr(tl, name)
+    rng = np.random.default_rng(seed)
+    d = dtype(LONG[k])
+    full = list(shape)
+    if full:
+        full[-1] = full[-1] * abs(step)
+    base = np.asarray(rng.standard_normal(full) * 10, np.float64)
+    with np.errstate(all="ignore"):
+        if d.kind == "c":
+            base = base + 1j * (rng.standard_normal(full) * 10)
+        x = base.astype(d)
+    if full:
+        x = x[..., ::step]
+    if isinstance(want_dt, type):
+        with pytest.raises(want_dt):
+            uf(x)
+        return
+    cd = dtype(compute_dtype(name, k))
+    where = rng.integers(0, 2, x.shape).astype(bool) if use_where else True
+    kw = {}
+    outs = None
+    if use_out or use_where:
+        outs = tuple(np.zeros(x.shape, dtype(w)) for w in want_dt)
+        kw["out"] = outs if len(outs) > 1 else outs[0]
+    with np.errstate(all="ignore"):
+        got = uf(x, where=where, **kw)
+        ref = getattr(np, name)(x.astype(cd))
+        if name == "absolute" and cd.kind == "c":
+            ref = ref.astype(np.dtype(want_dt[0]))
+    got = got if isinstance(got, tuple) else (got,)
+    ref = ref if isinstance(ref, tuple) else (ref,)
+    for g, r, w in zip(got, ref, want_dt):
+        assert g.dtype == dtype(w) and g.shape == x.shape
+        r = np.asarray(r).astype(dtype(w))
+        if outs is not None:
+            r = np.where(where, r, np.zeros((), dtype(w)))
+        if name in ("exp",) and g.dtype.kind in "fc":
+            np.testing.assert_allclose(g.astype(np.complex128 if g.dtype.kind == "c" else
+                                                np.float64), r, rtol=5e-7 if g.itemsize <= 8 else 1e-15)
+        else:
+            np.testing.assert_array_equal(g.view(np.uint16) if g.dtype == dtype("bfloat16")
+                                          else g, r.view(np.uint16)
+                                          if r.dtype == dtype("bfloat16") else r)
