@@ -649,7 +649,7 @@ TL_HD F tl_absolute_##S(C x, unsigned *e)                                       
 {                                                                                                \
     F re = fabs##M(x.re), im = fabs##M(x.im), lg, sm, r;                                         \
     (void)e;                                                                                     \
-    if (tl_isinf_##FS(re, e) || tl_isinf_##FS(im, e)) return (F)INFINITY;                                            \
+    if (tl_isinf_##FS(re, e) || tl_isinf_##FS(im, e)) return (F)tl_bits_f32(0x7f800000u);         \
     if (re != re || im != im) return (F)NAN;                                                     \
     lg = re > im ? re : im;                                                                      \
     sm = re > im ? im : re;                                                                      \
