@@ -88,6 +88,11 @@ def test_python_scalars_are_weak():
     assert tl.rint(3).dtype == np.float64
     with pytest.raises(TypeError):
         tl.invert(1.5)
+    # resolve_dtypes with Python scalar types (weak), as a call
+    assert tl.sqrt.resolve_dtypes((int, None)) == (np.dtype("f8"),) * 2
+    assert tl.absolute.resolve_dtypes((complex, None)) == (np.dtype("c16"), np.dtype("f8"))
+    assert tl.frexp.resolve_dtypes((int, None, None))[2] == np.int32
+    assert tl.isnan.resolve_dtypes((float, None))[1] == np.bool_
     # Known difference: NumPy coerces a lone Python int beyond int64 to a strong uint64 (or
     # object) array before the promoter sees it; JAX raises OverflowError.
     assert tl.negative(2**63).dtype == np.uint64
@@ -291,8 +296,9 @@ def test_hypothesis_shapes_strides_where_out(name, k, shape, step, use_where, us
         if outs is not None:
             r = np.where(where, r, np.zeros((), dtype(w)))
         if name in ("exp",) and g.dtype.kind in "fc":
-            np.testing.assert_allclose(g.astype(np.complex128 if g.dtype.kind == "c" else
-                                                np.float64), r, rtol=5e-7 if g.itemsize <= 8 else 1e-15)
+            wide = np.complex128 if g.dtype.kind == "c" else np.float64
+            np.testing.assert_allclose(g.astype(wide), r,
+                                       rtol=5e-7 if g.itemsize <= 8 else 1e-15)
         else:
             np.testing.assert_array_equal(g.view(np.uint16) if g.dtype == dtype("bfloat16")
                                           else g, r.view(np.uint16)

@@ -72,7 +72,8 @@ def check(name, got, want, label):
                 gz, wz = _as_float(g), _as_float(w)
                 if exact:
                     zs = (gz == 0) & (wz == 0) & (np.signbit(gz) != np.signbit(wz))
-                    assert not zs.any(), f"{label}: sign of zero differs: {g[zs][:3]} vs {w[zs][:3]}"
+                    assert not zs.any(), \
+                        f"{label}: sign of zero differs: {g[zs][:3]} vs {w[zs][:3]}"
             tol = 0 if exact else 2
             if d.max(initial=0) > tol:
                 idx = np.argwhere(d > tol)[:5]

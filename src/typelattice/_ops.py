@@ -83,7 +83,7 @@ class Op:
     def __init__(self, name, rule=JOIN, *, nin=2, nout=1, out="same", kinds=ALL,
                  kind_error="TypeError", special=None, unsupported="", identity=None,
                  reorderable=False, kernel=None, kernel16=None, kernel_bf16=None,
-                 native16=False, quiet=False, doc="",
+                 native16=False, bits16=False, quiet=False, doc="",
                  numpy_name=None, aliases=()):
         self.name = name
         self.rule = rule
@@ -100,6 +100,9 @@ class Op:
         self.kernel16 = kernel16 or self.kernel   # the same for float16/bfloat16 (in float32)
         self.kernel_bf16 = kernel_bf16 or self.kernel16   # bfloat16 if it differs (ml_dtypes)
         self.native16 = native16          # float16/bfloat16 element functions work on bits
+        # unary: float16/bfloat16 loops use bit-level element functions (sign-bit ops and
+        # classification), while ml_dtypes' small floats still compute in float32
+        self.bits16 = bits16
         # never reports floating-point errors (NumPy's loops neither): NaN operands of
         # comparisons and min/max raise no 'invalid' warning
         self.quiet = quiet or out == "bool"
@@ -366,7 +369,8 @@ UNARY_OPS = [
     Op("reciprocal", INEXACT, nin=1,
        doc="1/x; integers become float32 ((u)int8..32, bool) or float64 ((u)int64), unlike "
            "NumPy's integer reciprocal."),
-    Op("fabs", INEXACT, nin=1, kinds=REAL, doc="Absolute value as a float; complex raises TypeError."),
+    Op("fabs", INEXACT, nin=1, kinds=REAL, bits16=True,
+       doc="Absolute value as a float; complex raises TypeError."),
     Op("spacing", INEXACT, nin=1, kinds=REAL, kind_error="ValueError", native16=True,
        doc="Distance to the next representable value away from zero; complex raises ValueError."),
     Op("frexp", INEXACT, nin=1, nout=2, out=("same", "int32"), kinds=REAL,
@@ -376,29 +380,33 @@ UNARY_OPS = [
        doc="(fractional part, integral part), both the operand made inexact; complex raises "
            "TypeError."),
     # -- the operand's own type ----------------------------------------------------------------
-    Op("negative", nin=1, special={_U: "TypeError"},
+    Op("negative", bits16=True, nin=1, special={_U: "TypeError"},
        doc="Numerical negative (integers wrap); bool raises TypeError."),
-    Op("positive", nin=1, doc="Numerical positive (a copy); bool is accepted."),
-    Op("absolute", nin=1, out="real", aliases=("abs",),
+    Op("positive", bits16=True, nin=1, doc="Numerical positive (a copy); bool is accepted."),
+    Op("absolute", bits16=True, nin=1, out="real", aliases=("abs",),
        doc="Absolute value; complex gives its real type, bool stays bool, integers wrap at MIN."),
     Op("sign", nin=1, special={_U: "TypeError"}, kernel_bf16="sign_bf",
        doc="Sign (-1, 0, 1; NaN for NaN; complex: x/|x|); bool raises TypeError."),
     Op("square", nin=1, special={_U: "int32"}, doc="x*x; bool -> int32."),
-    Op("floor", nin=1, kinds=REAL, doc="Floor; integers and bool keep their type; complex raises TypeError."),
-    Op("ceil", nin=1, kinds=REAL, doc="Ceiling; integers and bool keep their type; complex raises TypeError."),
-    Op("trunc", nin=1, kinds=REAL, doc="Truncation; integers and bool keep their type; complex raises TypeError."),
+    Op("floor", nin=1, kinds=REAL,
+       doc="Floor; integers and bool keep their type; complex raises TypeError."),
+    Op("ceil", nin=1, kinds=REAL,
+       doc="Ceiling; integers and bool keep their type; complex raises TypeError."),
+    Op("trunc", nin=1, kinds=REAL,
+       doc="Truncation; integers and bool keep their type; complex raises TypeError."),
     Op("rint", DEFAULT_FLOAT, nin=1,
        doc="Round to nearest even; bool and integers become the DEFAULT float (float64 under "
            "x64, even for int8), unlike the other float functions."),
-    Op("conjugate", nin=1, aliases=("conj",), doc="Complex conjugate (the identity for real types)."),
+    Op("conjugate", bits16=True, nin=1, aliases=("conj",),
+       doc="Complex conjugate (the identity for real types)."),
     Op("invert", nin=1, kinds=INTS, aliases=("bitwise_not", "bitwise_invert"),
        doc="Bit-wise not (logical not for bool); integers and bool only."),
     # -- bool out ------------------------------------------------------------------------------
     Op("logical_not", nin=1, out="bool", doc="Logical not, any type."),
-    Op("isnan", nin=1, out="bool", doc="NaN test (False for integers)."),
-    Op("isinf", nin=1, out="bool", doc="Infinity test (False for integers)."),
-    Op("isfinite", nin=1, out="bool", doc="Finiteness test (True for integers)."),
-    Op("signbit", nin=1, out="bool", kinds=REAL, kind_error="ValueError",
+    Op("isnan", bits16=True, nin=1, out="bool", doc="NaN test (False for integers)."),
+    Op("isinf", bits16=True, nin=1, out="bool", doc="Infinity test (False for integers)."),
+    Op("isfinite", bits16=True, nin=1, out="bool", doc="Finiteness test (True for integers)."),
+    Op("signbit", bits16=True, nin=1, out="bool", kinds=REAL, kind_error="ValueError",
        doc="Sign bit set (x < 0 for integers); complex raises ValueError."),
 ]
 OPS.extend(UNARY_OPS)

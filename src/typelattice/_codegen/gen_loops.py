@@ -102,13 +102,16 @@ def emit_unary(op, out):
     for t in op.loop_types():
         sig = op.loop_signature(t)
         name = f"tl_loop_{op.name}_{SUFFIX[t]}"
-        half = t in HALF and not op.native16
+        native = op.native16 or op.bits16
+        half = t in HALF and not native
         fn = f"tl_{kernel_name(op, t)}_{'f32' if half else SUFFIX[t]}"
-        lo = ld(t) if not (op.native16 and t in HALF) else "TL_LD_id"
+        if native and t in HALF:
+            fn = f"tl_{op.kernel}_{SUFFIX[t]}"
+        lo = ld(t) if not (native and t in HALF) else "TL_LD_id"
         outs = sig[1:]
 
         def store(o):
-            if o == "bool" or (op.native16 and o in HALF):
+            if o == "bool" or (native and o in HALF):
                 return "TL_ST_id"
             return st(o)
         if len(outs) == 1:

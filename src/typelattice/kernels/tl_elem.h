@@ -515,6 +515,21 @@ TL_HD uint16_t tl_spacing_f16(uint16_t h, unsigned *e)
     return 0x0001u;
 }
 
+/* sign-bit ops and classification on the storage bits of float16 (as NumPy's HALF_ loops) and
+ * bfloat16 (the same values as ml_dtypes', NaN payloads aside) */
+#define TL_UN_BITS16(S, INF)                                                                     \
+TL_HD uint16_t tl_negative_##S(uint16_t x, unsigned *e) { (void)e; return (uint16_t)(x ^ 0x8000u); } \
+TL_HD uint16_t tl_absolute_##S(uint16_t x, unsigned *e) { (void)e; return (uint16_t)(x & 0x7fffu); } \
+TL_HD uint16_t tl_fabs_##S(uint16_t x, unsigned *e) { (void)e; return (uint16_t)(x & 0x7fffu); }     \
+TL_HD uint16_t tl_positive_##S(uint16_t x, unsigned *e) { (void)e; return x; }                   \
+TL_HD uint16_t tl_conjugate_##S(uint16_t x, unsigned *e) { (void)e; return x; }                  \
+TL_HD tl_bool tl_isnan_##S(uint16_t x, unsigned *e) { (void)e; return (x & 0x7fffu) > (INF); }   \
+TL_HD tl_bool tl_isinf_##S(uint16_t x, unsigned *e) { (void)e; return (x & 0x7fffu) == (INF); }  \
+TL_HD tl_bool tl_isfinite_##S(uint16_t x, unsigned *e) { (void)e; return (x & 0x7fffu) < (INF); } \
+TL_HD tl_bool tl_signbit_##S(uint16_t x, unsigned *e) { (void)e; return (x >> 15) != 0; }
+TL_UN_BITS16(f16, 0x7c00u)
+TL_UN_BITS16(bf16, 0x7f80u)
+
 /* ml_dtypes' Spacing: NaN for inf, else nextafter(x, copysign(inf, x)) - x in float32, rounded */
 TL_HD uint16_t tl_spacing_bf16(uint16_t x, unsigned *e)
 {
