@@ -264,3 +264,36 @@ def test_small_floats_every_bit_pattern(name):
         if not ok:
             bad.append(tname)
     assert not bad, bad
+
+
+EXT_INTS = {"i4": "int4", "u4": "uint4", "i2": "int2", "u2": "uint2"}
+
+
+@pytest.mark.parametrize("name", UNARY)
+def test_sub_byte_ints(name):
+    """int4/uint4 (and int2/uint2 where ml_dtypes has them): where JAX's extended table gives a
+    core dtype (f32, f64: the to-inexact table and rint's default float) typelattice gives it
+    with the values of NumPy on the converted operand; where JAX keeps the sub-byte type or
+    raises, typelattice raises TypeError (no sub-byte loops: a documented gap)."""
+    uf = getattr(tl, name)
+    for abbr, tname in EXT_INTS.items():
+        if not hasattr(ml_dtypes, tname):
+            continue
+        d = np.dtype(getattr(ml_dtypes, tname))
+        info = ml_dtypes.iinfo(d)
+        x = np.arange(info.min, info.max + 1).astype(d)
+        entry = EXT[name][abbr]
+        want = {"f32": "float32", "f64": "float64", "(f32,f32)": "float32",
+                "(f32,i32)": "float32"}.get(entry)
+        if want is None:
+            with pytest.raises((TypeError, ValueError)):
+                with np.errstate(all="ignore"):
+                    uf(x)
+            continue
+        with np.errstate(all="ignore"):
+            got = uf(x)
+            ref = getattr(np, NUMPY_NAME.get(name, name))(x.astype(np.int8).astype(want))
+        got = got if isinstance(got, tuple) else (got,)
+        ref = ref if isinstance(ref, tuple) else (ref,)
+        assert got[0].dtype == np.dtype(want), (tname, got[0].dtype)
+        check(name, got, ref, (name, tname))
