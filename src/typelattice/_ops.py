@@ -450,7 +450,12 @@ def docstring(op, rules_name="jax"):
                      + f" (otherwise {op.kind_error}).")
     if op.unsupported:
         lines.append("Not implemented: complex operands (JAX accepts them; NumPy has no loop).")
-    lines.append(f"Same values as numpy.{op.numpy_name} on the operands cast to the result dtype.")
+    if op.nin == 1:
+        lines.append(f"Same values as numpy.{op.numpy_name} on the operand cast to the dtype the "
+                     "loop computes in (float16/bfloat16 in float32, rounded to nearest even).")
+    else:
+        lines.append(f"Same values as numpy.{op.numpy_name} on the operands cast to the result "
+                     "dtype.")
     lines.append(f"The ufunc's __name__ is {rules_name}.{op.name}: libraries that map ufuncs to "
                  "their own functions by name (dask for .outer and divmod, CuPy, pandas) find no "
                  "NumPy-rule namesake and return NotImplemented instead of silently applying "
