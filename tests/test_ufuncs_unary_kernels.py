@@ -20,7 +20,7 @@ PREFIX void use(float *x, double *y, tl_c64 *z, float *r, uint16_t *h, int32_t *
          + tl_signbit_f64(y[i], &e) + tl_isfinite_f64(y[i], &e);
     r[i] = tl_absolute_c64(z[i], &e);
     z[i] = tl_reciprocal_c64(tl_sign_c64(tl_square_c64(z[i], &e), &e), &e);
-    h[i] = (uint16_t)(tl_spacing_f16(h[i], &e) + tl_spacing_bf16(h[i], &e)
+    h[i] = (uint16_t)(tl_spacing_f16(h[i], &e) + tl_spacing_bf16(h[i], &e) + tl_bitwise_count_i64(-5, &e)
                       + tl_negative_i16((int16_t)h[i], &e) + tl_invert_u16(h[i], &e));
     x[i] += tl_modf_f32(x[i], &m, &e) + m + tl_isnan_c64(z[i], &e) + tl_logical_not_c64(z[i], &e);
 }

@@ -83,7 +83,7 @@ def compute_dtype(op, k):
     it): the operand's own type for bool-output ops and absolute, else the first result's."""
     res = expected(op, k)
     two, text = RULES[op]
-    if text.startswith("bool output") or text.startswith("operand dtype, complex"):
+    if text.startswith(("bool output", "uint8 output", "operand dtype, complex")):
         return LONG[k]
     return res[0]
 

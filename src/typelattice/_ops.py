@@ -401,6 +401,8 @@ UNARY_OPS = [
        doc="Complex conjugate (the identity for real types)."),
     Op("invert", nin=1, kinds=INTS, aliases=("bitwise_not", "bitwise_invert"),
        doc="Bit-wise not (logical not for bool); integers and bool only."),
+    Op("bitwise_count", nin=1, out="uint8", kinds=INTS,
+       doc="Number of 1 bits in the absolute value, as uint8; integers and bool only."),
     # -- bool out ------------------------------------------------------------------------------
     Op("logical_not", nin=1, out="bool", doc="Logical not, any type."),
     Op("isnan", bits16=True, nin=1, out="bool", doc="NaN test (False for integers)."),
@@ -433,6 +435,8 @@ def docstring(op, rules_name="jax"):
             rule = "bool"
         elif outs == ("real",):
             rule += ", complex -> its real type"
+        elif len(outs) == 1 and outs[0] != "same":
+            rule = f"{outs[0]} (computed in the operand's type)"
         elif len(outs) > 1:
             rule = "(" + ", ".join(rule if o == "same" else o for o in outs) + ")"
     weak = ("Python int/float/complex operands are weak: they take the type of the array they "

@@ -397,13 +397,24 @@ TL_HD tl_bool tl_logical_not_##S(T x, unsigned *e) { (void)e; return !x; }      
 TL_HD tl_bool tl_isnan_##S(T x, unsigned *e) { (void)e; (void)x; return 0; }                     \
 TL_HD tl_bool tl_isinf_##S(T x, unsigned *e) { (void)e; (void)x; return 0; }                     \
 TL_HD tl_bool tl_isfinite_##S(T x, unsigned *e) { (void)e; (void)x; return 1; }
+/* bits set in the magnitude (NumPy's and JAX's bitwise_count), portable popcount */
+TL_HD uint8_t tl_popcount64(uint64_t v)
+{
+    v = v - ((v >> 1) & 0x5555555555555555ull);
+    v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+    v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (uint8_t)((v * 0x0101010101010101ull) >> 56);
+}
 #define TL_UN_SINT(S, T, UT)                                                                     \
 TL_UN_INT_COMMON(S, T, UT)                                                                       \
+TL_HD uint8_t tl_bitwise_count_##S(T x, unsigned *e)                                             \
+{ (void)e; return tl_popcount64((uint64_t)(x < 0 ? (UT)((UT)0 - (UT)x) : (UT)x)); }              \
 TL_HD T tl_absolute_##S(T x, unsigned *e) { (void)e; return x < 0 ? (T)((UT)0 - (UT)x) : x; }    \
 TL_HD T tl_sign_##S(T x, unsigned *e) { (void)e; return (T)((x > 0) - (x < 0)); }                \
 TL_HD tl_bool tl_signbit_##S(T x, unsigned *e) { (void)e; return x < 0; }
 #define TL_UN_UINT(S, T)                                                                         \
 TL_UN_INT_COMMON(S, T, T)                                                                        \
+TL_HD uint8_t tl_bitwise_count_##S(T x, unsigned *e) { (void)e; return tl_popcount64((uint64_t)x); } \
 TL_HD T tl_absolute_##S(T x, unsigned *e) { (void)e; return x; }                                 \
 TL_HD T tl_sign_##S(T x, unsigned *e) { (void)e; return (T)(x > 0); }                            \
 TL_HD tl_bool tl_signbit_##S(T x, unsigned *e) { (void)e; (void)x; return 0; }
@@ -428,6 +439,7 @@ TL_HD tl_bool tl_isnan_b(tl_bool x, unsigned *e) { (void)e; (void)x; return 0; }
 TL_HD tl_bool tl_isinf_b(tl_bool x, unsigned *e) { (void)e; (void)x; return 0; }
 TL_HD tl_bool tl_isfinite_b(tl_bool x, unsigned *e) { (void)e; (void)x; return 1; }
 TL_HD tl_bool tl_signbit_b(tl_bool x, unsigned *e) { (void)e; (void)x; return 0; }
+TL_HD uint8_t tl_bitwise_count_b(tl_bool x, unsigned *e) { (void)e; return x; }
 
 TL_HD uint64_t tl_f64_bits(double f) { union { double f; uint64_t u; } v; v.f = f; return v.u; }
 TL_HD double tl_bits_f64(uint64_t u) { union { double f; uint64_t u; } v; v.u = u; return v.f; }
