@@ -89,8 +89,8 @@ def blocked_ok(op, t):
 def ext_ok(op):
     """Ops with a loop for ml_dtypes' small floats (computed in float32)."""
     if op.nin == 1:
-        # unary: one output of the operand's type or bool (not signbit: JAX raises there)
-        return (op.nout == 1 and op.out in ("same", "real", "bool") and not op.native16
+        # unary: outputs of the operand's type or bool (not signbit: JAX raises there)
+        return (all(o in ("same", "real", "bool") for o in op.outs()) and not op.native16
                 and "f" in op.kinds and "f" not in op.unsupported and op.name != "signbit")
     return (op.nin == 2 and op.nout == 1 and op.rule != FIRST_INEXACT and not op.native16
             and "f" in op.kinds and "f" not in op.unsupported)
@@ -226,8 +226,11 @@ def emit():
     for op in OPS:
         if ext_ok(op):
             name = f"tl_ext_{op.name}"
-            mac = "TL_LOOP_EXT1" if op.nin == 1 else "TL_LOOP_EXT"
-            out.append(f"{mac}({name}, tl_{op.kernel_bf16}_f32, {int(op.out == 'bool')})")
+            if op.nin == 1 and op.nout == 2:
+                out.append(f"TL_LOOP_EXT1_2({name}, tl_{op.kernel_bf16}_f32)")
+            else:
+                mac = "TL_LOOP_EXT1" if op.nin == 1 else "TL_LOOP_EXT"
+                out.append(f"{mac}({name}, tl_{op.kernel_bf16}_f32, {int(op.out == 'bool')})")
             ext.append(f'    {{"{op.name}", -1, {name}}},')
     out.append(f"#define TL_N_EXT_LOOPS {len(ext)}")
     out.append("static const tl_mixed_entry tl_ext_table[TL_N_EXT_LOOPS] = {")
