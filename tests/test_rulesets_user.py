@@ -186,3 +186,15 @@ def test_random_lattices_are_checked_consistently(edges):
         # Round trip: the compiled table as a table rule set has the same Hasse diagram.
         table = tl.promotion_table({(a, b): tab[idx[a]][idx[b]] for a in T for b in T})
         assert set(table.as_lattice().hasse()) == set(covering_edges(rs))
+
+
+def test_compiled_user_rule_set_pickles():
+    import pickle
+    import numpy as np
+    rs = tl.lattice({"int8": ["int16"], "int16": ["float32"]}, name="toy")
+    assert tl.promote_types("int8", "int16", rules=rs) == np.int16   # compiles and caches
+    back = pickle.loads(pickle.dumps(rs))
+    assert back.join("int8", "float32") == "float32"
+    assert tl.promote_types("int8", "float32", rules=back) == np.float32
+    w = tl.asarray(np.ones(2, np.int8), rules=rs)
+    assert np.array_equal(pickle.loads(pickle.dumps(w)), w)

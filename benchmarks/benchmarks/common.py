@@ -15,6 +15,7 @@ except ImportError:
 
 try:
     import typelattice
+    from typelattice import _bench
 except ImportError:                     # benchmarks of a broken build are skipped, not faked
     typelattice = None
 
@@ -26,6 +27,7 @@ DOMAINS = {
     "default": ((1, 9), (1, 3)),
     "shift": ((1, 9), (0, 7)),          # shift counts below the narrowest width
     "power": ((1, 4), (0, 3)),          # non-negative exponents, no int8 overflow surprises
+    "unit": ((-0.5, 0.5), (-0.5, 0.5)),  # arcsin, arccos, arctanh (integers: 0)
 }
 
 # name -> (domain, dtype of the second operand or None for "same as the first")
@@ -49,6 +51,24 @@ OPS = {
     "equal": ("default", None), "not_equal": ("default", None), "less": ("default", None),
     "less_equal": ("default", None), "greater": ("default", None),
     "greater_equal": ("default", None),
+    # unary ops (the second entry is unused)
+    "sqrt": ("default", None), "cbrt": ("default", None), "exp": ("default", None),
+    "exp2": ("default", None), "expm1": ("default", None), "log": ("default", None),
+    "log2": ("default", None), "log10": ("default", None), "log1p": ("default", None),
+    "sin": ("default", None), "cos": ("default", None), "tan": ("default", None),
+    "arcsin": ("unit", None), "arccos": ("unit", None), "arctan": ("default", None),
+    "sinh": ("default", None), "cosh": ("default", None), "tanh": ("default", None),
+    "arcsinh": ("default", None), "arccosh": ("default", None), "arctanh": ("unit", None),
+    "deg2rad": ("default", None), "radians": ("default", None), "rad2deg": ("default", None),
+    "degrees": ("default", None), "reciprocal": ("default", None), "fabs": ("default", None),
+    "spacing": ("default", None), "frexp": ("default", None), "modf": ("default", None),
+    "negative": ("default", None), "positive": ("default", None),
+    "absolute": ("default", None), "sign": ("default", None), "square": ("default", None),
+    "floor": ("default", None), "ceil": ("default", None), "trunc": ("default", None),
+    "rint": ("default", None), "conjugate": ("default", None), "invert": ("default", None),
+    "bitwise_count": ("default", None), "logical_not": ("default", None),
+    "isnan": ("default", None), "isinf": ("default", None), "isfinite": ("default", None),
+    "signbit": ("default", None),
 }
 
 # A representative subset for the mixed-dtype, weak-scalar and small-call benchmarks.
@@ -61,18 +81,15 @@ WEAK = ["float32+1.5", "int8+1", "uint8+3", "float16+2.0", "bfloat16+1.0", "floa
 
 
 def dtype(name):
-    if name == "bfloat16":
-        if BF16 is None:
-            raise NotImplementedError("no ml_dtypes")
-        return BF16
-    return np.dtype(name)
+    """The dtype of a name; asv skips a case whose setup raises NotImplementedError."""
+    try:
+        return _bench.dtype(name)
+    except TypeError as exc:
+        raise NotImplementedError(str(exc)) from None
 
 
 def kind(dt):
-    dt = np.dtype(dt)
-    if dt.kind == "V" and dt.name.startswith(("bfloat", "float")):
-        return "f"
-    return dt.kind
+    return _bench.kind(dt)
 
 
 def is_numpy_ufunc(obj):
@@ -143,7 +160,7 @@ def array(dt, n, domain="default", role=0):
         if k == "b":
             x = rng.integers(0, 2, m).astype(bool)
         elif k in "iu":
-            x = rng.integers(lo, hi + 1, m).astype(dt)
+            x = rng.integers(int(lo), int(hi) + 1, m).astype(dt)
         elif k == "c":
             x = (rng.uniform(lo, hi, m) + 1j * rng.uniform(lo, hi, m)).astype(dt)
         else:

@@ -257,12 +257,21 @@ def build_parser():
     s = sub.add_parser("demo", help="one screen showing what typelattice is for")
     s.set_defaults(func=cmd_demo)
 
+    sub.add_parser("bench", help="time typelattice against NumPy/ml_dtypes/jax side by side "
+                                 "(see: bench --help)", add_help=False)
+
     s = sub.add_parser("list", help="list the built-in rule sets")
     s.set_defaults(func=cmd_list)
     return p
 
 
 def main(argv=None):
+    if argv is None:
+        argv = sys.argv[1:]
+    if argv and argv[0] == "bench":
+        # The benchmark driver owns its own options (python -m typelattice bench --help).
+        from ._bench import main as bench
+        return bench(list(argv[1:]))
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

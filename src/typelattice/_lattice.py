@@ -287,6 +287,13 @@ class RuleSet:
                                  f"{a}.({b}.{c}) = {right}")
         return lines
 
+    def __getstate__(self):
+        # The compiled tables are a cache that points back at this object: rebuild them after
+        # unpickling instead of pickling the cycle.
+        state = dict(self.__dict__)
+        state.pop("_compiled", None)
+        return state
+
     def __repr__(self):
         return f"<{type(self).__name__} {self.name!r}: {len(self.types)} types>"
 

@@ -283,6 +283,8 @@ def _resolve_names(op, CompiledRules r, names, fixed, bint reduction):
     names fixed by ``signature`` (None where free)."""
     nin = op.nin
     ins = [fixed[i] if fixed[i] is not None else names[i] for i in range(nin)]
+    if nin == 1:
+        return _resolve_unary(op, r, ins[0], fixed)
     if ins[0] is None:
         ins[0] = ins[1]
     if ins[1] is None:
@@ -321,6 +323,26 @@ def _resolve_names(op, CompiledRules r, names, fixed, bint reduction):
             and all(f is None for f in fixed[:nin]):
         # dtype=/signature fixes the output: compute in it, as NumPy does
         res = [outs_fixed[0]] * len(res)
+    for i, f in enumerate(fixed):
+        if f is not None:
+            res[i] = f
+    return res
+
+
+def _resolve_unary(op, CompiledRules r, a, fixed):
+    """Loop dtype names of a unary op for operand name ``a`` (signature entries ``fixed``)."""
+    if a is None:
+        raise TypeError(f"typelattice.{op.name}: no operand dtype to resolve")
+
+    def materialize(t):
+        w = r.weak_target(t) if t in r.index else None
+        return w if w is not None else t
+
+    res = list(op.resolve(a, None, None, materialize))
+    outs_fixed = [f for f in fixed[1:] if f is not None]
+    if outs_fixed and op.nout == 1 and op.out == "same" and fixed[0] is None:
+        # dtype=/signature fixes the output: compute in it, as NumPy does
+        res = [outs_fixed[0]] * 2
     for i, f in enumerate(fixed):
         if f is not None:
             res[i] = f

@@ -104,8 +104,44 @@ def blocked_ok(op, t):
 
 def ext_ok(op):
     """Ops with a loop for ml_dtypes' small floats (computed in float32)."""
+    if op.nin == 1:
+        # unary: outputs of the operand's type or bool (not signbit: JAX raises there)
+        return (all(o in ("same", "real", "bool") for o in op.outs()) and not op.native16
+                and "f" in op.kinds and "f" not in op.unsupported and op.name != "signbit")
     return (op.nin == 2 and op.nout == 1 and op.rule != FIRST_INEXACT and not op.native16
             and "f" in op.kinds and "f" not in op.unsupported)
+
+
+def emit_unary(op, out):
+    """Append the loops of a unary op to ``out``; return its loop-table rows."""
+    rows = []
+    for t in op.loop_types():
+        sig = op.loop_signature(t)
+        name = f"tl_loop_{op.name}_{SUFFIX[t]}"
+        native = op.native16 or op.bits16
+        half = t in HALF and not native
+        fn = f"tl_{kernel_name(op, t)}_{'f32' if half else SUFFIX[t]}"
+        if native and t in HALF:
+            fn = f"tl_{op.kernel}_{SUFFIX[t]}"
+        lo = ld(t) if not (native and t in HALF) else "TL_LD_id"
+        outs = sig[1:]
+
+        def store(o):
+            if o == "bool" or (native and o in HALF):
+                return "TL_ST_id"
+            return st(o)
+        if len(outs) == 1:
+            out.append(f"TL_LOOP1({name}, {STORAGE[t]}, {STORAGE[outs[0]]}, {lo}, "
+                       f"{store(outs[0])}, {fn})")
+        else:
+            o1, o2 = outs
+            ct2 = COMPUTE[o2] if o2 in HALF and not op.native16 else STORAGE[o2]
+            ct2 = "int32_t" if o2 == "int32" else ct2
+            out.append(f"TL_LOOP1_2({name}, {STORAGE[t]}, {STORAGE[o1]}, {STORAGE[o2]}, {ct2}, "
+                       f"{lo}, {store(o1)}, {store(o2)}, {fn})")
+        types = [LOOP_TYPES.index(x) for x in sig] + [-1] * (4 - len(sig))
+        rows.append(f'    {{"{op.name}", {{{", ".join(map(str, types))}}}, {name}, NULL, NULL}},')
+    return rows
 
 
 def emit():
@@ -132,6 +168,9 @@ def emit():
                 else:
                     out.append(f"TL_LOOP_BLOCKED({bname}, {C}, {oc}, {fn}, {sel}, {store})")
                 mixed.append(f'    {{"{op.name}", {LOOP_TYPES.index(t)}, {bname}}},')
+        if op.nin == 1:
+            table.extend(emit_unary(op, out))
+            continue
         for t in op.loop_types():
             sig = op.loop_signature(t)
             name = f"tl_loop_{op.name}_{SUFFIX[t]}"
@@ -215,7 +254,11 @@ def emit():
     for op in OPS:
         if ext_ok(op):
             name = f"tl_ext_{op.name}"
-            out.append(f"TL_LOOP_EXT({name}, tl_{op.kernel_bf16}_f32, {int(op.out == 'bool')})")
+            if op.nin == 1 and op.nout == 2:
+                out.append(f"TL_LOOP_EXT1_2({name}, tl_{op.kernel_bf16}_f32)")
+            else:
+                mac = "TL_LOOP_EXT1" if op.nin == 1 else "TL_LOOP_EXT"
+                out.append(f"{mac}({name}, tl_{op.kernel_bf16}_f32, {int(op.out == 'bool')})")
             ext.append(f'    {{"{op.name}", -1, {name}}},')
     out.append(f"#define TL_N_EXT_LOOPS {len(ext)}")
     out.append("static const tl_mixed_entry tl_ext_table[TL_N_EXT_LOOPS] = {")

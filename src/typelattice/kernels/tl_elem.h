@@ -379,6 +379,178 @@ TL_HD uint16_t tl_nextafter_bf16(uint16_t x, uint16_t y, unsigned *e)
     }
 }
 
+
+/* ==== unary ops ===============================================================================
+ * tl_<op>_<sfx>(x, &fpe) -> result; frexp/modf write their second output through a pointer.
+ * float16/bfloat16 use the f32 functions (converted by the loop), except spacing, which works
+ * on their bits as NumPy's npy_half_spacing and ml_dtypes' Spacing do. */
+#define TL_UN_INT_COMMON(S, T, UT)                                                               \
+TL_HD T tl_positive_##S(T x, unsigned *e) { (void)e; return x; }                                 \
+TL_HD T tl_square_##S(T x, unsigned *e) { (void)e; return (T)((UT)x * (UT)x); }                  \
+TL_HD T tl_floor_##S(T x, unsigned *e) { (void)e; return x; }                                    \
+TL_HD T tl_ceil_##S(T x, unsigned *e) { (void)e; return x; }                                     \
+TL_HD T tl_trunc_##S(T x, unsigned *e) { (void)e; return x; }                                    \
+TL_HD T tl_conjugate_##S(T x, unsigned *e) { (void)e; return x; }                                \
+TL_HD T tl_invert_##S(T x, unsigned *e) { (void)e; return (T)~x; }                               \
+TL_HD T tl_negative_##S(T x, unsigned *e) { (void)e; return (T)((UT)0 - (UT)x); }                \
+TL_HD tl_bool tl_logical_not_##S(T x, unsigned *e) { (void)e; return !x; }                       \
+TL_HD tl_bool tl_isnan_##S(T x, unsigned *e) { (void)e; (void)x; return 0; }                     \
+TL_HD tl_bool tl_isinf_##S(T x, unsigned *e) { (void)e; (void)x; return 0; }                     \
+TL_HD tl_bool tl_isfinite_##S(T x, unsigned *e) { (void)e; (void)x; return 1; }
+/* bits set in the magnitude (NumPy's and JAX's bitwise_count), portable popcount */
+TL_HD uint8_t tl_popcount64(uint64_t v)
+{
+    v = v - ((v >> 1) & 0x5555555555555555ull);
+    v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+    v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (uint8_t)((v * 0x0101010101010101ull) >> 56);
+}
+#define TL_UN_SINT(S, T, UT)                                                                     \
+TL_UN_INT_COMMON(S, T, UT)                                                                       \
+TL_HD uint8_t tl_bitwise_count_##S(T x, unsigned *e)                                             \
+{ (void)e; return tl_popcount64((uint64_t)(x < 0 ? (UT)((UT)0 - (UT)x) : (UT)x)); }              \
+TL_HD T tl_absolute_##S(T x, unsigned *e) { (void)e; return x < 0 ? (T)((UT)0 - (UT)x) : x; }    \
+TL_HD T tl_sign_##S(T x, unsigned *e) { (void)e; return (T)((x > 0) - (x < 0)); }                \
+TL_HD tl_bool tl_signbit_##S(T x, unsigned *e) { (void)e; return x < 0; }
+#define TL_UN_UINT(S, T)                                                                         \
+TL_UN_INT_COMMON(S, T, T)                                                                        \
+TL_HD uint8_t tl_bitwise_count_##S(T x, unsigned *e) { (void)e; return tl_popcount64((uint64_t)x); } \
+TL_HD T tl_absolute_##S(T x, unsigned *e) { (void)e; return x; }                                 \
+TL_HD T tl_sign_##S(T x, unsigned *e) { (void)e; return (T)(x > 0); }                            \
+TL_HD tl_bool tl_signbit_##S(T x, unsigned *e) { (void)e; (void)x; return 0; }
+TL_UN_SINT(i8, int8_t, uint8_t)
+TL_UN_SINT(i16, int16_t, uint16_t)
+TL_UN_SINT(i32, int32_t, uint32_t)
+TL_UN_SINT(i64, int64_t, uint64_t)
+TL_UN_UINT(u8, uint8_t)
+TL_UN_UINT(u16, uint16_t)
+TL_UN_UINT(u32, uint32_t)
+TL_UN_UINT(u64, uint64_t)
+
+TL_HD tl_bool tl_positive_b(tl_bool x, unsigned *e) { (void)e; return x; }
+TL_HD tl_bool tl_absolute_b(tl_bool x, unsigned *e) { (void)e; return x; }
+TL_HD tl_bool tl_floor_b(tl_bool x, unsigned *e) { (void)e; return x; }
+TL_HD tl_bool tl_ceil_b(tl_bool x, unsigned *e) { (void)e; return x; }
+TL_HD tl_bool tl_trunc_b(tl_bool x, unsigned *e) { (void)e; return x; }
+TL_HD tl_bool tl_conjugate_b(tl_bool x, unsigned *e) { (void)e; return x; }
+TL_HD tl_bool tl_invert_b(tl_bool x, unsigned *e) { (void)e; return !x; }
+TL_HD tl_bool tl_logical_not_b(tl_bool x, unsigned *e) { (void)e; return !x; }
+TL_HD tl_bool tl_isnan_b(tl_bool x, unsigned *e) { (void)e; (void)x; return 0; }
+TL_HD tl_bool tl_isinf_b(tl_bool x, unsigned *e) { (void)e; (void)x; return 0; }
+TL_HD tl_bool tl_isfinite_b(tl_bool x, unsigned *e) { (void)e; (void)x; return 1; }
+TL_HD tl_bool tl_signbit_b(tl_bool x, unsigned *e) { (void)e; (void)x; return 0; }
+TL_HD uint8_t tl_bitwise_count_b(tl_bool x, unsigned *e) { (void)e; return x; }
+
+TL_HD uint64_t tl_f64_bits(double f) { union { double f; uint64_t u; } v; v.f = f; return v.u; }
+TL_HD double tl_bits_f64(uint64_t u) { union { double f; uint64_t u; } v; v.u = u; return v.f; }
+
+/* F: C type, M: libm suffix, B: bits type, PI180/D180PI: NumPy's DEG2RAD/RAD2DEG constants
+ * (computed in F, as npy_math's (NPY_PI@c@/180.0@c@)). */
+#define TL_UN_FLOAT(S, F, M, B, TOBITS, FROMBITS, INFBITS, PI)                                   \
+TL_HD F tl_sqrt_##S(F x, unsigned *e) { (void)e; return sqrt##M(x); }                            \
+TL_HD F tl_cbrt_##S(F x, unsigned *e) { (void)e; return cbrt##M(x); }                            \
+TL_HD F tl_exp_##S(F x, unsigned *e) { (void)e; return exp##M(x); }                              \
+TL_HD F tl_exp2_##S(F x, unsigned *e) { (void)e; return exp2##M(x); }                            \
+TL_HD F tl_expm1_##S(F x, unsigned *e) { (void)e; return expm1##M(x); }                          \
+TL_HD F tl_log_##S(F x, unsigned *e) { (void)e; return log##M(x); }                              \
+TL_HD F tl_log2_##S(F x, unsigned *e) { (void)e; return log2##M(x); }                            \
+TL_HD F tl_log10_##S(F x, unsigned *e) { (void)e; return log10##M(x); }                          \
+TL_HD F tl_log1p_##S(F x, unsigned *e) { (void)e; return log1p##M(x); }                          \
+TL_HD F tl_sin_##S(F x, unsigned *e) { (void)e; return sin##M(x); }                              \
+TL_HD F tl_cos_##S(F x, unsigned *e) { (void)e; return cos##M(x); }                              \
+TL_HD F tl_tan_##S(F x, unsigned *e) { (void)e; return tan##M(x); }                              \
+TL_HD F tl_arcsin_##S(F x, unsigned *e) { (void)e; return asin##M(x); }                          \
+TL_HD F tl_arccos_##S(F x, unsigned *e) { (void)e; return acos##M(x); }                          \
+TL_HD F tl_arctan_##S(F x, unsigned *e) { (void)e; return atan##M(x); }                          \
+TL_HD F tl_sinh_##S(F x, unsigned *e) { (void)e; return sinh##M(x); }                            \
+TL_HD F tl_cosh_##S(F x, unsigned *e) { (void)e; return cosh##M(x); }                            \
+TL_HD F tl_tanh_##S(F x, unsigned *e) { (void)e; return tanh##M(x); }                            \
+TL_HD F tl_arcsinh_##S(F x, unsigned *e) { (void)e; return asinh##M(x); }                        \
+TL_HD F tl_arccosh_##S(F x, unsigned *e) { (void)e; return acosh##M(x); }                        \
+TL_HD F tl_arctanh_##S(F x, unsigned *e) { (void)e; return atanh##M(x); }                        \
+TL_HD F tl_deg2rad_##S(F x, unsigned *e) { const F k = (F)PI / (F)180; (void)e; return x * k; } \
+TL_HD F tl_rad2deg_##S(F x, unsigned *e) { const F k = (F)180 / (F)PI; (void)e; return x * k; } \
+TL_HD F tl_reciprocal_##S(F x, unsigned *e) { (void)e; return (F)1 / x; }                        \
+TL_HD F tl_fabs_##S(F x, unsigned *e) { (void)e; return fabs##M(x); }                            \
+TL_HD F tl_absolute_##S(F x, unsigned *e) { (void)e; return fabs##M(x); }                        \
+TL_HD F tl_negative_##S(F x, unsigned *e) { (void)e; return -x; }                                \
+TL_HD F tl_positive_##S(F x, unsigned *e) { (void)e; return x; }                                 \
+TL_HD F tl_conjugate_##S(F x, unsigned *e) { (void)e; return x; }                                \
+/* NumPy: x > 0 ? 1 : (x < 0 ? -1 : (x == 0 ? 0 : x)), quietly (no flag for NaN) */               \
+TL_HD F tl_sign_##S(F x, unsigned *e)                                                            \
+{ (void)e; return tl_qgt_##S(x, (F)0) ? (F)1 : (tl_qlt_##S(x, (F)0) ? (F)-1 : (x == x ? (F)0 : x)); } \
+/* ml_dtypes' bfloat16 Sign: zeros (incl. -0) and NaN are returned as they are */               \
+TL_HD F tl_sign_bf_##S(F x, unsigned *e)                                                         \
+{ (void)e; return tl_qgt_##S(x, (F)0) ? (F)1 : (tl_qlt_##S(x, (F)0) ? (F)-1 : x); }              \
+TL_HD F tl_square_##S(F x, unsigned *e) { (void)e; return x * x; }                               \
+TL_HD F tl_floor_##S(F x, unsigned *e) { (void)e; return floor##M(x); }                          \
+TL_HD F tl_ceil_##S(F x, unsigned *e) { (void)e; return ceil##M(x); }                            \
+TL_HD F tl_trunc_##S(F x, unsigned *e) { (void)e; return trunc##M(x); }                          \
+TL_HD F tl_rint_##S(F x, unsigned *e) { (void)e; return rint##M(x); }                            \
+TL_HD tl_bool tl_logical_not_##S(F x, unsigned *e) { (void)e; return !x; }                       \
+TL_HD tl_bool tl_isnan_##S(F x, unsigned *e) { (void)e; return x != x; }                         \
+TL_HD tl_bool tl_isinf_##S(F x, unsigned *e) { (void)e; return (TOBITS(x) << 1) == ((B)(INFBITS) << 1); } \
+TL_HD tl_bool tl_isfinite_##S(F x, unsigned *e) { (void)e; return (TOBITS(x) << 1) < ((B)(INFBITS) << 1); } \
+TL_HD tl_bool tl_signbit_##S(F x, unsigned *e) { (void)e; return (TOBITS(x) >> (sizeof(B) * 8 - 1)) != 0; } \
+/* npy_spacing: NaN for inf, the smallest subnormal for +-0, else the step away from zero       \
+ * (overflow flag at the largest finite value) */                                                \
+TL_HD F tl_spacing_##S(F x, unsigned *e)                                                         \
+{                                                                                                \
+    B b = TOBITS(x), mag = (B)(b << 1) >> 1;                                                     \
+    F nx;                                                                                        \
+    if (mag > (B)(INFBITS)) return x;                                                            \
+    if (mag == (B)(INFBITS)) return FROMBITS((B)(INFBITS) | ((B)(INFBITS) >> 1));                \
+    if (mag == 0) return FROMBITS((B)1);                                                         \
+    if (mag + 1 == (B)(INFBITS)) *e |= TL_FPE_OVERFLOW;                                          \
+    nx = FROMBITS((B)(b + 1));                                                                   \
+    return nx - x;                                                                               \
+}                                                                                                \
+TL_HD F tl_frexp_##S(F x, int32_t *ex, unsigned *e) { int k = 0; F m = frexp##M(x, &k); (void)e; *ex = k; return m; } \
+TL_HD F tl_modf_##S(F x, F *ip, unsigned *e) { (void)e; return modf##M(x, ip); }
+
+TL_UN_FLOAT(f32, float, f, uint32_t, tl_f32_bits, tl_bits_f32, 0x7f800000u, 3.14159265358979323846f)
+TL_UN_FLOAT(f64, double, , uint64_t, tl_f64_bits, tl_bits_f64, 0x7ff0000000000000ull, 3.14159265358979323846)
+
+/* npy_half_spacing (always positive; overflow at the largest finite value) */
+TL_HD uint16_t tl_spacing_f16(uint16_t h, unsigned *e)
+{
+    uint16_t h_exp = h & 0x7c00u, h_sig = h & 0x03ffu;
+    if (h_exp == 0x7c00u) { *e |= TL_FPE_INVALID; return 0x7e00u; }
+    if (h == 0x7bffu) { *e |= TL_FPE_OVERFLOW; return 0x7c00u; }
+    if ((h & 0x8000u) && h_sig == 0) {
+        if (h_exp > 0x2c00u) return (uint16_t)(h_exp - 0x2c00u);
+        if (h_exp > 0x0400u) return (uint16_t)(1u << ((h_exp >> 10) - 2));
+        return 0x0001u;
+    }
+    if (h_exp > 0x2800u) return (uint16_t)(h_exp - 0x2800u);
+    if (h_exp > 0x0400u) return (uint16_t)(1u << ((h_exp >> 10) - 1));
+    return 0x0001u;
+}
+
+/* sign-bit ops and classification on the storage bits of float16 (as NumPy's HALF_ loops) and
+ * bfloat16 (the same values as ml_dtypes', NaN payloads aside) */
+#define TL_UN_BITS16(S, INF)                                                                     \
+TL_HD uint16_t tl_negative_##S(uint16_t x, unsigned *e) { (void)e; return (uint16_t)(x ^ 0x8000u); } \
+TL_HD uint16_t tl_absolute_##S(uint16_t x, unsigned *e) { (void)e; return (uint16_t)(x & 0x7fffu); } \
+TL_HD uint16_t tl_fabs_##S(uint16_t x, unsigned *e) { (void)e; return (uint16_t)(x & 0x7fffu); }     \
+TL_HD uint16_t tl_positive_##S(uint16_t x, unsigned *e) { (void)e; return x; }                   \
+TL_HD uint16_t tl_conjugate_##S(uint16_t x, unsigned *e) { (void)e; return x; }                  \
+TL_HD tl_bool tl_isnan_##S(uint16_t x, unsigned *e) { (void)e; return (x & 0x7fffu) > (INF); }   \
+TL_HD tl_bool tl_isinf_##S(uint16_t x, unsigned *e) { (void)e; return (x & 0x7fffu) == (INF); }  \
+TL_HD tl_bool tl_isfinite_##S(uint16_t x, unsigned *e) { (void)e; return (x & 0x7fffu) < (INF); } \
+TL_HD tl_bool tl_signbit_##S(uint16_t x, unsigned *e) { (void)e; return (x >> 15) != 0; }
+TL_UN_BITS16(f16, 0x7c00u)
+TL_UN_BITS16(bf16, 0x7f80u)
+
+/* ml_dtypes' Spacing: NaN for inf, else nextafter(x, copysign(inf, x)) - x in float32, rounded */
+TL_HD uint16_t tl_spacing_bf16(uint16_t x, unsigned *e)
+{
+    uint16_t nx;
+    if ((x & 0x7fffu) == 0x7f80u) return 0x7fc0u;
+    nx = tl_nextafter_bf16(x, (uint16_t)((x & 0x8000u) | 0x7f80u), e);
+    return tl_f32_to_bf16(tl_bf16_to_f32(nx) - tl_bf16_to_f32(x), e);
+}
+
 /* ==== complex ================================================================================ */
 /* a**b for general exponents: the C library's cpow on the host (what NumPy calls), exp(b log a)
  * elsewhere (CUDA, C++) */
@@ -489,5 +661,89 @@ TL_HD tl_bool tl_greater_equal_##S(C a, C b, unsigned *e) { (void)e; return tl_c
 
 TL_COMPLEX(c64, tl_c64, float, f, f32)
 TL_COMPLEX(c128, tl_c128, double, , f64)
+
+
+/* ==== unary complex ============================================================================
+ * As NumPy's complex loops (loops.c.src, funcs.inc.src). The transcendental functions call the
+ * C library's complex functions (what npy_cexp etc. call) on the host only. */
+#define TL_UN_COMPLEX(S, C, F, M, FS)                                                            \
+TL_HD C tl_negative_##S(C x, unsigned *e) { (void)e; return tl_mk_##S(-x.re, -x.im); }           \
+TL_HD C tl_positive_##S(C x, unsigned *e) { (void)e; return x; }                                 \
+TL_HD C tl_conjugate_##S(C x, unsigned *e) { (void)e; return tl_mk_##S(x.re, -x.im); }           \
+/* NumPy's SIMD complex absolute (simd_cabsolute): larger * sqrt(fma(r, r, 1)) with              \
+ * r = smaller / larger; inf wins over NaN; no 0/0 or inf/inf */                                \
+TL_HD F tl_absolute_##S(C x, unsigned *e)                                                        \
+{                                                                                                \
+    F re = fabs##M(x.re), im = fabs##M(x.im), lg, sm, r;                                         \
+    (void)e;                                                                                     \
+    if (tl_isinf_##FS(re, e) || tl_isinf_##FS(im, e)) return (F)tl_bits_f32(0x7f800000u);         \
+    if (re != re || im != im) return (F)NAN;                                                     \
+    lg = re > im ? re : im;                                                                      \
+    sm = re > im ? im : re;                                                                      \
+    if (lg == 0) return lg;                                                                      \
+    r = sm / lg;                                                                                 \
+    return sqrt##M(fma##M(r, r, (F)1)) * lg;                                                     \
+}                                                                                                \
+TL_HD C tl_square_##S(C x, unsigned *e) { return tl_multiply_##S(x, x, e); }                     \
+TL_HD C tl_rint_##S(C x, unsigned *e) { (void)e; return tl_mk_##S(rint##M(x.re), rint##M(x.im)); } \
+TL_HD C tl_deg2rad_##S(C x, unsigned *e) { const F k = (F)3.14159265358979323846 / (F)180; (void)e; return tl_mk_##S(x.re * k, x.im * k); } \
+TL_HD C tl_rad2deg_##S(C x, unsigned *e) { const F k = (F)180 / (F)3.14159265358979323846; (void)e; return tl_mk_##S(x.re * k, x.im * k); } \
+TL_HD C tl_reciprocal_##S(C x, unsigned *e)                                                      \
+{                                                                                                \
+    (void)e;                                                                                     \
+    if (fabs##M(x.im) <= fabs##M(x.re)) {                                                        \
+        F r = x.im / x.re, d = x.re + x.im * r;                                                  \
+        return tl_mk_##S((F)1 / d, -r / d);                                                      \
+    } else {                                                                                     \
+        F r = x.re / x.im, d = x.re * r + x.im;                                                  \
+        return tl_mk_##S(r / d, (F)-1 / d);                                                      \
+    }                                                                                            \
+}                                                                                                \
+TL_HD C tl_sign_##S(C x, unsigned *e)                                                            \
+{                                                                                                \
+    F a = hypot##M(x.re, x.im); (void)e;                                                         \
+    if (a != a) return tl_mk_##S(NAN, NAN);                                                      \
+    if (isinf(a)) {                                                                              \
+        if (isinf(x.re)) {                                                                       \
+            if (isinf(x.im)) return tl_mk_##S(NAN, NAN);                                         \
+            return tl_mk_##S(x.re > 0 ? (F)1 : (F)-1, (F)0);                                     \
+        }                                                                                        \
+        return tl_mk_##S((F)0, x.im > 0 ? (F)1 : (F)-1);                                         \
+    }                                                                                            \
+    if (a == 0) return tl_mk_##S((F)0, (F)0);                                                    \
+    return tl_mk_##S(x.re / a, x.im / a);                                                        \
+}                                                                                                \
+TL_HD tl_bool tl_logical_not_##S(C x, unsigned *e) { (void)e; return !(x.re || x.im); }          \
+TL_HD tl_bool tl_isnan_##S(C x, unsigned *e) { (void)e; return x.re != x.re || x.im != x.im; }   \
+/* quiet (bit tests): NumPy's isinf/isfinite never flag NaN as invalid */                      \
+TL_HD tl_bool tl_isinf_##S(C x, unsigned *e) { return tl_isinf_##FS(x.re, e) || tl_isinf_##FS(x.im, e); } \
+TL_HD tl_bool tl_isfinite_##S(C x, unsigned *e) { return tl_isfinite_##FS(x.re, e) && tl_isfinite_##FS(x.im, e); }
+TL_UN_COMPLEX(c64, tl_c64, float, f, f32)
+TL_UN_COMPLEX(c128, tl_c128, double, , f64)
+
+#if !defined(__CUDACC__) && !defined(__cplusplus)
+#define TL_UN_CLIB(S, C, F, M, OP, CFN)                                                          \
+TL_HD C tl_##OP##_##S(C x, unsigned *e)                                                          \
+{ F _Complex r = CFN##M(x.re + I * x.im); (void)e; return tl_mk_##S(creal##M(r), cimag##M(r)); }
+#define TL_UN_CLIB_ALL(S, C, F, M, LOGE2, LOG2E, LOG10E)                                         \
+TL_UN_CLIB(S, C, F, M, sqrt, csqrt) TL_UN_CLIB(S, C, F, M, exp, cexp)                            \
+TL_UN_CLIB(S, C, F, M, log, clog)                                                                \
+TL_UN_CLIB(S, C, F, M, sin, csin) TL_UN_CLIB(S, C, F, M, cos, ccos)                              \
+TL_UN_CLIB(S, C, F, M, tan, ctan) TL_UN_CLIB(S, C, F, M, arcsin, casin)                          \
+TL_UN_CLIB(S, C, F, M, arccos, cacos) TL_UN_CLIB(S, C, F, M, arctan, catan)                      \
+TL_UN_CLIB(S, C, F, M, sinh, csinh) TL_UN_CLIB(S, C, F, M, cosh, ccosh)                          \
+TL_UN_CLIB(S, C, F, M, tanh, ctanh) TL_UN_CLIB(S, C, F, M, arcsinh, casinh)                      \
+TL_UN_CLIB(S, C, F, M, arccosh, cacosh) TL_UN_CLIB(S, C, F, M, arctanh, catanh)                  \
+/* funcs.inc.src: nc_exp2, nc_log2, nc_log10, nc_expm1, nc_log1p */                               \
+TL_HD C tl_exp2_##S(C x, unsigned *e) { return tl_exp_##S(tl_mk_##S(x.re * (F)LOGE2, x.im * (F)LOGE2), e); } \
+TL_HD C tl_log2_##S(C x, unsigned *e) { C r = tl_log_##S(x, e); return tl_mk_##S(r.re * (F)LOG2E, r.im * (F)LOG2E); } \
+TL_HD C tl_log10_##S(C x, unsigned *e) { C r = tl_log_##S(x, e); return tl_mk_##S(r.re * (F)LOG10E, r.im * (F)LOG10E); } \
+TL_HD C tl_expm1_##S(C x, unsigned *e)                                                           \
+{ F a = sin##M(x.im / 2); (void)e; return tl_mk_##S(expm1##M(x.re) * cos##M(x.im) - 2 * a * a, exp##M(x.re) * sin##M(x.im)); } \
+TL_HD C tl_log1p_##S(C x, unsigned *e)                                                           \
+{ F l = hypot##M(x.re + 1, x.im); (void)e; return tl_mk_##S(log##M(l), atan2##M(x.im, x.re + 1)); }
+TL_UN_CLIB_ALL(c64, tl_c64, float, f, 0.693147180559945309417232121458176568f, 1.442695040888963407359924681001892137f, 0.434294481903251827651128918916605082f)
+TL_UN_CLIB_ALL(c128, tl_c128, double, , 0.693147180559945309417232121458176568, 1.442695040888963407359924681001892137, 0.434294481903251827651128918916605082)
+#endif
 
 #endif /* TYPELATTICE_TL_ELEM_H */

@@ -834,6 +834,105 @@ static int NAME(TL_LOOP_ARGS)                                                   
     return tl_finish(fpe);                                                                       \
 }
 
+
+/* ==== unary loops ==============================================================================
+ * SI -> SO: out = ST(FN(LD(x))), with the contiguous fast path (which also serves in-place
+ * calls) and the generic strided case. */
+#define TL_LOOP1(NAME, SI, SO, LD, ST, FN)                                                       \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    npy_intp n = dims[0], i, si = st[0], so = st[1];                                             \
+    char *a = data[0], *o = data[1];                                                             \
+    unsigned fpe = 0;                                                                            \
+    (void)ctx; (void)aux;                                                                        \
+    if (si == (npy_intp)sizeof(SI) && so == (npy_intp)sizeof(SO)) {                              \
+        const SI *pa = (const SI *)a; SO *po = (SO *)o;                                          \
+        for (i = 0; i < n; i++) po[i] = ST(FN(LD(pa[i]), &fpe), &fpe);                           \
+    }                                                                                            \
+    else {                                                                                       \
+        for (i = 0; i < n; i++, a += si, o += so)                                                \
+            *(SO *)o = ST(FN(LD(*(const SI *)a), &fpe), &fpe);                                   \
+    }                                                                                            \
+    return tl_finish(fpe);                                                                       \
+}
+
+/* SI -> (SO1, SO2): out1 = ST1(FN(LD(x), &o2, &fpe)), out2 = ST2(o2); CT2 is the compute type of
+ * the second result (frexp: int32 exponent; modf: the integral part) */
+#define TL_LOOP1_2(NAME, SI, SO1, SO2, CT2, LD, ST1, ST2, FN)                                    \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    npy_intp n = dims[0], i;                                                                     \
+    char *a = data[0], *o1 = data[1], *o2 = data[2];                                             \
+    unsigned fpe = 0;                                                                            \
+    (void)ctx; (void)aux;                                                                        \
+    for (i = 0; i < n; i++, a += st[0], o1 += st[1], o2 += st[2]) {                              \
+        CT2 r2;                                                                                  \
+        SO1 r1 = ST1(FN(LD(*(const SI *)a), &r2, &fpe), &fpe);                                   \
+        *(SO1 *)o1 = r1;                                                                         \
+        *(SO2 *)o2 = ST2(r2, &fpe);                                                              \
+    }                                                                                            \
+    return tl_finish(fpe);                                                                       \
+}
+
+
+/* unary ops on ml_dtypes' small floats: E -> E or bool, computing FN in float32 through
+ * ml_dtypes' own casts, in blocks (as TL_LOOP_EXT) */
+#define TL_LOOP_EXT1(NAME, FN, BOOL_OUT)                                                         \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    npy_intp n = dims[0], i, j;                                                                  \
+    float ba[TL_BLOCK], bo[TL_BLOCK];                                                            \
+    tl_bool bz[TL_BLOCK];                                                                        \
+    unsigned fpe = 0;                                                                            \
+    const tl_ext_t *xa = tl_ext_find(ctx->descriptors[0]);                                       \
+    const tl_ext_t *xo = BOOL_OUT ? NULL : tl_ext_find(ctx->descriptors[1]);                     \
+    (void)aux;                                                                                   \
+    if (xa == NULL || (!BOOL_OUT && xo == NULL)) {                                               \
+        PyGILState_STATE gs = PyGILState_Ensure();                                               \
+        PyErr_SetString(PyExc_SystemError, "typelattice: unknown small float dtype");            \
+        PyGILState_Release(gs);                                                                  \
+        return -1;                                                                               \
+    }                                                                                            \
+    for (i = 0; i < n; i += TL_BLOCK) {                                                          \
+        npy_intp m = n - i < TL_BLOCK ? n - i : TL_BLOCK;                                        \
+        tl_ext_load(xa, data[0] + i * st[0], st[0], ba, m);                                      \
+        if (BOOL_OUT) {                                                                          \
+            for (j = 0; j < m; j++) bz[j] = (tl_bool)FN(ba[j], &fpe);                            \
+            tl_store_bool(bz, data[1] + i * st[1], st[1], m, &fpe);                              \
+        } else {                                                                                 \
+            for (j = 0; j < m; j++) bo[j] = (float)FN(ba[j], &fpe);                              \
+            tl_ext_store(xo, bo, data[1] + i * st[1], st[1], m);                                 \
+        }                                                                                        \
+    }                                                                                            \
+    return tl_finish(fpe);                                                                       \
+}
+
+/* two-output unary ops (modf) on ml_dtypes' small floats: E -> (E, E) in float32 */
+#define TL_LOOP_EXT1_2(NAME, FN)                                                                 \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    npy_intp n = dims[0], i, j;                                                                  \
+    float ba[TL_BLOCK], b1[TL_BLOCK], b2[TL_BLOCK];                                              \
+    unsigned fpe = 0;                                                                            \
+    const tl_ext_t *xa = tl_ext_find(ctx->descriptors[0]);                                       \
+    const tl_ext_t *x1 = tl_ext_find(ctx->descriptors[1]), *x2 = tl_ext_find(ctx->descriptors[2]); \
+    (void)aux;                                                                                   \
+    if (xa == NULL || x1 == NULL || x2 == NULL) {                                                \
+        PyGILState_STATE gs = PyGILState_Ensure();                                               \
+        PyErr_SetString(PyExc_SystemError, "typelattice: unknown small float dtype");            \
+        PyGILState_Release(gs);                                                                  \
+        return -1;                                                                               \
+    }                                                                                            \
+    for (i = 0; i < n; i += TL_BLOCK) {                                                          \
+        npy_intp m = n - i < TL_BLOCK ? n - i : TL_BLOCK;                                        \
+        tl_ext_load(xa, data[0] + i * st[0], st[0], ba, m);                                      \
+        for (j = 0; j < m; j++) b1[j] = FN(ba[j], &b2[j], &fpe);                                 \
+        tl_ext_store(x1, b1, data[1] + i * st[1], st[1], m);                                     \
+        tl_ext_store(x2, b2, data[2] + i * st[2], st[2], m);                                     \
+    }                                                                                            \
+    return tl_finish(fpe);                                                                       \
+}
+
 typedef struct {
     const char *op;          /* op name (_ops.py) */
     int compute;             /* index into LOOP_TYPES of the compute/result type */

@@ -1,0 +1,302 @@
+"""typelattice ufuncs on dask arrays: dtypes known before computing, equal to our ufunc's on the
+computed NumPy arrays, and values bit-for-bit those of our ufunc on the NumPy arrays."""
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+
+import typelattice as tl
+
+da = pytest.importorskip("dask.array")
+dask = pytest.importorskip("dask")
+tld = pytest.importorskip("typelattice.dask")
+ml_dtypes = pytest.importorskip("ml_dtypes")
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+
+
+@pytest.fixture(autouse=True)
+def _sync_scheduler():
+    with dask.config.set(scheduler="synchronous"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)     # x / 0 and friends, as in NumPy
+        yield
+
+
+def _data(dtype, n=7, seed=0):
+    dtype = np.dtype(dtype)
+    rng = np.random.default_rng(seed)
+    if dtype == bool:
+        return rng.integers(0, 2, n).astype(bool)
+    if dtype.kind in "ui":
+        return rng.integers(0 if dtype.kind == "u" else -5, 9, n).astype(dtype)
+    if dtype.kind == "c":
+        return (rng.normal(size=n) * 4 + 1j * rng.normal(size=n)).astype(dtype)
+    return (rng.normal(size=n) * 4).astype(dtype)
+
+
+def _same(got, expected):
+    got = np.asarray(got)
+    expected = np.asarray(expected)
+    assert got.dtype == expected.dtype, (got.dtype, expected.dtype)
+    assert got.shape == expected.shape
+    assert got.tobytes() == expected.tobytes(), (got, expected)
+
+
+def _darr(x, chunks=3):
+    return da.from_array(x, chunks=chunks)
+
+
+def _expect(uf, *args, **kwargs):
+    """Our ufunc on the NumPy arrays, or the exception class it raises."""
+    try:
+        return uf(*args, **kwargs)
+    except (TypeError, ValueError, OverflowError) as e:
+        return type(e)
+
+
+_CANONICAL = [n for n in tl.UFUNC_NAMES if getattr(tl, n).__name__.split(".")[1] == n]
+SINGLE = [n for n in _CANONICAL if getattr(tl, n).nout == 1 and getattr(tl, n).nin == 2]
+UNARY = [n for n in _CANONICAL if getattr(tl, n).nin == 1]
+PAIRS = [("int8", "int8"), ("uint8", "int8"), ("int64", "float16"), ("bool", "bool"),
+         ("bfloat16", "float16"), ("int32", "complex64"), ("uint16", "float32")]
+SCALARS = [("int8", 3), ("float16", 2.5), ("bool", 1), ("uint8", 1j)]
+
+
+@pytest.mark.parametrize("name", SINGLE)
+def test_single_output_calls_use_our_rules(name):
+    """Direct calls on dask arrays go through dask's elemwise with our ufunc."""
+    uf = getattr(tl, name)
+    pending = []
+    for i, (a, b) in enumerate(PAIRS + SCALARS):
+        x = _data(a, seed=i)
+        y = _data(b, seed=i + 50) if isinstance(b, str) else b
+        expected = _expect(uf, x, y)
+        dx = _darr(x)
+        dy = _darr(y, chunks=4) if isinstance(b, str) else y
+        if isinstance(expected, type):          # an error: dask refuses (no NumPy fallback)
+            with pytest.raises((expected, TypeError)):
+                uf(dx, dy).compute()
+            with pytest.raises(expected):       # the wrapper raises our own error (up front
+                getattr(tld, name)(dx, dy).compute()    # unless it depends on values)
+            continue
+        for res in (uf(dx, dy), getattr(tld, name)(dx, dy)):
+            assert res.dtype == expected.dtype, (name, a, b)     # known without computing
+            pending.append((res, expected))
+    for (_, expected), got in zip(pending, dask.compute(*[r for r, _ in pending])):
+        _same(got, expected)
+
+
+@pytest.mark.parametrize("name", UNARY)
+def test_unary_calls_use_our_rules(name):
+    uf = getattr(tl, name)
+    pending = []
+    for i, dt in enumerate(["bool", "int8", "uint16", "int64", "float16", "bfloat16",
+                            "float32", "complex64"]):
+        x = _data(dt, seed=i)
+        expected = _expect(uf, x)
+        if isinstance(expected, type):
+            with pytest.raises((expected, TypeError)):
+                uf(_darr(x)).compute()
+            continue
+        for res in ([uf(_darr(x))] if uf.nout == 1 else []) + [getattr(tld, name)(_darr(x))]:
+            if uf.nout == 1:
+                res, exp = (res,), (expected,)
+            else:
+                exp = expected
+            for r, e in zip(res, exp):
+                assert r.dtype == e.dtype, (name, dt)
+                pending.append((r, e))
+    for (_, expected), got in zip(pending, dask.compute(*[r for r, _ in pending])):
+        _same(got, expected)
+
+
+def test_weak_scalars_and_promotion_examples():
+    i8 = _darr(np.arange(-3, 4, dtype=np.int8))
+    u8 = _darr(np.arange(7, dtype=np.uint8))
+    assert tl.add(i8, 1).dtype == np.int8
+    assert tl.add(i8, 1.0).dtype == np.float64          # weak float meets int: default float
+    assert tl.add(i8, u8).dtype == np.int16
+    assert tl.multiply(i8.astype(np.int64), np.float16(2)).dtype == np.float16
+    assert tl.add(i8, np.int64(1)).dtype == np.int64     # NumPy scalars are strong
+    assert tl.divide(i8, i8).dtype == np.float32
+    assert tl.floor_divide(i8 > 0, i8 > 1).dtype == np.int32      # NumPy: int8
+    with pytest.raises(OverflowError):
+        tl.add(i8, 300)
+    with pytest.raises(OverflowError):
+        tld.add(i8, 300)
+    with pytest.raises(ValueError, match="gcd"):
+        tld.gcd(i8.astype(np.float32), 1)
+
+
+def test_mixed_numpy_and_dask_operands_and_0d():
+    x = np.arange(6, dtype=np.int8)
+    dx = _darr(x)
+    y = np.arange(6, dtype=np.uint8)
+    for res, exp in [(tl.add(dx, y), tl.add(x, y)), (tl.add(y, dx), tl.add(y, x)),
+                     (tl.add(dx, np.array(2, np.int16)), tl.add(x, np.array(2, np.int16))),
+                     (tld.add(dx, da.asarray(np.array(2, np.int16))),
+                      tl.add(x, np.array(2, np.int16)))]:
+        assert res.dtype == exp.dtype
+        _same(res.compute(), exp)
+
+
+def test_keywords_dtype_where_out():
+    x = np.array([127, 1, -128, 5, 6, 7], dtype=np.int8)
+    dx = _darr(x)
+    # dtype= computes in that dtype (dask's own elemwise would compute in int8 and cast)
+    _same(tld.add(dx, 1, dtype=np.int16).compute(), tl.add(x, 1, dtype=np.int16))
+    out = da.zeros(6, dtype=np.int8, chunks=3)
+    mask = x > 2
+    res = tld.add(dx, 1, where=_darr(mask), out=out)
+    exp = tl.add(x, 1, where=mask, out=np.zeros(6, np.int8))
+    _same(res.compute(), exp)
+    _same(out.compute(), exp)
+    # non-dask operands: the ufunc itself
+    _same(tld.add(x, 1), tl.add(x, 1))
+
+
+def test_divmod():
+    x = np.arange(-5, 7, dtype=np.int8)
+    y = np.arange(1, 13, dtype=np.uint8)
+    q, r = tld.divmod(_darr(x), _darr(y, chunks=5))
+    eq, er = tl.divmod(x, y)
+    assert (q.dtype, r.dtype) == (np.int16, np.int16) == (eq.dtype, er.dtype)
+    _same(q.compute(), eq)
+    _same(r.compute(), er)
+    for y in (3, -2.5, np.float16(3), np.array([2], np.int8)):
+        q, r = tld.divmod(_darr(x), y)
+        eq, er = tl.divmod(x, y)
+        assert (q.dtype, r.dtype) == (eq.dtype, er.dtype), y
+        _same(q.compute(), eq)
+        _same(r.compute(), er)
+    q, r = tld.divmod(7, _darr(x))                       # weak scalar first
+    _same(q.compute(), tl.divmod(7, x)[0])
+    b = np.array([True, False, True, True])
+    q, r = tld.divmod(_darr(b, 2), _darr(b, 2))
+    assert q.dtype == np.int32                           # JAX: bool|bool -> int32
+    _same(r.compute(), tl.divmod(b, b)[1])
+    # broadcasting with different chunks
+    a2 = np.arange(12, dtype=np.float16).reshape(3, 4) - 5
+    q, r = tld.divmod(_darr(a2, (2, 3)), _darr(np.arange(1, 5, dtype=np.int8), 2))
+    _same(r.compute(), tl.divmod(a2, np.arange(1, 5, dtype=np.int8))[1])
+
+
+def test_direct_multi_output_outer_and_reduce_refuse():
+    """dask maps divmod and .outer to its own NumPy-rule functions by __name__: ours are named
+    'jax.divmod', so it finds none and refuses instead of silently promoting as NumPy."""
+    x = _darr(np.arange(4, dtype=np.int8))
+    with pytest.raises(TypeError, match="NotImplemented"):
+        tl.divmod(x, x)
+    with pytest.raises(TypeError, match="NotImplemented"):
+        tl.add.outer(x, x)
+    with pytest.raises(TypeError, match="NotImplemented"):
+        tl.add.reduce(x)
+    with pytest.raises(TypeError, match="NotImplemented"):
+        tl.add.accumulate(x)
+    with pytest.raises(NotImplementedError):
+        tld.add.reduceat(x, [0, 2])
+    import dask.array.ufunc as dau
+    assert not hasattr(dau, tl.divmod.__name__) and not hasattr(dau, tl.add.__name__)
+
+
+@pytest.mark.parametrize("name", ["add", "subtract", "multiply", "divide", "maximum",
+                                  "bitwise_or", "less", "divmod", "gcd", "hypot"])
+def test_outer(name):
+    uf = getattr(tl, name)
+    a = np.arange(1, 6, dtype=np.int8)
+    b = np.arange(1, 13, dtype=np.uint8).reshape(3, 4)
+    if name == "hypot":
+        a = a.astype(np.float16)
+    exp = uf.outer(a, b)
+    for res in (getattr(tld, name).outer(_darr(a, 2), _darr(b, (2, 3))),
+                tld.outer(uf, _darr(a, 2), b)):
+        if uf.nout == 1:
+            res, exp_ = (res,), (exp,)
+        else:
+            exp_ = exp
+        for r, e in zip(res, exp_):
+            assert r.dtype == e.dtype and r.shape == e.shape
+            _same(r.compute(), e)
+    # ufunc.outer converts Python scalars to arrays (strong): the dask version does the same
+    _same(tld.add.outer(_darr(a), 1).compute(), tl.add.outer(a, 1))
+
+
+@pytest.mark.parametrize("name,dtype", [("add", "int8"), ("add", "float16"), ("add", "bfloat16"),
+                                        ("multiply", "uint8"), ("maximum", "float32"),
+                                        ("minimum", "int16"), ("logical_or", "bool"),
+                                        ("bitwise_xor", "uint16"), ("logaddexp", "float32"),
+                                        ("add", "complex64"), ("fmax", "float16")])
+def test_reduce_reorderable(name, dtype):
+    uf = getattr(tl, name)
+    x = _data(dtype, 24, seed=3).reshape(4, 6)
+    dx = _darr(x, (2, 4))
+
+    def check(got, exp):
+        if name in ("add", "logaddexp") and np.dtype(dtype) not in (np.int8,):
+            # chunked partial sums are added in another order than NumPy's pairwise sum
+            assert np.asarray(got).dtype == np.asarray(exp).dtype
+            np.testing.assert_allclose(np.asarray(got, np.complex128),
+                                       np.asarray(exp, np.complex128), rtol=2e-2)
+        else:
+            _same(got, exp)
+    for kw in ({}, {"axis": 1}, {"axis": None}, {"axis": (0, 1), "keepdims": True},
+               {"axis": -1, "keepdims": True}):
+        exp = uf.reduce(x, **kw)
+        res = getattr(tld, name).reduce(dx, **kw)
+        assert res.dtype == exp.dtype and res.shape == np.shape(exp), kw
+        check(res.compute(), exp)
+    if uf.identity is not None:
+        check(tld.reduce(uf, dx, axis=0, initial=uf.identity).compute(),
+              uf.reduce(x, axis=0, initial=uf.identity))
+    assert tld.add.reduce(_darr(np.arange(6, dtype=np.int8))).dtype == np.int64   # as jnp.sum
+
+
+@pytest.mark.parametrize("name", ["subtract", "divide", "power", "floor_divide", "arctan2"])
+def test_reduce_not_reorderable(name):
+    uf = getattr(tl, name)
+    x = (np.arange(24, dtype=np.float32).reshape(4, 6) % 5) + 1
+    dx = _darr(x, (3, 4))
+    for kw in ({}, {"axis": 1}, {"axis": 1, "keepdims": True}):
+        exp = uf.reduce(x, **kw)
+        res = tld.reduce(uf, dx, **kw)
+        assert res.dtype == exp.dtype and res.shape == exp.shape
+        _same(res.compute(), exp)
+    with pytest.raises(ValueError):        # as NumPy: several axes of a non-reorderable op
+        tld.reduce(uf, dx, axis=(0, 1))
+
+
+def test_other_rule_sets_and_pickling():
+    u32 = tl.make_ufuncs("jax32")
+    add32 = tld.wrap(u32["add"])
+    x = np.arange(6, dtype=np.int64)
+    res = add32(_darr(x), 1)
+    assert res.dtype == np.int32
+    _same(res.compute(), u32["add"](x, 1))
+    assert pickle.loads(pickle.dumps(tld.divmod)).ufunc is tl.divmod
+    with pytest.raises(TypeError, match="typelattice ufunc"):
+        tld.wrap(np.add)
+
+
+@pytest.mark.parametrize("name,dtype", [("add", "int8"), ("multiply", "uint8"),
+                                        ("subtract", "int16"), ("maximum", "float16"),
+                                        ("bitwise_and", "uint8"), ("logical_or", "bool"),
+                                        ("divide", "int8"), ("add", "float32"),
+                                        ("gcd", "int32")])
+def test_accumulate(name, dtype):
+    """Reorderable ops with an identity: a prefix scan over the chunks (dask's cumreduction);
+    the others: one block per row of the axis (NumPy's order of operations)."""
+    uf = getattr(tl, name)
+    x = _data(dtype, 24, seed=5).reshape(4, 6)
+    dx = _darr(x, (3, 2))
+    for axis in (0, 1, -1):
+        exp = uf.accumulate(x, axis=axis)
+        res = getattr(tld, name).accumulate(dx, axis=axis)
+        assert res.dtype == exp.dtype                       # add of int8: int64, as jnp.cumsum
+        got = res.compute()
+        if name == "add" and dtype == "float32":            # partial sums in another order
+            np.testing.assert_allclose(got, exp, rtol=1e-5)
+            assert got.dtype == exp.dtype
+        else:
+            _same(got, exp)
+    _same(tld.add.accumulate(x), tl.add.accumulate(x))    # NumPy input: the ufunc itself
