@@ -31,19 +31,15 @@ an exception class name (bool|bool -> int32 for shifts; subtract(bool, bool) rai
 ``unsupported`` lists kinds JAX accepts but typelattice does not compute (documented gaps).
 """
 
+from ._names import CORE, kind  # noqa: E402  (kind: 'b', 'u', 'i', 'f' or 'c' of a type name)
+
 JOIN = "join"
 INEXACT = "inexact"
 FIRST_INEXACT = "first_inexact"
 DEFAULT_FLOAT = "default_float"
 
 # The dtypes loops exist for (the 15 core dtypes), in loop-registration order (narrowest first).
-LOOP_TYPES = (
-    "bool",
-    "uint8", "uint16", "uint32", "uint64",
-    "int8", "int16", "int32", "int64",
-    "bfloat16", "float16", "float32", "float64",
-    "complex64", "complex128",
-)
+LOOP_TYPES = CORE
 # Suffix of the element functions (kernels/tl_elem.h) for each loop type.
 SUFFIX = {
     "bool": "b", "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
@@ -64,17 +60,6 @@ TO_INEXACT = {
 ALL = "buifc"
 REAL = "buif"
 INTS = "bui"
-
-
-def kind(name):
-    """'b', 'u', 'i', 'f' or 'c' for a canonical type name (weak kinds included); None if unknown."""
-    if name in ("i*", "f*", "c*"):
-        return name[0]
-    for prefix, k in (("bool", "b"), ("uint", "u"), ("int", "i"), ("bfloat", "f"),
-                      ("float", "f"), ("complex", "c")):
-        if name.startswith(prefix):
-            return k
-    return None
 
 
 class Op:
