@@ -77,7 +77,7 @@ def test_nvrtc_compiles_one_signature_module(hw16):
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not on PATH")
 @pytest.mark.parametrize("arch", ARCHS)
 def test_nvcc_compiles(arch, tmp_path):
-    src, n = _source(None if FULL else 30)
+    src, n = _source()
     cu = tmp_path / "k.cu"
     cu.write_text(src)
     res = subprocess.run(["nvcc", f"-arch=sm_{arch}", "--cubin", "--fmad=false", "-ftz=false",
