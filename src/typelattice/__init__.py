@@ -31,22 +31,6 @@ __all__ += ["make_ufuncs", "ufunc_info", "UFUNC_NAMES", *UFUNC_NAMES]
 del _OPS, _ALIASES
 
 
-# Pickling: a ufunc of rule set R pickles as typelattice._ufuncs.R.<op>. In a fresh process (a
-# dask worker) only the default rule set's namespace exists yet: build a built-in one on first
-# lookup. (A custom rule set must be made with make_ufuncs in the worker before unpickling.)
-from . import _ufuncs
-
-
-def _ufuncs_getattr(name):
-    if name in BUILTIN_RULES:
-        make_ufuncs(name)
-        return _ufuncs.__dict__[name]
-    raise AttributeError(f"module 'typelattice._ufuncs' has no attribute {name!r}")
-
-
-_ufuncs.__getattr__ = _ufuncs_getattr
-del _ufuncs_getattr
-
 # With CuPy already imported, register the CUDA path now so typelattice ufuncs called on CuPy
 # arrays run our kernels (CuPy looks foreign ufuncs up by name); otherwise it loads on
 # `import typelattice.cuda`.

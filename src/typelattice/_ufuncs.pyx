@@ -554,6 +554,16 @@ def make_ufuncs(rules=None):
     return dict(res)
 
 
+def __getattr__(name):
+    # A ufunc of rule set R pickles as typelattice._ufuncs.R.<op>. In a fresh process (a dask
+    # worker) only the default rule set's namespace exists yet: build a built-in one on first
+    # lookup. (A run-time rule set must be made with make_ufuncs there before unpickling.)
+    if name in _BUILTIN_NAMES:
+        make_ufuncs(name)
+        return globals()[name]
+    raise AttributeError(f"module 'typelattice._ufuncs' has no attribute {name!r}")
+
+
 def ufunc_info(uf):
     """(op description, CompiledRules) of a typelattice ufunc, or None."""
     return _REGISTRY.get(uf)
