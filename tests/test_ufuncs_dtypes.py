@@ -208,3 +208,17 @@ def test_jax32_ufuncs_are_x64_canonicalized(name):
             if isinstance(want, type) or names != tuple(X32_NAMES.get(w, w) for w in want):
                 bad.append(f"{a}|{b}: want {want}, got {names}")
     assert not bad, f"{len(bad)} cells differ:\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize("call,exc", [
+    (lambda u: u["bitwise_and"](np.ones(2, np.float32), 1), TypeError),
+    (lambda u: u["gcd"](1.5, np.ones(2, np.int8)), ValueError),
+    (lambda u: u["negative"](np.ones(2, bool)), TypeError),
+    (lambda u: u["add"](np.ones(2), np.array(["a", "b"])), TypeError),
+])
+@pytest.mark.parametrize("rules", ["jax", "jax32"])
+def test_domain_errors_name_the_rule_set(call, exc, rules):
+    x = np.ones(2)
+    with pytest.raises(exc, match=f"rule set '{rules}'"):
+        call(tl.make_ufuncs(rules))
+    assert np.array_equal(x, np.ones(2))

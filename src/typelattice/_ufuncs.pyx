@@ -263,7 +263,7 @@ cdef object _operand_name(CompiledRules r, PyArray_DTypeMeta *dt):
     except Exception:
         raise TypeError(f"typelattice ufuncs do not support the dtype class {cls.__name__}: "
                         "only bool, integer, floating, complex and ml_dtypes numeric dtypes "
-                        "take part in promotion") from None
+                        f"take part in promotion (rule set {r.name!r})") from None
     return r.types[r.code(inst)]
 
 
@@ -276,6 +276,13 @@ cdef object _dtype_class(CompiledRules r, name):
     if d is None:
         raise TypeError(f"type {name!r} of rule set {r.name!r} has no NumPy dtype")
     return type(d)
+
+
+def _reraise_with_rules(exc, CompiledRules r):
+    """An op's domain error (TypeError/ValueError, as JAX raises it), naming the rule set."""
+    if isinstance(exc, TypePromotionError):
+        raise exc
+    raise type(exc)(f"{exc} (rule set {r.name!r})") from None
 
 
 def _resolve_names(op, CompiledRules r, names, fixed, bint reduction):
@@ -318,6 +325,8 @@ def _resolve_names(op, CompiledRules r, names, fixed, bint reduction):
     except _ops._NoPromotion as exc:
         raise TypePromotionError(exc.operands, r.name,
                                  hint=f"(in typelattice.{op.name})") from None
+    except (TypeError, ValueError) as exc:
+        _reraise_with_rules(exc, r)
     outs_fixed = [f for f in fixed[nin:] if f is not None]
     if outs_fixed and op.out == "same" and op.rule != _ops.FIRST_INEXACT \
             and all(f is None for f in fixed[:nin]):
@@ -338,7 +347,10 @@ def _resolve_unary(op, CompiledRules r, a, fixed):
         w = r.weak_target(t) if t in r.index else None
         return w if w is not None else t
 
-    res = list(op.resolve(a, None, None, materialize))
+    try:
+        res = list(op.resolve(a, None, None, materialize))
+    except (TypeError, ValueError) as exc:
+        _reraise_with_rules(exc, r)
     outs_fixed = [f for f in fixed[1:] if f is not None]
     if outs_fixed and op.nout == 1 and op.out == "same" and fixed[0] is None:
         # dtype=/signature fixes the output: compute in it, as NumPy does
