@@ -218,7 +218,5 @@ def test_jax32_ufuncs_are_x64_canonicalized(name):
 ])
 @pytest.mark.parametrize("rules", ["jax", "jax32"])
 def test_domain_errors_name_the_rule_set(call, exc, rules):
-    x = np.ones(2)
     with pytest.raises(exc, match=f"rule set '{rules}'"):
         call(tl.make_ufuncs(rules))
-    assert np.array_equal(x, np.ones(2))
