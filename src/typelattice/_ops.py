@@ -152,17 +152,21 @@ class Op:
                 t = "float64"
         else:
             t = materialize(a)
+        self._check_kind(t, f"{a} computes in {t}",
+                         "typelattice does not implement one yet", f"{a}")
+        return self.loop_signature(t)
+
+    def _check_kind(self, t, operands, why, unsupported_operands):
+        """Raise the op's error when compute type ``t`` is of a kind it rejects or lacks."""
         k = kind(t)
         if k not in self.kinds:
             what = {"f": "floating", "c": "complex", "b": "bool", "u": "unsigned integer",
                     "i": "integer"}.get(k, str(k))
             raise _ERRORS[self.kind_error](
-                f"{self.name} does not accept {what} operands ({a} computes in {t})")
+                f"{self.name} does not accept {what} operands ({operands})")
         if k in self.unsupported:
             raise TypeError(f"typelattice.{self.name} has no {t} loop: JAX accepts "
-                            f"complex operands here but typelattice does not implement one "
-                            f"yet ({a})")
-        return self.loop_signature(t)
+                            f"complex operands here but {why} ({unsupported_operands})")
 
     def resolve(self, a, b, join, materialize):
         """Loop dtypes (ins + outs, canonical names) for operand types ``a`` and ``b``.
@@ -199,16 +203,9 @@ class Op:
             if self.rule == INEXACT:
                 t = TO_INEXACT.get(t, t)
             t = materialize(t)
-        k = kind(t)
-        if k not in self.kinds:
-            what = {"f": "floating", "c": "complex", "b": "bool", "u": "unsigned integer",
-                    "i": "integer"}.get(k, str(k))
-            raise _ERRORS[self.kind_error](
-                f"{self.name} does not accept {what} operands ({a}, {b} compute in {t})")
-        if k in self.unsupported:
-            raise TypeError(f"typelattice.{self.name} has no {t} loop: JAX accepts "
-                            f"complex operands here but NumPy defines no complex {self.name} "
-                            f"and typelattice does not implement one yet ({a}, {b})")
+        self._check_kind(t, f"{a}, {b} compute in {t}",
+                         f"NumPy defines no complex {self.name} and typelattice does not "
+                         "implement one yet", f"{a}, {b}")
         if self.out == "bool":
             return (t, t, "bool")
         return (t,) * (self.nin + self.nout)
