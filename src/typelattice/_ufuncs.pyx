@@ -98,6 +98,13 @@ cdef extern from "_loops.h":
         void *loop
     int TL_N_MIXED
     const tl_mixed_entry tl_mixed_table[]
+    ctypedef struct tl_fused_entry:
+        const char *op
+        int types[3]
+        void *loop
+    int TL_N_FUSED
+    const tl_fused_entry tl_fused_table[]
+    int tl_fused_ok()
     int TL_N_EXT_LOOPS
     const tl_mixed_entry tl_ext_table[]
     int tl_ext_register(int type_num, npy_intp itemsize, void *to_f32, void *from_f32)
@@ -160,7 +167,16 @@ cdef int _m
 for _m in range(TL_N_MIXED):
     _MIXED.setdefault(tl_mixed_table[_m].op.decode(), {})[
         _ops.LOOP_TYPES[tl_mixed_table[_m].compute]] = <size_t>tl_mixed_table[_m].loop
-cdef dict _MIXED_DONE = {}     # (ufunc, DType classes) -> True once registered
+# Fused loops (kernels/tl_loops_host.h): (op, first, second, compute type) -> loop converting
+# both operands inline, element for element (uint8 + int8 -> int16, int32 + float32 -> float32);
+# used where the CPU runs their kernels (AVX2 on x86-64)
+cdef dict _FUSED = {}
+if tl_fused_ok():
+    for _m in range(TL_N_FUSED):
+        _FUSED[(tl_fused_table[_m].op.decode(), _ops.LOOP_TYPES[tl_fused_table[_m].types[0]],
+                _ops.LOOP_TYPES[tl_fused_table[_m].types[1]],
+                _ops.LOOP_TYPES[tl_fused_table[_m].types[2]])] = <size_t>tl_fused_table[_m].loop
+cdef dict _MIXED_DONE = {}     # (ufunc, DType classes) -> kind of loop ("fused", ...) once registered
 
 # ml_dtypes' small floats: loops computing in float32 through ml_dtypes' own casts
 cdef dict _EXT_LOOPS = {tl_ext_table[_m].op.decode(): <size_t>tl_ext_table[_m].loop
@@ -218,12 +234,22 @@ def simd_isa():
 
 
 cdef object _mixed_loop(uf, op, CompiledRules r, names, res):
-    """DType classes of a blocked loop reading the operands' own dtypes, or None."""
-    loops = _MIXED.get(op.name)
-    if loops is None or op.nin != 2 or op.nout != 1:
+    """DType classes of a loop reading the operands' own dtypes (fused or blocked), or None."""
+    if op.nin != 2 or op.nout != 1:
         return None
     t = res[0]
-    if t not in loops or res[1] != t:
+    if res[1] != t:
+        return None
+    fused = _FUSED.get((op.name, names[0], names[1], t))
+    if fused is not None:
+        classes = (_dtype_class(r, names[0]), _dtype_class(r, names[1]), _dtype_class(r, res[2]))
+        key = (uf, classes)
+        if key not in _MIXED_DONE:
+            _add_spec(uf, op, classes, <void *><size_t>fused, NULL, NULL, NULL, b"tl_fused")
+            _MIXED_DONE[key] = "fused"
+        return classes
+    loops = _MIXED.get(op.name)
+    if loops is None or t not in loops:
         return None
     exact = _EXACT_INPUTS[t]
     ins = [t, t]
@@ -239,8 +265,21 @@ cdef object _mixed_loop(uf, op, CompiledRules r, names, res):
     key = (uf, classes)
     if key not in _MIXED_DONE:
         _add_spec(uf, op, classes, <void *><size_t>loops[t], NULL, NULL, NULL, b"tl_blocked")
-        _MIXED_DONE[key] = True
+        _MIXED_DONE[key] = "blocked"
     return classes
+
+
+def mixed_loop_kind(uf, dtypes):
+    """Which loop of ``uf`` reads operands of ``dtypes`` (ins + outs) without a cast: "fused",
+    "blocked", "small_float" once the promoter registered one for them (a first call does), else
+    None (the same-dtype loops, NumPy casting the operands first). For tests and benchmarks."""
+    classes = tuple(type(np.dtype(d)) for d in dtypes)
+    return _MIXED_DONE.get((uf, classes))
+
+
+def fused_loops():
+    """{(op, first, second, compute type)} of the fused mixed-input loops in use."""
+    return set(_FUSED)
 cdef object _KEEP = []          # name/doc bytes: NumPy does not copy them
 
 # ufunc -> (op, CompiledRules); looked up by the promoter
@@ -392,7 +431,7 @@ cdef int _promoter(PyObject *ufunc, void *const *op_dtypes, void *const *signatu
         if (uf, classes) not in _MIXED_DONE:
             _add_spec(uf, op, classes, <void *><size_t>_EXT_LOOPS[op.name], NULL, NULL, NULL,
                       b"tl_small_float")
-            _MIXED_DONE[(uf, classes)] = True
+            _MIXED_DONE[(uf, classes)] = "small_float"
     else:
         for t in res:
             if t not in _LOOP_TYPE_SET:

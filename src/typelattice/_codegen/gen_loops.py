@@ -13,7 +13,8 @@ if __package__ in (None, ""):
     import _bootstrap
     _bootstrap.install()
 
-from typelattice._ops import FIRST_INEXACT, LOOP_TYPES, OPS, SUFFIX  # noqa: E402
+from typelattice._ops import FIRST_INEXACT, LOOP_TYPES, OPS, OPS_BY_NAME, SUFFIX  # noqa: E402
+from typelattice._names import kind  # noqa: E402
 
 STORAGE = {
     "bool": "npy_bool", "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "uint32_t",
@@ -144,6 +145,117 @@ def emit_unary(op, out):
     return rows
 
 
+# ---- fused mixed-input loops (TL_FUSED_* of tl_loops_host.h) -------------------------------------
+# Cheap ops, where converting an operand in a separate pass (NumPy's cast, the blocked loops) costs
+# as much as the op itself; divide only where it computes in a float.
+FUSED_OPS = ("add", "subtract", "multiply", "divide", "maximum", "minimum", "bitwise_and",
+             "bitwise_or", "bitwise_xor", "equal", "not_equal", "less", "less_equal", "greater",
+             "greater_equal")
+FUSED_COMPUTE = ("uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
+                 "float32", "float64")
+FUSED_INPUTS = ("bool",) + FUSED_COMPUTE
+SWAPPED = {"less": "greater", "greater": "less", "less_equal": "greater_equal",
+           "greater_equal": "less_equal"}
+
+
+def fused_converts(a, t):
+    """Does operand type a convert to compute type t inline (a C cast, as NumPy's cast)?
+
+    Integers and bool to any integer or float, float32 to float64; not (u)int64 -> float32 (no
+    vector conversion: they stay with the blocked loops), not uint64 -> float64 (likewise)."""
+    if a == t:
+        return True
+    if kind(t) == "f":
+        if a in ("int64", "uint64"):
+            return a == "int64" and t == "float64"
+        return kind(a) in "bui" or (a, t) == ("float32", "float64")
+    return kind(a) in "bui"
+
+
+def fused_pairs(registry=None):
+    """{(op, a, b, t)}: the mixed operand pairs the built-in rule sets' promoters resolve to a
+    non-half real compute type t that both operands convert to: one operand already of type t, or
+    two integers/bool joining to a wider integer (uint8 + int8 -> int16)."""
+    if registry is None:
+        from typelattice.rules import builtin
+        registry = builtin()
+    keys = set()
+    for rs in registry.values():
+        def materialize(t, rs=rs):
+            return rs.weak.get(t, t)
+        for name in FUSED_OPS:
+            op = OPS_BY_NAME[name]
+            for a in FUSED_INPUTS:
+                for b in FUSED_INPUTS:
+                    if a == b or a not in rs.index or b not in rs.index:
+                        continue
+                    try:
+                        res = op.resolve(a, b, rs.join, materialize)
+                    except (LookupError, TypeError, ValueError):
+                        continue
+                    t = res[0]
+                    if t not in FUSED_COMPUTE or res[1] != t or (name == "divide" and kind(t) != "f"):
+                        continue
+                    if a != t and b != t and kind(t) == "f":
+                        continue       # both converting to a float: the blocked loops
+                    if fused_converts(a, t) and fused_converts(b, t):
+                        keys.add((name, a, b, t))
+    return keys
+
+
+def fused_kernel(name, a, b, t):
+    """(kernel op, first, second, xor, swapped) computing op(a, b) in t: not_equal (and integer
+    less_equal/greater_equal) negate equal (greater/less); operands go in a canonical order (the
+    compute type first) where the op commutes or has a mirrored comparison."""
+    flt = kind(t) == "f"
+    neg = {"not_equal": "equal"}
+    if not flt:
+        neg.update({"greater_equal": "less", "less_equal": "greater"})
+    x = int(name in neg)
+    kop = neg.get(name, name)
+    commutes = kop in ("add", "multiply", "bitwise_and", "bitwise_or", "bitwise_xor", "equal") \
+        or (kop in ("maximum", "minimum") and not flt)      # float max/min keep -0.0/NaN order
+    if (b == t and a != t) or (a != t and b != t and a > b):
+        if commutes:
+            return kop, b, a, x, 1
+        if kop in SWAPPED:
+            return SWAPPED[kop], b, a, x, 1
+    return kop, a, b, x, 0
+
+
+def emit_fused(out):
+    """Append the fused mixed-input loops to ``out``; return their table rows."""
+    keys = sorted(fused_pairs())
+    kernels = {}
+    rows = []
+
+    def cvt(a, t):
+        if a == t:
+            return "TL_LD_id"
+        return f"TL_CVB_{SUFFIX[t]}" if a == "bool" else f"TL_CV_{SUFFIX[t]}"
+
+    def fn(name, t):
+        return host(f"tl_{kernel_name(OPS_BY_NAME[name], t)}_{SUFFIX[t]}")
+
+    for name, a, b, t in keys:
+        bool_out = OPS_BY_NAME[name].out == "bool"
+        SO = "npy_bool" if bool_out else STORAGE[t]
+        kop, ka, kb, x, swap = fused_kernel(name, a, b, t)
+        kname = f"tl_fk_{kop}_{SUFFIX[ka]}_{SUFFIX[kb]}_{SUFFIX[t]}"
+        if kname not in kernels:
+            kernels[kname] = True
+            post = "TL_FUSED_XOR" if bool_out else "TL_FUSED_ID"
+            out.append(f"TL_FUSED_KERNEL({kname}, {STORAGE[ka]}, {STORAGE[kb]}, {SO}, "
+                       f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {post})")
+        lname = f"tl_fused_{name}_{SUFFIX[a]}_{SUFFIX[b]}_{SUFFIX[t]}"
+        out.append(f"TL_FUSED_LOOP({lname}, {kname}, {swap}, {x}, {STORAGE[a]}, {STORAGE[b]}, {SO})")
+        idx = ", ".join(str(LOOP_TYPES.index(y)) for y in (a, b, t))
+        rows.append(f'    {{"{name}", {{{idx}}}, {lname}}},')
+    print(f"gen_loops: {len(rows)} fused mixed-input loops, {len(kernels)} kernels",
+          file=sys.stderr)
+    return rows
+
+
 def emit():
     out = ["/* autogenerated by typelattice/_codegen/gen_loops.py from typelattice/_ops.py:"
            " edit the op descriptions or kernels/*.h, not this file */",
@@ -233,6 +345,8 @@ def emit():
             table.append(f'    {{"{op.name}", {{{", ".join(map(str, types))}}}, {name}, '
                          f"{indexed}, (void *){init}}},")
     out.append("")
+    fused = emit_fused(out)
+    out.append("")
     # Error loops: registered on the fly for operand DTypes that have no promotion, so that the
     # user sees TypePromotionError (NumPy turns an error raised by a promoter into its generic
     # no-loop error). Their resolve_descriptors raises through a callback; one trampoline per
@@ -267,6 +381,10 @@ def emit():
     out.append(f"#define TL_N_MIXED {len(mixed)}")
     out.append("static const tl_mixed_entry tl_mixed_table[TL_N_MIXED] = {")
     out.extend(mixed)
+    out.append("};")
+    out.append(f"#define TL_N_FUSED {len(fused)}")
+    out.append("static const tl_fused_entry tl_fused_table[TL_N_FUSED] = {")
+    out.extend(fused)
     out.append("};")
     out.append(f"#define TL_N_LOOPS {len(table)}")
     out.append("static const tl_loop_entry tl_loop_table[TL_N_LOOPS] = {")

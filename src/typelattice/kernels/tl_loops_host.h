@@ -933,6 +933,147 @@ static int NAME(TL_LOOP_ARGS)                                                   
     return tl_finish(fpe);                                                                       \
 }
 
+/* ==== fused mixed-input loops: out = FN(CVT1(a), CVT2(b)) with the conversions to the compute type
+ * inline as C casts, which are NumPy's casts (int -> float rounds once, bool is 0/1), so the loop
+ * computes what NumPy computes on the operands cast first, reading each input once.
+ * A kernel runs whole chunks of TL_FUSED_CHUNK contiguous elements: a fixed trip count, so gcc
+ * vectorizes it without an epilogue or alias versions (several hundred kernels stay cheap to
+ * compile); it has an AVX2 version only on x86-64 (the promoter uses the fused loops where the CPU
+ * has AVX2, the blocked loops or NumPy's casts otherwise). ivdep: an in-place call (out == an
+ * input, element for element) carries no dependency; NumPy copies partially overlapping operands.
+ * Kernels are shared: op(x, t) runs the kernel of op(t, x) (swapped comparison for less/greater),
+ * and a negated comparison (not_equal, integer less_equal/greater_equal) XORs the kernel's result
+ * with 1. ========================================================================================= */
+#define TL_FUSED_CHUNK 32
+#if defined(TL_X86_DISPATCH_CLONES)
+#define TL_FUSED_TARGET __attribute__((target("avx2")))
+static int tl_fused_ok(void) { __builtin_cpu_init(); return __builtin_cpu_supports("avx2") != 0; }
+#else
+#define TL_FUSED_TARGET
+static int tl_fused_ok(void) { return 1; }
+#endif
+
+/* C casts to the compute types (bool: 0/1 as NumPy's casts read it) */
+#define TL_CV_u8(x) ((uint8_t)(x))
+#define TL_CV_u16(x) ((uint16_t)(x))
+#define TL_CV_u32(x) ((uint32_t)(x))
+#define TL_CV_u64(x) ((uint64_t)(x))
+#define TL_CV_i8(x) ((int8_t)(x))
+#define TL_CV_i16(x) ((int16_t)(x))
+#define TL_CV_i32(x) ((int32_t)(x))
+#define TL_CV_i64(x) ((int64_t)(x))
+#define TL_CV_f32(x) ((float)(x))
+#define TL_CV_f64(x) ((double)(x))
+#define TL_CVB_u8(x) ((uint8_t)((x) != 0))
+#define TL_CVB_u16(x) ((uint16_t)((x) != 0))
+#define TL_CVB_u32(x) ((uint32_t)((x) != 0))
+#define TL_CVB_u64(x) ((uint64_t)((x) != 0))
+#define TL_CVB_i8(x) ((int8_t)((x) != 0))
+#define TL_CVB_i16(x) ((int16_t)((x) != 0))
+#define TL_CVB_i32(x) ((int32_t)((x) != 0))
+#define TL_CVB_i64(x) ((int64_t)((x) != 0))
+#define TL_CVB_f32(x) ((float)((x) != 0))
+#define TL_CVB_f64(x) ((double)((x) != 0))
+#define TL_FUSED_ID(r, x) (r)
+#define TL_FUSED_XOR(r, x) ((tl_bool)((r) ^ (x)))
+
+/* kernel K: n (a multiple of TL_FUSED_CHUNK) contiguous elements; POST(r, x) applies the XOR */
+#define TL_FUSED_KERNEL(K, S1, S2, SO, LD1, LD2, FN, POST)                                       \
+TL_FUSED_TARGET static unsigned K(const void *va, const void *vb, void *vo, npy_intp n, int x)   \
+{                                                                                                \
+    const S1 *pa = (const S1 *)va; const S2 *pb = (const S2 *)vb; SO *po = (SO *)vo;             \
+    npy_intp i; int k; unsigned fpe = 0;                                                         \
+    (void)x;                                                                                     \
+    for (i = 0; i < n; i += TL_FUSED_CHUNK) {                                                    \
+        _Pragma("GCC ivdep")                                                                     \
+        for (k = 0; k < TL_FUSED_CHUNK; k++)                                                     \
+            po[i + k] = POST(FN(LD1(pa[i + k]), LD2(pb[i + k]), &fpe), x);                       \
+    }                                                                                            \
+    return fpe;                                                                                  \
+}
+
+typedef unsigned (*tl_fused_kernel)(const void *, const void *, void *, npy_intp, int);
+
+/* m items of size isz from src (stride ss) to dst (stride ds) */
+static void tl_fused_copy(char *dst, npy_intp ds, const char *src, npy_intp ss, npy_intp isz,
+                          npy_intp m)
+{
+    npy_intp k;
+    switch (isz) {
+        case 1: for (k = 0; k < m; k++) dst[k * ds] = src[k * ss]; break;
+        case 2: for (k = 0; k < m; k++) memcpy(dst + k * ds, src + k * ss, 2); break;
+        case 4: for (k = 0; k < m; k++) memcpy(dst + k * ds, src + k * ss, 4); break;
+        default: for (k = 0; k < m; k++) memcpy(dst + k * ds, src + k * ss, 8); break;
+    }
+}
+
+/* One chunk of an operand in buf: m items from src, the rest copies of the first (padding lanes
+ * then compute what the first lane computes: no FP flag of their own). */
+static const char *tl_fused_load(char *buf, const char *src, npy_intp stride, npy_intp isz,
+                                 npy_intp m)
+{
+    tl_fused_copy(buf, isz, src, stride, isz, m);
+    tl_fused_copy(buf + m * isz, isz, buf, 0, isz, TL_FUSED_CHUNK - m);
+    return buf;
+}
+
+/* The NumPy loop of every fused pair: kernel k (its operands exchanged when swap, its bool results
+ * XORed with x) on whole contiguous chunks in place; scalar (stride 0) operands are broadcast into
+ * a chunk once; strided operands and the tail go through chunk buffers; an output fed back into an
+ * input (reduce/accumulate with out=) one element at a time. */
+__attribute__((noinline)) static int tl_fused_run(tl_fused_kernel k, int swap, int x,
+    npy_intp s1, npy_intp s2, npy_intp so, char *const data[], npy_intp const dims[],
+    npy_intp const st[])
+{
+    union { char c[TL_FUSED_CHUNK * 8]; double d; int64_t i; } buf[3];
+    char *p[3];
+    const char *in[2];
+    npy_intp s[3], isz[3], n = dims[0], i = 0, m, blk = TL_FUSED_CHUNK;
+    int j, bcast[2];
+    unsigned fpe = 0;
+    p[0] = data[swap]; p[1] = data[!swap]; p[2] = data[2];
+    s[0] = st[swap]; s[1] = st[!swap]; s[2] = st[2];
+    isz[0] = swap ? s2 : s1; isz[1] = swap ? s1 : s2; isz[2] = so;
+    if (n <= 0) return 0;
+    if (tl_feedback(p[0], s[0], p[2], s[2], n) || tl_feedback(p[1], s[1], p[2], s[2], n))
+        blk = 1;
+    else if (s[0] == isz[0] && s[1] == isz[1] && s[2] == isz[2] && n >= TL_FUSED_CHUNK) {
+        i = n - n % TL_FUSED_CHUNK;
+        fpe = k(p[0], p[1], p[2], i, x);
+    }
+    for (j = 0; j < 2; j++) {
+        bcast[j] = blk > 1 && s[j] == 0;
+        if (bcast[j]) in[j] = tl_fused_load(buf[j].c, p[j], 0, isz[j], TL_FUSED_CHUNK);
+    }
+    for (; i < n; i += m) {
+        char *out;
+        m = n - i < blk ? n - i : blk;
+        for (j = 0; j < 2; j++) {
+            if (bcast[j]) continue;
+            if (m == TL_FUSED_CHUNK && s[j] == isz[j]) in[j] = p[j] + i * s[j];
+            else in[j] = tl_fused_load(buf[j].c, p[j] + i * s[j], s[j], isz[j], m);
+        }
+        out = m == TL_FUSED_CHUNK && s[2] == isz[2] ? p[2] + i * s[2] : buf[2].c;
+        fpe |= k(in[0], in[1], out, TL_FUSED_CHUNK, x);
+        if (out == buf[2].c) tl_fused_copy(p[2] + i * s[2], s[2], out, isz[2], isz[2], m);
+    }
+    return tl_finish(fpe);
+}
+
+/* The NumPy loop (S1, S2) -> SO of one (op, pair) over kernel K */
+#define TL_FUSED_LOOP(NAME, K, SWAP, X, S1, S2, SO)                                              \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    (void)ctx; (void)aux;                                                                        \
+    return tl_fused_run(K, SWAP, X, sizeof(S1), sizeof(S2), sizeof(SO), data, dims, st);         \
+}
+
+typedef struct {
+    const char *op;          /* op name (_ops.py) */
+    int types[3];            /* first and second input, compute type: indices into LOOP_TYPES */
+    PyArrayMethod_StridedLoop *loop;
+} tl_fused_entry;
+
 typedef struct {
     const char *op;          /* op name (_ops.py) */
     int compute;             /* index into LOOP_TYPES of the compute/result type */
