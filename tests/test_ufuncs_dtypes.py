@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import typelattice as tl
+from typelattice import _ufuncs
 from ufunc_reference import (ALL_OPS, COMPLEX_GAP, KINDS, Gap, compute_dtypes, dtype, expected,
                              operand)
 
@@ -68,11 +69,12 @@ def test_resolve_dtypes_agrees_with_calls(name):
             if tuple(d.name for d in got[2:]) != want:
                 bad.append(f"{a}|{b}: {got} vs {want}")
             cin = compute_dtypes(name, a, b)
+            fused = (name, got[0].name, got[1].name, cin[0]) in _ufuncs.fused_loops()
             for k, d, c in zip((a, b), got[:2], cin):
-                # an input is converted to the compute dtype, or read as it is by a blocked
-                # loop that converts inline (floating compute dtypes only)
+                # an input is converted to the compute dtype, or read as it is by a loop that
+                # converts inline: blocked (floating compute dtypes) or fused
                 own = None if k in pyt else _long(k)
-                if d.name != c and not (d.name == own and c in FLOATS):
+                if d.name != c and not (d.name == own and (c in FLOATS or fused)):
                     bad.append(f"{a}|{b}: inputs {got[:2]} vs {cin}")
     assert not bad, "\n".join(bad)
 

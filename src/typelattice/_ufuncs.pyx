@@ -170,12 +170,12 @@ for _m in range(TL_N_MIXED):
 # Fused loops (kernels/tl_loops_host.h): (op, first, second, compute type) -> loop converting
 # both operands inline, element for element (uint8 + int8 -> int16, int32 + float32 -> float32);
 # used where the CPU runs their kernels (AVX2 on x86-64)
-cdef dict _FUSED = {}
-if tl_fused_ok():
-    for _m in range(TL_N_FUSED):
-        _FUSED[(tl_fused_table[_m].op.decode(), _ops.LOOP_TYPES[tl_fused_table[_m].types[0]],
-                _ops.LOOP_TYPES[tl_fused_table[_m].types[1]],
-                _ops.LOOP_TYPES[tl_fused_table[_m].types[2]])] = <size_t>tl_fused_table[_m].loop
+cdef dict _FUSED_TABLE = {}
+for _m in range(TL_N_FUSED):
+    _FUSED_TABLE[(tl_fused_table[_m].op.decode(), _ops.LOOP_TYPES[tl_fused_table[_m].types[0]],
+                  _ops.LOOP_TYPES[tl_fused_table[_m].types[1]],
+                  _ops.LOOP_TYPES[tl_fused_table[_m].types[2]])] = <size_t>tl_fused_table[_m].loop
+cdef dict _FUSED = dict(_FUSED_TABLE) if tl_fused_ok() else {}
 cdef dict _MIXED_DONE = {}     # (ufunc, DType classes) -> kind of loop ("fused", ...) once registered
 
 # ml_dtypes' small floats: loops computing in float32 through ml_dtypes' own casts
@@ -280,6 +280,16 @@ def mixed_loop_kind(uf, dtypes):
 def fused_loops():
     """{(op, first, second, compute type)} of the fused mixed-input loops in use."""
     return set(_FUSED)
+
+
+def use_fused(on):
+    """Register fused loops from now on (True, where the CPU runs them) or the blocked loops /
+    NumPy's casts instead (False): a before/after switch for benchmarks, to call before the
+    first mixed call (registered loops stay). Returns whether fused loops are in use."""
+    _FUSED.clear()
+    if on and tl_fused_ok():
+        _FUSED.update(_FUSED_TABLE)
+    return bool(_FUSED)
 cdef object _KEEP = []          # name/doc bytes: NumPy does not copy them
 
 # ufunc -> (op, CompiledRules); looked up by the promoter
