@@ -183,8 +183,10 @@ def test_bool_operands_are_zero_or_one():
     f = np.linspace(-2, 2, b.size).astype(np.float32)
     i = np.arange(b.size, dtype=np.int8)
     np.testing.assert_array_equal(ufs["add"](b, f), np.add(b.astype(np.float32), f))
-    np.testing.assert_array_equal(ufs["multiply"](i, b), np.multiply(i, b.astype(np.int8)))
-    assert _ufuncs.mixed_loop_kind(ufs["multiply"], ("int8", "bool", "int8")) == "fused"
+    np.testing.assert_array_equal(ufs["multiply"](b, i), np.multiply(b.astype(np.int8), i))
+    assert _ufuncs.mixed_loop_kind(ufs["multiply"], ("bool", "int8", "int8")) == "fused"
+    np.testing.assert_array_equal(ufs["bitwise_or"](i, b), np.bitwise_or(i, b.astype(np.int8)))
+    assert _ufuncs.mixed_loop_kind(ufs["bitwise_or"], ("int8", "bool", "int8")) == "fused"
 
 
 def test_reduce_with_mixed_out():
@@ -225,6 +227,34 @@ def test_accumulate_with_a_registered_mixed_loop_raises():
         ufs["subtract"].accumulate(i8, dtype=np.int16)
     np.testing.assert_array_equal(ufs["subtract"].accumulate(i8.astype(np.int16)),
                                   np.subtract.accumulate(i8.astype(np.int16)))
+
+
+def test_python_scalar_operand():
+    """A weak Python scalar is converted by NumPy to the compute type; the array operand is read
+    by the fused loop (int8 array * 2.5 -> the default float)."""
+    ufs = _ufuncs.make_ufuncs("jax")
+    i8 = np.arange(-50, 50, dtype=np.int8)
+    got = ufs["multiply"](i8, 2.5)
+    t = got.dtype
+    np.testing.assert_array_equal(got, np.multiply(i8.astype(t), t.type(2.5)))
+    assert _ufuncs.mixed_loop_kind(ufs["multiply"], ("int8", t, t)) == "fused"
+    np.testing.assert_array_equal(ufs["less"](1.5, i8), np.less(t.type(1.5), i8.astype(t)))
+
+
+def test_default_int_sum_and_cumsum_stay_same_dtype():
+    """add/multiply reduce and accumulate of small ints compute in the default int (jnp.sum): the
+    fused set leaves out (default int, small int) so NumPy's dispatch keeps the same-dtype loop
+    (accumulate needs one dtype) after mixed calls."""
+    ufs = _ufuncs.make_ufuncs("jax")
+    i8 = np.arange(-60, 60, dtype=np.int8)
+    ufs["add"](i8, np.ones(i8.size, np.int64))
+    ufs["multiply"](np.ones(i8.size, np.int64), i8)
+    for name in ("add", "multiply"):
+        uf, ref = ufs[name], getattr(np, name)
+        np.testing.assert_array_equal(uf.accumulate(i8), ref.accumulate(i8.astype(np.int64)))
+        assert uf.reduce(i8) == ref.reduce(i8.astype(np.int64))
+    assert ("add", "int64", "int8", "int64") not in FUSED
+    assert ("add", "int8", "int64", "int64") in FUSED
 
 
 def test_out_aliasing_an_input_of_another_dtype():

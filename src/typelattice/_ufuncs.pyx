@@ -240,9 +240,11 @@ cdef object _mixed_loop(uf, op, CompiledRules r, names, res):
     t = res[0]
     if res[1] != t:
         return None
-    fused = _FUSED.get((op.name, names[0], names[1], t))
+    # an operand of no core dtype (a weak Python scalar) is converted to t by NumPy
+    a, b = [n if n in _LOOP_TYPE_SET else t for n in names[:2]]
+    fused = _FUSED.get((op.name, a, b, t))
     if fused is not None:
-        classes = (_dtype_class(r, names[0]), _dtype_class(r, names[1]), _dtype_class(r, res[2]))
+        classes = (_dtype_class(r, a), _dtype_class(r, b), _dtype_class(r, res[2]))
         key = (uf, classes)
         if key not in _MIXED_DONE:
             _add_spec(uf, op, classes, <void *><size_t>fused, NULL, NULL, NULL, b"tl_fused")

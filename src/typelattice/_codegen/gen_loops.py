@@ -198,6 +198,11 @@ def fused_pairs(registry=None):
                         continue
                     if a != t and b != t and kind(t) == "f":
                         continue       # both converting to a float: the blocked loops
+                    if name in ("add", "multiply") and a == t and kind(t) in "ui":
+                        # (t, small int) -> t is the loop NumPy's dispatch picks for add/multiply
+                        # reduce/accumulate of the small int in the default int (jnp.sum); they
+                        # need one dtype (accumulate) and a fast reduction: not a mixed loop
+                        continue
                     if fused_converts(a, t) and fused_converts(b, t):
                         keys.add((name, a, b, t))
     return keys
