@@ -250,8 +250,14 @@ def emit_fused(out):
         if kname not in kernels:
             kernels[kname] = True
             post = "TL_FUSED_XOR" if bool_out else "TL_FUSED_ID"
-            out.append(f"TL_FUSED_KERNEL({kname}, {STORAGE[ka]}, {STORAGE[kb]}, {SO}, "
-                       f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {post})")
+            if fn(kop, t) in VCMP:
+                assert x == 0
+                out.append(f"TL_FUSED_KERNEL_VCMP({kname}, {STORAGE[ka]}, {STORAGE[kb]}, "
+                           f"{STORAGE[t]}, {cvt(ka, t)}, {cvt(kb, t)}, {VCMP[fn(kop, t)]}, "
+                           f"{int(ka != t)}, {int(kb != t)})")
+            else:
+                out.append(f"TL_FUSED_KERNEL({kname}, {STORAGE[ka]}, {STORAGE[kb]}, {SO}, "
+                           f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {post})")
         lname = f"tl_fused_{name}_{SUFFIX[a]}_{SUFFIX[b]}_{SUFFIX[t]}"
         out.append(f"TL_FUSED_LOOP({lname}, {kname}, {swap}, {x}, {STORAGE[a]}, {STORAGE[b]}, {SO})")
         idx = ", ".join(str(LOOP_TYPES.index(y)) for y in (a, b, t))

@@ -1007,14 +1007,36 @@ static void tl_fused_copy(char *dst, npy_intp ds, const char *src, npy_intp ss, 
     }
 }
 
-/* One chunk of an operand in buf: m items from src, the rest copies of the first (padding lanes
- * then compute what the first lane computes: no FP flag of their own). */
+/* One chunk of an operand in buf: m items from src, then copies of them (padding lanes compute
+ * what real lanes compute: no FP flag of their own). */
 static const char *tl_fused_load(char *buf, const char *src, npy_intp stride, npy_intp isz,
                                  npy_intp m)
 {
+    npy_intp have;
     tl_fused_copy(buf, isz, src, stride, isz, m);
-    tl_fused_copy(buf + m * isz, isz, buf, 0, isz, TL_FUSED_CHUNK - m);
+    for (have = m; have < TL_FUSED_CHUNK; have *= 2)    /* repeat the m items */
+        memcpy(buf + have * isz, buf, (size_t)((have < TL_FUSED_CHUNK - have ? have
+                                                : TL_FUSED_CHUNK - have) * isz));
     return buf;
+}
+
+/* float32/float64 ordered comparisons: the converted chunk goes through the block comparison VFN
+ * (AVX-512/AVX2 quiet compares, tl_vcmp_*), as the same-dtype loops; C: compute type, CV1/CV2:
+ * which operands convert (the other is read in place). */
+#define TL_FUSED_KERNEL_VCMP(K, S1, S2, C, LD1, LD2, VFN, CV1, CV2)                              \
+TL_FUSED_TARGET static unsigned K(const void *va, const void *vb, void *vo, npy_intp n, int x)   \
+{                                                                                                \
+    const S1 *pa = (const S1 *)va; const S2 *pb = (const S2 *)vb; tl_bool *po = (tl_bool *)vo;   \
+    C ca[TL_FUSED_CHUNK * 8], cb[TL_FUSED_CHUNK * 8];                                            \
+    npy_intp i, k, m;                                                                            \
+    (void)x; (void)ca; (void)cb;                                                                 \
+    for (i = 0; i < n; i += m) {                                                                 \
+        m = n - i < TL_FUSED_CHUNK * 8 ? n - i : TL_FUSED_CHUNK * 8;                             \
+        if (CV1) for (k = 0; k < m; k++) ca[k] = LD1(pa[i + k]);                                 \
+        if (CV2) for (k = 0; k < m; k++) cb[k] = LD2(pb[i + k]);                                 \
+        VFN(CV1 ? ca : (const C *)(pa + i), 1, CV2 ? cb : (const C *)(pb + i), 1, po + i, m);    \
+    }                                                                                            \
+    return 0;                                                                                    \
 }
 
 /* The NumPy loop of every fused pair: kernel k (its operands exchanged when swap, its bool results
