@@ -16,6 +16,9 @@ How a ufunc is built (make_ufuncs, once per rule set):
   op's rule (_ops.Op.resolve) through the compiled join table and returns the loop's DTypes.
   NumPy caches the answer per tuple of DType classes, so this Python-level work happens once.
 * Registered lazily by the promoter, on first use of a DType combination:
+  - fused loops for the cheap ops (add, multiply, comparisons, ...) on the mixed pairs the
+    built-in rule sets resolve (uint8 + int8 -> int16, int32 + float32 -> float32): both
+    operands converted inline by C casts, element for element (AVX2 kernels; see _FUSED);
   - blocked loops reading mixed input dtypes whose conversion to the compute dtype is exact
     (int8 + float16 -> float16 converts int8 inline, in L1-sized blocks, no temporary array);
   - float32-computing loops for ml_dtypes' small floats (float8/6/4) through ml_dtypes' casts;

@@ -2,8 +2,10 @@
 
 Usage: python gen_loops.py -o _loops.h
 
-One loop per (op, compute dtype), about 450 in all: mixed operand dtypes are converted by NumPy
-to the compute dtype the promoter chose. The output is a build artefact, never committed.
+One loop per (op, compute dtype), about 450 in all, plus the fused mixed-input loops (emit_fused:
+one per mixed operand pair the built-in rule sets resolve, for the cheap ops; printed count);
+other mixed operand dtypes go through the blocked loops or are converted by NumPy to the compute
+dtype the promoter chose. The output is a build artefact, never committed.
 """
 import argparse
 import sys
