@@ -104,6 +104,8 @@ cdef extern from "_loops.h":
     int tl_bf16_typenum
     void tl_host_init()
     void tl_host_set_simd(int on)
+    const char *tl_vmath_set(int on)
+    const char *tl_vmath_isa()
     const char *tl_convert_isa()
     int tl_convert_set_isa(const char *name)
     ctypedef int (*tl_err_cb_t)(int slot, PyArray_DTypeMeta *const *dtypes)
@@ -125,6 +127,7 @@ from cpython.exc cimport PyErr_SetObject
 _import_array()
 _import_umath()
 tl_host_init()
+tl_vmath_set(-1)
 
 import ml_dtypes  # noqa: F401  (registers bfloat16 before its DType class is looked up)
 from ._dtypes import dtype_of
@@ -210,6 +213,21 @@ def set_simd(simd=None):
     # float32/float64 block comparisons: AVX-512/AVX2 compares or the portable integer keys
     tl_host_set_simd(simd is None or bool(simd))
     return simd_isa() != "scalar"
+
+
+def set_vmath(on=None):
+    """float32/float64 transcendental ops (exp, log, sin...) on contiguous arrays through glibc's
+    libmvec (True: its AVX-512 or AVX2 variants when the CPU and libmvec have them), the scalar
+    libm loops (False) or decide from TYPELATTICE_DISABLE_SIMD (None). The vector functions are
+    within 4 ulp (glibc's documented bound), not bit-identical to the scalar loops; special values
+    and FP warnings are the same. Returns the variant in use: "avx512", "avx2" or "scalar". For
+    tests and benchmarks; not thread-safe against running loops."""
+    return tl_vmath_set(-1 if on is None else int(bool(on))).decode()
+
+
+def vmath_isa():
+    """The libmvec variant in use: "avx512", "avx2" or "scalar"."""
+    return tl_vmath_isa().decode()
 
 
 def simd_isa():

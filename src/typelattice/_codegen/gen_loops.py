@@ -85,6 +85,14 @@ HOST_FAST = {f"tl_{c}_{s}": f"tl_h{c}_{s}" for c in ("less", "less_equal", "grea
 VCMP = {h: "tl_vcmp_" + h[len("tl_h"):] for h in HOST_FAST.values()}
 
 
+# float32/float64 ops with libmvec vector loops (TL_VMATH_OPS of tl_loops_host.h)
+VMATH = ("cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan",
+         "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh")
+# NumPy computes float64 sin/cos with libm (within 1 ulp; it dropped SVML's there for accuracy):
+# keep libm's, already as fast as NumPy, rather than libmvec's 4-ulp versions
+VMATH_SCALAR64 = ("sin", "cos")
+
+
 CMP16 = ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal")
 
 
@@ -130,7 +138,10 @@ def emit_unary(op, out):
             if o == "bool" or (native and o in HALF):
                 return "TL_ST_id"
             return st(o)
-        if len(outs) == 1:
+        if (len(outs) == 1 and op.kernel in VMATH and t in ("float32", "float64")
+                and not (t == "float64" and op.kernel in VMATH_SCALAR64)):
+            out.append(f"TL_LOOP1_VEC({name}, {STORAGE[t]}, {t[-2:]}, {op.kernel}, {fn})")
+        elif len(outs) == 1:
             out.append(f"TL_LOOP1({name}, {STORAGE[t]}, {STORAGE[outs[0]]}, {lo}, "
                        f"{store(outs[0])}, {fn})")
         else:

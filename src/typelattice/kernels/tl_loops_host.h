@@ -11,6 +11,7 @@
 
 #include <Python.h>
 #include <fenv.h>
+#include <float.h>
 #include "numpy/ndarraytypes.h"
 #include "numpy/dtype_api.h"
 #include "tl_elem.h"
@@ -946,5 +947,229 @@ typedef struct {
     PyArrayMethod_StridedLoop *indexed;   /* or NULL */
     void *initial;                        /* get_reduction_initial or NULL */
 } tl_loop_entry;
+
+/* ==== vector transcendental loops (glibc's libmvec) ============================================
+ * float32/float64 exp, log, sin... on contiguous data call libmvec's AVX-512 or AVX2 variants,
+ * resolved at import with dlopen (the extension still loads without libmvec, on other CPUs or
+ * other systems: the scalar loop then runs). libmvec documents a 4-ulp maximum error and may
+ * raise spurious FP flags or none, so a lane whose input lies outside the op's ordinary range
+ * (NaN, inf, zero, tiny, overflow/underflow, domain errors) is recomputed by the scalar element
+ * function, and the flags of the vector calls are discarded (MXCSR restored): values and flags
+ * of those inputs are exactly the scalar loop's, which match NumPy's.
+ * X(op, libm name, kind, float32 lo, hi, float64 lo, hi), ordinary inputs by kind:
+ *   SYM: tiny <= |x| <= hi; POS: lo <= x <= hi (lo > 0); SYMLO: SYM and x >= lo.
+ * Below tiny, results may be subnormal (underflow) or signed zeros. */
+#define TL_VMATH_OPS(X)                                                                          \
+X(cbrt, cbrt, SYM, 0, FLT_MAX, 0, DBL_MAX)                                                       \
+X(exp, exp, SYM, 0, 87.0f, 0, 708.0)                                                             \
+X(exp2, exp2, SYM, 0, 126.0f, 0, 1022.0)                                                         \
+X(expm1, expm1, SYM, 0, 88.0f, 0, 709.0)                                                         \
+X(log, log, POS, FLT_MIN, FLT_MAX, DBL_MIN, DBL_MAX)                                             \
+X(log2, log2, POS, FLT_MIN, FLT_MAX, DBL_MIN, DBL_MAX)                                           \
+X(log10, log10, POS, FLT_MIN, FLT_MAX, DBL_MIN, DBL_MAX)                                         \
+X(log1p, log1p, SYMLO, -0x1.fffffep-1f, FLT_MAX, -0x1.fffffffffffffp-1, DBL_MAX)                 \
+X(sin, sin, SYM, 0, FLT_MAX, 0, DBL_MAX)                                                         \
+X(cos, cos, SYM, 0, FLT_MAX, 0, DBL_MAX)                                                         \
+X(tan, tan, SYM, 0, FLT_MAX, 0, DBL_MAX)                                                         \
+X(arcsin, asin, SYM, 0, 1.0f, 0, 1.0)                                                            \
+X(arccos, acos, SYM, 0, 1.0f, 0, 1.0)                                                            \
+X(arctan, atan, SYM, 0, FLT_MAX, 0, DBL_MAX)                                                     \
+X(sinh, sinh, SYM, 0, 89.0f, 0, 710.0)                                                           \
+X(cosh, cosh, SYM, 0, 89.0f, 0, 710.0)                                                           \
+X(tanh, tanh, SYM, 0, FLT_MAX, 0, DBL_MAX)                                                       \
+X(arcsinh, asinh, SYM, 0, FLT_MAX, 0, DBL_MAX)                                                   \
+X(arccosh, acosh, POS, 1.0f, FLT_MAX, 1.0, DBL_MAX)                                              \
+X(arctanh, atanh, SYM, 0, 0x1.fffffep-1f, 0, 0x1.fffffffffffffp-1)
+#define TL_VM_TINY32 0x1p-60f
+#define TL_VM_TINY64 0x1p-500
+
+#define TL_VM_ENUM(OP, LIBM, K, LO32, HI32, LO64, HI64) TL_VM_##OP,
+enum { TL_VMATH_OPS(TL_VM_ENUM) TL_VM_N };
+enum { TL_VM_SYM, TL_VM_POS, TL_VM_SYMLO };
+#define TL_VM_NAME(OP, LIBM, K, LO32, HI32, LO64, HI64) #LIBM,
+static const char *const tl_vm_libm[TL_VM_N] = { TL_VMATH_OPS(TL_VM_NAME) };
+/* ordinary inputs as one unsigned compare on the bits: ((bits & absm) - lo) <= span, plus
+ * x >= flo for SYMLO (flo = -inf otherwise, unused) */
+typedef struct { uint32_t absm, lo, span; float flo; } tl_vm_dom32;
+typedef struct { uint64_t absm, lo, span; double flo; } tl_vm_dom64;
+#define TL_VM_DOM(B, F, K, LO, HI, TINY, TOBITS, ALL) ((K) == TL_VM_POS                           \
+    ? (B){(ALL), TOBITS(LO), TOBITS(HI) - TOBITS(LO), -(F)INFINITY}                              \
+    : (B){(ALL) >> 1, TOBITS(TINY), TOBITS(HI) - TOBITS(TINY), (K) == TL_VM_SYMLO ? (F)(LO) : -(F)INFINITY})
+static tl_vm_dom32 tl_vm_dom_s32[TL_VM_N];
+static tl_vm_dom64 tl_vm_dom_s64[TL_VM_N];
+static void tl_vm_domains(void)
+{
+#define TL_VM_D(OP, LIBM, K, LO32, HI32, LO64, HI64)                                             \
+    tl_vm_dom_s32[TL_VM_##OP] = TL_VM_DOM(tl_vm_dom32, float, TL_VM_##K, LO32, HI32,             \
+                                          TL_VM_TINY32, tl_f32_bits, 0xffffffffu);               \
+    tl_vm_dom_s64[TL_VM_##OP] = TL_VM_DOM(tl_vm_dom64, double, TL_VM_##K, LO64, HI64,            \
+                                          TL_VM_TINY64, tl_f64_bits, 0xffffffffffffffffull);
+    TL_VMATH_OPS(TL_VM_D)
+#undef TL_VM_D
+}
+
+/* the variant in use: 0 none (scalar loops), 1 AVX2 (_ZGVdN8v/_ZGVdN4v), 2 AVX-512
+ * (_ZGVeN16v/_ZGVeN8v); a NULL entry (symbol missing) keeps that op scalar */
+static int tl_vm_isa = 0;
+static void *tl_vm_fn32[TL_VM_N], *tl_vm_fn64[TL_VM_N];
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(__linux__)
+#define TL_VMATH 1
+#include <dlfcn.h>
+typedef float (*tl_vm_s32)(float, unsigned *);
+typedef double (*tl_vm_s64)(double, unsigned *);
+
+/* whole vectors of o[i] = f(a[i]) (a == o allowed). A vector's lanes with other than ordinary
+ * inputs are recomputed by the scalar function (before the vector is stored, so a[i..] is still
+ * the input) under the MXCSR flags of before the vector calls; csr then gets the flags the scalar
+ * calls add. Returns how many elements were done. */
+#define TL_VM_LOOP(N, F, V, LOADU, STOREU, OKMASK)                                               \
+    typedef V (*vfn)(V);                                                                         \
+    unsigned csr = _mm_getcsr();                                                                 \
+    npy_intp i = 0;                                                                              \
+    for (; i + N <= n; i += N) {                                                                 \
+        V v = LOADU(a + i);                                                                      \
+        unsigned ok = OKMASK(v);                                                                 \
+        V y = ((vfn)vf)(v);                                                                      \
+        if (ok != (1u << N) - 1) {                                                               \
+            F r[N];                                                                              \
+            int k;                                                                               \
+            STOREU(r, y);                                                                        \
+            _mm_setcsr(csr);                                                                     \
+            for (k = 0; k < N; k++) if (!((ok >> k) & 1)) r[k] = sf(a[i + k], fpe);              \
+            csr = _mm_getcsr();                                                                  \
+            y = LOADU(r);                                                                        \
+        }                                                                                        \
+        STOREU(o + i, y);                                                                        \
+    }                                                                                            \
+    _mm_setcsr(csr);                                                                             \
+    return i;
+
+#define TL_VM_AVX512(S, F, N, V, SUF, EP, EPU, I)                                                \
+__attribute__((target("avx512f"))) static inline unsigned tl_vm_ok_##S##_avx512(                \
+    V v, __m512i absm, __m512i lo, __m512i span, V flo, int has_flo)                             \
+{                                                                                                \
+    __m512i u = _mm512_sub_##EP(_mm512_and_si512(_mm512_cast##SUF##_si512(v), absm), lo);         \
+    unsigned ok = (unsigned)_mm512_cmp_##EPU##_mask(u, span, _MM_CMPINT_LE);                     \
+    return has_flo ? ok & (unsigned)_mm512_cmp_##SUF##_mask(v, flo, _CMP_GE_OQ) : ok;            \
+}                                                                                                \
+__attribute__((target("avx512f"))) static npy_intp tl_vm_##S##_avx512(                           \
+    void *vf, tl_vm_##S sf, const tl_vm_dom_##S##_t *d, const F *a, F *o, npy_intp n,            \
+    unsigned *fpe)                                                                               \
+{                                                                                                \
+    const __m512i absm = _mm512_set1_##EP((I)d->absm), lo = _mm512_set1_##EP((I)d->lo);          \
+    const __m512i span = _mm512_set1_##EP((I)d->span);                                           \
+    const V flo = _mm512_set1_##SUF(d->flo);                                                     \
+    const int has_flo = d->flo > -(F)INFINITY;                                                   \
+    TL_VM_LOOP(N, F, V, _mm512_loadu_##SUF, _mm512_storeu_##SUF, OKM)                            \
+}
+#define OKM(v) tl_vm_ok_s32_avx512(v, absm, lo, span, flo, has_flo)
+typedef tl_vm_dom32 tl_vm_dom_s32_t;
+typedef tl_vm_dom64 tl_vm_dom_s64_t;
+TL_VM_AVX512(s32, float, 16, __m512, ps, epi32, epu32, int32_t)
+#undef OKM
+#define OKM(v) tl_vm_ok_s64_avx512(v, absm, lo, span, flo, has_flo)
+TL_VM_AVX512(s64, double, 8, __m512d, pd, epi64, epu64, int64_t)
+#undef OKM
+
+/* AVX2 has no unsigned compare: flip the sign bits and compare signed */
+#define TL_VM_AVX2(S, F, N, V, SUF, EP, SET1, I, SIGN)                                           \
+__attribute__((target("avx2"))) static inline unsigned tl_vm_ok_##S##_avx2(                     \
+    V v, __m256i absm, __m256i lo, __m256i span, __m256i sign, V flo, int has_flo)               \
+{                                                                                                \
+    __m256i u = _mm256_sub_##EP(_mm256_and_si256(_mm256_cast##SUF##_si256(v), absm), lo);         \
+    __m256i bad = _mm256_cmpgt_##EP(_mm256_xor_si256(u, sign), span);                            \
+    unsigned ok = (unsigned)_mm256_movemask_##SUF(_mm256_castsi256_##SUF(bad)) ^ ((1u << N) - 1); \
+    return has_flo ? ok & (unsigned)_mm256_movemask_##SUF(_mm256_cmp_##SUF(v, flo, _CMP_GE_OQ)) : ok; \
+}                                                                                                \
+__attribute__((target("avx2"))) static npy_intp tl_vm_##S##_avx2(                               \
+    void *vf, tl_vm_##S sf, const tl_vm_dom_##S##_t *d, const F *a, F *o, npy_intp n,            \
+    unsigned *fpe)                                                                               \
+{                                                                                                \
+    const __m256i absm = SET1((I)d->absm), lo = SET1((I)d->lo), sign = SET1((I)SIGN);            \
+    const __m256i span = _mm256_xor_si256(SET1((I)d->span), sign);                               \
+    const V flo = _mm256_set1_##SUF(d->flo);                                                     \
+    const int has_flo = d->flo > -(F)INFINITY;                                                   \
+    TL_VM_LOOP(N, F, V, _mm256_loadu_##SUF, _mm256_storeu_##SUF, OKM)                            \
+}
+#define OKM(v) tl_vm_ok_s32_avx2(v, absm, lo, span, sign, flo, has_flo)
+TL_VM_AVX2(s32, float, 8, __m256, ps, epi32, _mm256_set1_epi32, int32_t, INT32_MIN)
+#undef OKM
+#define OKM(v) tl_vm_ok_s64_avx2(v, absm, lo, span, sign, flo, has_flo)
+TL_VM_AVX2(s64, double, 4, __m256d, pd, epi64, _mm256_set1_epi64x, int64_t, INT64_MIN)
+#undef OKM
+#endif
+
+static const char *tl_vmath_isa(void)
+{
+    return tl_vm_isa == 2 ? "avx512" : tl_vm_isa == 1 ? "avx2" : "scalar";
+}
+
+/* on = 0: scalar loops (tests); 1: the best variant the CPU and libmvec have; -1: as 1 unless
+ * TYPELATTICE_DISABLE_SIMD is set. Returns the variant: "avx512", "avx2" or "scalar". */
+static const char *tl_vmath_set(int on)
+{
+    int k;
+    tl_vm_isa = 0;
+    for (k = 0; k < TL_VM_N; k++) tl_vm_fn32[k] = tl_vm_fn64[k] = NULL;
+#if defined(TL_VMATH)
+    if (on < 0) {
+        const char *env = getenv("TYPELATTICE_DISABLE_SIMD");
+        on = !(env && env[0] && strcmp(env, "0") != 0);
+    }
+    if (on) {
+        static void *lib = NULL;
+        static int tried = 0;
+        int isa = 0;
+        if (!tried) {
+            tried = 1;
+            lib = dlopen("libmvec.so.1", RTLD_NOW | RTLD_LOCAL);
+            tl_vm_domains();
+        }
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx512f")) isa = 2;
+        else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) isa = 1;
+        if (lib == NULL) isa = 0;
+        for (k = 0; isa && k < TL_VM_N; k++) {
+            char name[40];
+            snprintf(name, sizeof name, isa == 2 ? "_ZGVeN16v_%sf" : "_ZGVdN8v_%sf", tl_vm_libm[k]);
+            tl_vm_fn32[k] = dlsym(lib, name);
+            snprintf(name, sizeof name, isa == 2 ? "_ZGVeN8v_%s" : "_ZGVdN4v_%s", tl_vm_libm[k]);
+            tl_vm_fn64[k] = dlsym(lib, name);
+        }
+        tl_vm_isa = isa;
+    }
+#else
+    (void)on;
+#endif
+    return tl_vmath_isa();
+}
+
+/* F -> F through libmvec on contiguous data, the scalar TL_LOOP1 otherwise; S: f32/f64 */
+#if defined(TL_VMATH)
+#define TL_VM_CALL(S, OP, FN)                                                                    \
+    if (st[0] == (npy_intp)sizeof(*pa) && st[1] == (npy_intp)sizeof(*pa)) {                      \
+        void *vf = tl_vm_fn##S[TL_VM_##OP];                                                      \
+        npy_intp i = 0;                                                                          \
+        unsigned fpe = 0;                                                                        \
+        if (vf != NULL && tl_vm_isa == 2) i = tl_vm_s##S##_avx512(vf, FN, &tl_vm_dom_s##S[TL_VM_##OP], pa, po, n, &fpe); \
+        else if (vf != NULL && tl_vm_isa == 1) i = tl_vm_s##S##_avx2(vf, FN, &tl_vm_dom_s##S[TL_VM_##OP], pa, po, n, &fpe); \
+        if (i > 0) {                                                                             \
+            for (; i < n; i++) po[i] = FN(pa[i], &fpe);                                          \
+            return tl_finish(fpe);                                                               \
+        }                                                                                        \
+    }
+#else
+#define TL_VM_CALL(S, OP, FN)
+#endif
+#define TL_LOOP1_VEC(NAME, F, S, OP, FN)                                                         \
+TL_LOOP1(NAME##_scalar, F, F, TL_LD_id, TL_ST_id, FN)                                            \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    npy_intp n = dims[0];                                                                        \
+    const F *pa = (const F *)data[0]; F *po = (F *)data[1];                                      \
+    TL_VM_CALL(S, OP, FN)                                                                        \
+    return NAME##_scalar(ctx, data, dims, st, aux);                                              \
+}
 
 #endif
