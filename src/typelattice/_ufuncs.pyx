@@ -217,12 +217,13 @@ def set_simd(simd=None):
 
 def set_vmath(on=None):
     """float32/float64 transcendental ops (exp, log, sin...) on contiguous arrays through glibc's
-    libmvec (True: its AVX-512 or AVX2 variants when the CPU and libmvec have them), the scalar
-    libm loops (False) or decide from TYPELATTICE_DISABLE_SIMD (None). The vector functions are
-    within 4 ulp (glibc's documented bound), not bit-identical to the scalar loops; special values
-    and FP warnings are the same. Returns the variant in use: "avx512", "avx2" or "scalar". For
-    tests and benchmarks; not thread-safe against running loops."""
-    return tl_vmath_set(-1 if on is None else int(bool(on))).decode()
+    libmvec: True: its AVX-512 or AVX2 variants, as the CPU has; "avx2": the AVX2 ones even on an
+    AVX-512 CPU; False: the scalar libm loops; None: decide from TYPELATTICE_DISABLE_SIMD. The
+    vector functions are within 4 ulp (glibc's documented bound), not bit-identical to the scalar
+    loops; special values and FP warnings are the same. Returns the variant in use: "avx512",
+    "avx2" or "scalar". For tests and benchmarks; not thread-safe against running loops."""
+    mode = -1 if on is None else 2 if on == "avx2" else int(bool(on))
+    return tl_vmath_set(mode).decode()
 
 
 def vmath_isa():

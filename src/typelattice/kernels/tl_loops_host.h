@@ -1105,8 +1105,9 @@ static const char *tl_vmath_isa(void)
     return tl_vm_isa == 2 ? "avx512" : tl_vm_isa == 1 ? "avx2" : "scalar";
 }
 
-/* on = 0: scalar loops (tests); 1: the best variant the CPU and libmvec have; -1: as 1 unless
- * TYPELATTICE_DISABLE_SIMD is set. Returns the variant: "avx512", "avx2" or "scalar". */
+/* on = 0: scalar loops (tests); 1: the best variant the CPU and libmvec have; 2: AVX2 even on
+ * an AVX-512 CPU (tests); -1: as 1 unless TYPELATTICE_DISABLE_SIMD is set. Returns the variant
+ * in use: "avx512", "avx2" or "scalar". */
 static const char *tl_vmath_set(int on)
 {
     int k;
@@ -1127,7 +1128,7 @@ static const char *tl_vmath_set(int on)
             tl_vm_domains();
         }
         __builtin_cpu_init();
-        if (__builtin_cpu_supports("avx512f")) isa = 2;
+        if (__builtin_cpu_supports("avx512f") && on != 2) isa = 2;
         else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) isa = 1;
         if (lib == NULL) isa = 0;
         for (k = 0; isa && k < TL_VM_N; k++) {
