@@ -957,8 +957,8 @@ typedef struct {
  * function, and the flags of the vector calls are discarded (MXCSR restored): values and flags
  * of those inputs are exactly the scalar loop's, which match NumPy's.
  * X(op, libm name, kind, float32 lo, hi, float64 lo, hi), ordinary inputs by kind:
- *   SYM: tiny <= |x| <= hi; POS: lo <= x <= hi (lo > 0); SYMLO: SYM and x >= lo.
- * Below tiny, results may be subnormal (underflow) or signed zeros. */
+ *   SYM: |x| <= hi; POS: lo <= x <= hi (lo > 0); SYMLO: SYM and x >= lo;
+ * never zeros (their signs) or subnormals (underflow). */
 #define TL_VMATH_OPS(X)                                                                          \
 X(cbrt, cbrt, SYM, 0, FLT_MAX, 0, DBL_MAX)                                                       \
 X(exp, exp, SYM, 0, 87.0f, 0, 708.0)                                                             \
@@ -980,30 +980,33 @@ X(tanh, tanh, SYM, 0, FLT_MAX, 0, DBL_MAX)                                      
 X(arcsinh, asinh, SYM, 0, FLT_MAX, 0, DBL_MAX)                                                   \
 X(arccosh, acosh, POS, 1.0f, FLT_MAX, 1.0, DBL_MAX)                                              \
 X(arctanh, atanh, SYM, 0, 0x1.fffffep-1f, 0, 0x1.fffffffffffffp-1)
-#define TL_VM_TINY32 0x1p-60f
-#define TL_VM_TINY64 0x1p-500
 
 #define TL_VM_ENUM(OP, LIBM, K, LO32, HI32, LO64, HI64) TL_VM_##OP,
 enum { TL_VMATH_OPS(TL_VM_ENUM) TL_VM_N };
 enum { TL_VM_SYM, TL_VM_POS, TL_VM_SYMLO };
 #define TL_VM_NAME(OP, LIBM, K, LO32, HI32, LO64, HI64) #LIBM,
 static const char *const tl_vm_libm[TL_VM_N] = { TL_VMATH_OPS(TL_VM_NAME) };
-/* ordinary inputs as one unsigned compare on the bits: ((bits & absm) - lo) <= span, plus
- * x >= flo for SYMLO (flo = -inf otherwise, unused) */
-typedef struct { uint32_t absm, lo, span; float flo; } tl_vm_dom32;
-typedef struct { uint64_t absm, lo, span; double flo; } tl_vm_dom64;
-#define TL_VM_DOM(B, F, K, LO, HI, TINY, TOBITS, ALL) ((K) == TL_VM_POS                           \
-    ? (B){(ALL), TOBITS(LO), TOBITS(HI) - TOBITS(LO), -(F)INFINITY}                              \
-    : (B){(ALL) >> 1, TOBITS(TINY), TOBITS(HI) - TOBITS(TINY), (K) == TL_VM_SYMLO ? (F)(LO) : -(F)INFINITY})
+/* Ordinary inputs, as tested by the AVX2 loops: one unsigned compare on the bits,
+ * ((bits & absm) - lo) <= span, and x >= flo for SYMLO (flo = -inf otherwise, unused); by the
+ * AVX-512 loops: rlo <= x <= rhi and not zero or subnormal, or (cls 1 and 2: whole float range)
+ * one vfpclass: not NaN, inf, zero or subnormal (1), nor negative (2). */
+typedef struct { uint32_t absm, lo, span; float flo, rlo, rhi; int cls; } tl_vm_dom32;
+typedef struct { uint64_t absm, lo, span; double flo, rlo, rhi; int cls; } tl_vm_dom64;
+#define TL_VM_DOM(B, F, K, LO, HI, MIN, MAX, TOBITS, ALL) ((K) == TL_VM_POS                        \
+    ? (B){(ALL), TOBITS(LO), TOBITS(HI) - TOBITS(LO), -(F)INFINITY, (LO), (HI),                  \
+          (LO) == (MIN) && (HI) == (MAX) ? 2 : 0}                                                \
+    : (B){(ALL) >> 1, TOBITS(MIN), TOBITS(HI) - TOBITS(MIN),                                     \
+          (K) == TL_VM_SYMLO ? (F)(LO) : -(F)INFINITY, (K) == TL_VM_SYMLO ? (F)(LO) : -(F)(HI),   \
+          (HI), (K) == TL_VM_SYM && (HI) == (MAX) ? 1 : 0})
 static tl_vm_dom32 tl_vm_dom_s32[TL_VM_N];
 static tl_vm_dom64 tl_vm_dom_s64[TL_VM_N];
 static void tl_vm_domains(void)
 {
 #define TL_VM_D(OP, LIBM, K, LO32, HI32, LO64, HI64)                                             \
     tl_vm_dom_s32[TL_VM_##OP] = TL_VM_DOM(tl_vm_dom32, float, TL_VM_##K, LO32, HI32,             \
-                                          TL_VM_TINY32, tl_f32_bits, 0xffffffffu);               \
+                                          FLT_MIN, FLT_MAX, tl_f32_bits, 0xffffffffu);           \
     tl_vm_dom_s64[TL_VM_##OP] = TL_VM_DOM(tl_vm_dom64, double, TL_VM_##K, LO64, HI64,            \
-                                          TL_VM_TINY64, tl_f64_bits, 0xffffffffffffffffull);
+                                          DBL_MIN, DBL_MAX, tl_f64_bits, 0xffffffffffffffffull);
     TL_VMATH_OPS(TL_VM_D)
 #undef TL_VM_D
 }
@@ -1045,32 +1048,40 @@ typedef double (*tl_vm_s64)(double, unsigned *);
     _mm_setcsr(csr);                                                                             \
     return i;
 
-#define TL_VM_AVX512(S, F, N, V, SUF, EP, EPU, I)                                                \
-__attribute__((target("avx512f"))) static inline unsigned tl_vm_ok_##S##_avx512(                \
-    V v, __m512i absm, __m512i lo, __m512i span, V flo, int has_flo)                             \
-{                                                                                                \
-    __m512i u = _mm512_sub_##EP(_mm512_and_si512(_mm512_cast##SUF##_si512(v), absm), lo);         \
-    unsigned ok = (unsigned)_mm512_cmp_##EPU##_mask(u, span, _MM_CMPINT_LE);                     \
-    return has_flo ? ok & (unsigned)_mm512_cmp_##SUF##_mask(v, flo, _CMP_GE_OQ) : ok;            \
-}                                                                                                \
-__attribute__((target("avx512f"))) static npy_intp tl_vm_##S##_avx512(                           \
+/* vfpclass categories: QNaN 0x01, +0 0x02, -0 0x04, +inf 0x08, -inf 0x10, subnormal 0x20,
+ * negative 0x40, SNaN 0x80 */
+#define TL_VM_AVX512(S, F, N, V, SUF)                                                            \
+__attribute__((target("avx512f,avx512dq"))) static npy_intp tl_vm_##S##_avx512(                 \
     void *vf, tl_vm_##S sf, const tl_vm_dom_##S##_t *d, const F *a, F *o, npy_intp n,            \
     unsigned *fpe)                                                                               \
 {                                                                                                \
-    const __m512i absm = _mm512_set1_##EP((I)d->absm), lo = _mm512_set1_##EP((I)d->lo);          \
-    const __m512i span = _mm512_set1_##EP((I)d->span);                                           \
-    const V flo = _mm512_set1_##SUF(d->flo);                                                     \
-    const int has_flo = d->flo > -(F)INFINITY;                                                   \
-    TL_VM_LOOP(N, F, V, _mm512_loadu_##SUF, _mm512_storeu_##SUF, OKM)                            \
+    const V rlo = _mm512_set1_##SUF(d->rlo), rhi = _mm512_set1_##SUF(d->rhi);                    \
+    if (d->cls == 1) {                                                                           \
+        TL_VM_LOOP(N, F, V, _mm512_loadu_##SUF, _mm512_storeu_##SUF, OKM_SYM)                    \
+    }                                                                                            \
+    if (d->cls == 2) {                                                                           \
+        TL_VM_LOOP(N, F, V, _mm512_loadu_##SUF, _mm512_storeu_##SUF, OKM_POS)                    \
+    }                                                                                            \
+    TL_VM_LOOP(N, F, V, _mm512_loadu_##SUF, _mm512_storeu_##SUF, OKM_RANGE)                      \
 }
-#define OKM(v) tl_vm_ok_s32_avx512(v, absm, lo, span, flo, has_flo)
+#define OKM_SYM(v) ((unsigned)_mm512_fpclass_ps_mask(v, 0xbf) ^ 0xffffu)
+#define OKM_POS(v) ((unsigned)_mm512_fpclass_ps_mask(v, 0xff) ^ 0xffffu)
+#define OKM_RANGE(v) ((unsigned)_mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(v, rlo, _CMP_GE_OQ),   \
+                      v, rhi, _CMP_LE_OQ) & ((unsigned)_mm512_fpclass_ps_mask(v, 0x26) ^ 0xffffu))
 typedef tl_vm_dom32 tl_vm_dom_s32_t;
 typedef tl_vm_dom64 tl_vm_dom_s64_t;
-TL_VM_AVX512(s32, float, 16, __m512, ps, epi32, epu32, int32_t)
-#undef OKM
-#define OKM(v) tl_vm_ok_s64_avx512(v, absm, lo, span, flo, has_flo)
-TL_VM_AVX512(s64, double, 8, __m512d, pd, epi64, epu64, int64_t)
-#undef OKM
+TL_VM_AVX512(s32, float, 16, __m512, ps)
+#undef OKM_SYM
+#undef OKM_POS
+#undef OKM_RANGE
+#define OKM_SYM(v) ((unsigned)_mm512_fpclass_pd_mask(v, 0xbf) ^ 0xffu)
+#define OKM_POS(v) ((unsigned)_mm512_fpclass_pd_mask(v, 0xff) ^ 0xffu)
+#define OKM_RANGE(v) ((unsigned)_mm512_mask_cmp_pd_mask(_mm512_cmp_pd_mask(v, rlo, _CMP_GE_OQ),   \
+                      v, rhi, _CMP_LE_OQ) & ((unsigned)_mm512_fpclass_pd_mask(v, 0x26) ^ 0xffu))
+TL_VM_AVX512(s64, double, 8, __m512d, pd)
+#undef OKM_SYM
+#undef OKM_POS
+#undef OKM_RANGE
 
 /* AVX2 has no unsigned compare: flip the sign bits and compare signed */
 #define TL_VM_AVX2(S, F, N, V, SUF, EP, SET1, I, SIGN)                                           \
@@ -1128,7 +1139,8 @@ static const char *tl_vmath_set(int on)
             tl_vm_domains();
         }
         __builtin_cpu_init();
-        if (__builtin_cpu_supports("avx512f") && on != 2) isa = 2;
+        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && on != 2)
+            isa = 2;
         else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) isa = 1;
         if (lib == NULL) isa = 0;
         for (k = 0; isa && k < TL_VM_N; k++) {
