@@ -1057,7 +1057,7 @@ typedef struct {
  * resolved at import with dlopen (the extension still loads without libmvec, on other CPUs or
  * other systems: the scalar loop then runs). libmvec documents a 4-ulp maximum error and may
  * raise spurious FP flags or none, so a lane whose input lies outside the op's ordinary range
- * (NaN, inf, zero, tiny, overflow/underflow, domain errors) is recomputed by the scalar element
+ * (NaN, inf, zero, subnormal, overflow/underflow, domain errors) is recomputed by the scalar element
  * function, and the flags of the vector calls are discarded (MXCSR restored): values and flags
  * of those inputs are exactly the scalar loop's, which match NumPy's.
  * X(op, libm name, kind, float32 lo, hi, float64 lo, hi), ordinary inputs by kind:
@@ -1262,7 +1262,7 @@ static const char *tl_vmath_set(int on)
     return tl_vmath_isa();
 }
 
-/* F -> F through libmvec on contiguous data, the scalar TL_LOOP1 otherwise; S: f32/f64 */
+/* F -> F through libmvec on contiguous data, the scalar TL_LOOP1 otherwise; S: 32 or 64 */
 #if defined(TL_VMATH)
 #define TL_VM_CALL(S, OP, FN)                                                                    \
     if (st[0] == (npy_intp)sizeof(*pa) && st[1] == (npy_intp)sizeof(*pa)) {                      \
