@@ -481,8 +481,10 @@ TL_TARGET_AVX512 static inline __m256i avx512_f16_round(__m512i v, __mmask16 *bn
     const __m512i one = _mm512_set1_epi32(1), tinyw = _mm512_set1_epi32(0x007fffff);
     __m512i a = _mm512_and_si512(v, absm);
     __mmask16 nan = _mm512_cmpgt_epu32_mask(a, inf);
-    *bnd |= _mm512_cmplt_epu32_mask(_mm512_sub_epi32(a, blo), bw)
-          | _mm512_cmplt_epu32_mask(_mm512_sub_epi32(a, one), tinyw);
+    /* both ranges are inside 0 < |f| < 2^-14, rare in most data: test that first */
+    if (TL_UNLIKELY(_mm512_cmplt_epu32_mask(_mm512_sub_epi32(a, one), _mm512_set1_epi32(0x387fffff))))
+        *bnd |= _mm512_cmplt_epu32_mask(_mm512_sub_epi32(a, blo), bw)
+              | _mm512_cmplt_epu32_mask(_mm512_sub_epi32(a, one), tinyw);
     uint32_t vb[16];
     uint16_t hb[16];
     __m256i h;
@@ -745,37 +747,51 @@ TL_TARGET_AVX512 static inline __m512 avx512_hop(int op, __m512 a, __m512 b)
     return _mm512_mask_blend_ps(m, b, a);
 }
 
+/* elements [i, i + m) (m <= 16, tm: their lanes); ca/cb: contiguous operand or scalar va/vb */
 TL_TARGET_AVX512 static inline __attribute__((always_inline)) void
-avx512_hbin(int op, int ko, int ka, int kb, const tl_hbin_args *x, unsigned *fl)
+avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *x,
+              const void *pa, const void *pb, uint16_t *po,
+              ptrdiff_t i, ptrdiff_t m, __mmask16 tm, __m512 va, __m512 vb,
+              __mmask16 *bnd, __mmask16 *snr, unsigned *fl)
+{
+    __mmask16 sn = 0;
+    __m256i ra = _mm256_setzero_si256(), rb = _mm256_setzero_si256();
+    __m512 a = va, b = vb, r;
+    if (ca) {
+        ra = avx512_hraw(ka, pa, i, tm);
+        if (ka == TL_HK_F16) sn |= avx512_f16_snan(ra);
+    }
+    if (cb) {
+        rb = avx512_hraw(kb, pb, i, tm);
+        if (kb == TL_HK_F16) sn |= avx512_f16_snan(rb);
+    }
+    if (TL_UNLIKELY(sn)) {
+        tl_hbin_elems(x, i, m, fl);
+        return;
+    }
+    /* (the compiler may hoist a conversion above the branch: convert only sNaN-free bits) */
+    if (ca) a = avx512_hwiden(ka, ka == TL_HK_F16 ? _mm256_maskz_mov_epi16((__mmask16)~sn, ra) : ra);
+    if (cb) b = avx512_hwiden(kb, kb == TL_HK_F16 ? _mm256_maskz_mov_epi16((__mmask16)~sn, rb) : rb);
+    r = avx512_hop(op, a, b);
+    _mm256_mask_storeu_epi16(po + i, tm, ko == TL_HK_F16
+        ? avx512_f16_round(_mm512_castps_si512(r), bnd, fl)
+        : avx512_bf16_round(_mm512_castps_si512(r), snr));
+}
+
+TL_TARGET_AVX512 static inline __attribute__((always_inline)) void
+avx512_hbin(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *x, unsigned *fl)
 {
     const ptrdiff_t n = x->n;
-    const __m512 va = _mm512_set1_ps(x->ca ? 0.0f : tl_hld(ka, x->a, 0));
-    const __m512 vb = _mm512_set1_ps(x->cb ? 0.0f : tl_hld(kb, x->b, 0));
+    const void *pa = x->a, *pb = x->b;
+    uint16_t *po = x->o;
+    const __m512 va = _mm512_set1_ps(ca ? 0.0f : tl_hld(ka, pa, 0));
+    const __m512 vb = _mm512_set1_ps(cb ? 0.0f : tl_hld(kb, pb, 0));
     __mmask16 bnd = 0, snr = 0;
-    for (ptrdiff_t i = 0; i < n; i += 16) {
-        __mmask16 tm = TL_TAIL16(n, i), sn = 0;
-        __m256i ra = _mm256_setzero_si256(), rb = _mm256_setzero_si256();
-        __m512 a = va, b = vb, r;
-        if (x->ca) {
-            ra = avx512_hraw(ka, x->a, i, tm);
-            if (ka == TL_HK_F16) sn |= avx512_f16_snan(ra);
-        }
-        if (x->cb) {
-            rb = avx512_hraw(kb, x->b, i, tm);
-            if (kb == TL_HK_F16) sn |= avx512_f16_snan(rb);
-        }
-        if (TL_UNLIKELY(sn)) {
-            tl_hbin_elems(x, i, n - i < 16 ? n - i : 16, fl);
-            continue;
-        }
-        /* (the compiler may hoist a conversion above the branch: convert only sNaN-free bits) */
-        if (x->ca) a = avx512_hwiden(ka, _mm256_maskz_mov_epi16((__mmask16)~sn, ra));
-        if (x->cb) b = avx512_hwiden(kb, _mm256_maskz_mov_epi16((__mmask16)~sn, rb));
-        r = avx512_hop(op, a, b);
-        _mm256_mask_storeu_epi16(x->o + i, tm, ko == TL_HK_F16
-            ? avx512_f16_round(_mm512_castps_si512(r), &bnd, fl)
-            : avx512_bf16_round(_mm512_castps_si512(r), &snr));
-    }
+    ptrdiff_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        avx512_hbin16(op, ko, ka, kb, ca, cb, x, pa, pb, po, i, 16, (__mmask16)0xFFFFu, va, vb, &bnd, &snr, fl);
+    if (i < n)
+        avx512_hbin16(op, ko, ka, kb, ca, cb, x, pa, pb, po, i, n - i, TL_TAIL16(n, i), va, vb, &bnd, &snr, fl);
     if (bnd) *fl |= TL_FLAG_UNDERFLOW;
     if (snr) *fl |= TL_FLAG_INVALID;
 }
@@ -821,24 +837,24 @@ TL_TARGET_AVX2 static inline __m256 avx2_hop(int op, __m256 a, __m256 b)
 /* 8 elements from pa/pb (contiguous operands) or va/vb (scalar) to po; 0 when an operand vector
  * holds a float16 signalling NaN (nothing computed: the caller goes element by element) */
 TL_TARGET_AVX2 static inline __attribute__((always_inline)) int
-avx2_hbin8(int op, int ko, int ka, int kb, const tl_hbin_args *x, const void *pa, const void *pb,
+avx2_hbin8(int op, int ko, int ka, int kb, int ca, int cb, const void *pa, const void *pb,
            ptrdiff_t i, uint16_t *po, __m256 va, __m256 vb, __m256i *bnd, __m256i *snr, unsigned *fl)
 {
     __m128i ra = _mm_setzero_si128(), rb = _mm_setzero_si128(), sn = _mm_setzero_si128();
     __m256 a = va, b = vb, r;
-    if (x->ca) {
+    if (ca) {
         ra = avx2_hraw(ka, pa, i);
         if (ka == TL_HK_F16) sn = avx2_f16_snan(ra);
     }
-    if (x->cb) {
+    if (cb) {
         rb = avx2_hraw(kb, pb, i);
         if (kb == TL_HK_F16) sn = _mm_or_si128(sn, avx2_f16_snan(rb));
     }
     if (TL_UNLIKELY(!_mm_testz_si128(sn, sn)))
         return 0;
     /* (the compiler may hoist a conversion above the branch: convert only sNaN-free bits) */
-    if (x->ca) a = avx2_hwiden(ka, _mm_andnot_si128(sn, ra));
-    if (x->cb) b = avx2_hwiden(kb, _mm_andnot_si128(sn, rb));
+    if (ca) a = avx2_hwiden(ka, ka == TL_HK_F16 ? _mm_andnot_si128(sn, ra) : ra);
+    if (cb) b = avx2_hwiden(kb, kb == TL_HK_F16 ? _mm_andnot_si128(sn, rb) : rb);
     r = avx2_hop(op, a, b);
     if (ko == TL_HK_F16) {
         _mm_storeu_si128((__m128i *)po, avx2_f16_round(_mm256_castps_si256(r), bnd, fl));
@@ -851,15 +867,17 @@ avx2_hbin8(int op, int ko, int ka, int kb, const tl_hbin_args *x, const void *pa
 }
 
 TL_TARGET_AVX2 static inline __attribute__((always_inline)) void
-avx2_hbin(int op, int ko, int ka, int kb, const tl_hbin_args *x, unsigned *fl)
+avx2_hbin(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *x, unsigned *fl)
 {
     const ptrdiff_t n = x->n;
-    const __m256 va = _mm256_set1_ps(x->ca ? 0.0f : tl_hld(ka, x->a, 0));
-    const __m256 vb = _mm256_set1_ps(x->cb ? 0.0f : tl_hld(kb, x->b, 0));
+    const void *pa = x->a, *pb = x->b;
+    uint16_t *po = x->o;
+    const __m256 va = _mm256_set1_ps(ca ? 0.0f : tl_hld(ka, pa, 0));
+    const __m256 vb = _mm256_set1_ps(cb ? 0.0f : tl_hld(kb, pb, 0));
     __m256i bnd = _mm256_setzero_si256(), snr = _mm256_setzero_si256();
     ptrdiff_t i = 0;
     for (; i + 8 <= n; i += 8)
-        if (!avx2_hbin8(op, ko, ka, kb, x, x->a, x->b, i, x->o + i, va, vb, &bnd, &snr, fl))
+        if (!avx2_hbin8(op, ko, ka, kb, ca, cb, pa, pb, i, po + i, va, vb, &bnd, &snr, fl))
             tl_hbin_elems(x, i, 8, fl);
     if (i < n) {
         ptrdiff_t m = n - i, k;
@@ -869,10 +887,10 @@ avx2_hbin(int op, int ko, int ka, int kb, const tl_hbin_args *x, unsigned *fl)
             ta[k] = sa == 2 ? tl_hk_one[ka] : (uint16_t)0x0101u;
             tb[k] = sb == 2 ? tl_hk_one[kb] : (uint16_t)0x0101u;
         }
-        if (x->ca) memcpy(ta, (const char *)x->a + i * sa, (size_t)m * sa);
-        if (x->cb) memcpy(tb, (const char *)x->b + i * sb, (size_t)m * sb);
-        if (avx2_hbin8(op, ko, ka, kb, x, ta, tb, 0, to, va, vb, &bnd, &snr, fl))
-            memcpy(x->o + i, to, (size_t)m * 2);
+        if (ca) memcpy(ta, (const char *)pa + i * sa, (size_t)m * sa);
+        if (cb) memcpy(tb, (const char *)pb + i * sb, (size_t)m * sb);
+        if (avx2_hbin8(op, ko, ka, kb, ca, cb, ta, tb, 0, to, va, vb, &bnd, &snr, fl))
+            memcpy(po + i, to, (size_t)m * 2);
         else
             tl_hbin_elems(x, i, m, fl);
     }
@@ -881,11 +899,20 @@ avx2_hbin(int op, int ko, int ka, int kb, const tl_hbin_args *x, unsigned *fl)
 }
 
 /* one function per (ISA, op, operand kinds): every kind test above is a constant there */
+/* (and per contiguous/scalar operand pattern: both contiguous, a scalar first or second) */
+#define TL_HBIN_FN1(ISA, OP, KO, KA, KB)                                                     \
+    static void ISA##_hbin_##OP##_##KA##_##KB(const tl_hbin_args *x, unsigned *fl)           \
+    {                                                                                        \
+        if (x->ca && x->cb)                                                                  \
+            ISA##_hbin(TL_HOP_##OP, TL_HK_##KO, TL_HK_##KA, TL_HK_##KB, 1, 1, x, fl);        \
+        else if (x->ca)                                                                      \
+            ISA##_hbin(TL_HOP_##OP, TL_HK_##KO, TL_HK_##KA, TL_HK_##KB, 1, 0, x, fl);        \
+        else                                                                                 \
+            ISA##_hbin(TL_HOP_##OP, TL_HK_##KO, TL_HK_##KA, TL_HK_##KB, 0, 1, x, fl);        \
+    }
 #define TL_HBIN_FNS(OP, KO, KA, KB)                                                          \
-    TL_TARGET_AVX512 static void avx512_hbin_##OP##_##KA##_##KB(const tl_hbin_args *x, unsigned *fl) \
-    { avx512_hbin(TL_HOP_##OP, TL_HK_##KO, TL_HK_##KA, TL_HK_##KB, x, fl); }                \
-    TL_TARGET_AVX2 static void avx2_hbin_##OP##_##KA##_##KB(const tl_hbin_args *x, unsigned *fl) \
-    { avx2_hbin(TL_HOP_##OP, TL_HK_##KO, TL_HK_##KA, TL_HK_##KB, x, fl); }
+    TL_TARGET_AVX512 TL_HBIN_FN1(avx512, OP, KO, KA, KB)                                     \
+    TL_TARGET_AVX2 TL_HBIN_FN1(avx2, OP, KO, KA, KB)
 /* same-dtype operands, and a small integer/bool operand with a float16/bfloat16 one */
 #define TL_HBIN_SAME(OP) TL_HBIN_FNS(OP, F16, F16, F16) TL_HBIN_FNS(OP, BF16, BF16, BF16)
 #define TL_HBIN_MIXED1(OP, K, I) TL_HBIN_FNS(OP, K, K, I) TL_HBIN_FNS(OP, K, I, K)
@@ -1033,6 +1060,8 @@ int tl_half_binary(int op, tl_half_elem_fn fn, int ko, int ka, const void *a, in
         return 0;
     if (n <= 0)
         return 1;
+    if (!ca && !cb)
+        return 0;
     x.fn = fn; x.a = a; x.b = b; x.o = o; x.n = n;
     x.ka = ka; x.kb = kb; x.ko = ko; x.ca = ca; x.cb = cb;
     f(&x, &fl);
