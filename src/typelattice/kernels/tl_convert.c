@@ -46,6 +46,8 @@
 #define TL_TARGET_AVX2   __attribute__((target("avx2,f16c,fma")))
 #define TL_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,f16c,fma")))
 #define TL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* in-register helpers: inlined into every loop (a call would spill the vectors) */
+#define TL_VINLINE static inline __attribute__((always_inline))
 #else
 #define TL_X86 0
 #define TL_UNLIKELY(x) (x)
@@ -166,7 +168,7 @@ static const tl_kernels K_scalar = {
  *  - 0x387FE000 <= |f| < 0x38800000 (x86 detects tininess after rounding);
  *  - 0 < |f| < 2^-126 (a float32 subnormal input is read as 0 when some
  *    library has set the process-wide MXCSR.DAZ bit, e.g. -ffast-math). */
-TL_TARGET_AVX2 static inline __m256i avx2_uf_lanes(__m256i a)
+TL_TARGET_AVX2 TL_VINLINE __m256i avx2_uf_lanes(__m256i a)
 {
     __m256i bnd = _mm256_and_si256(_mm256_cmpgt_epi32(a, _mm256_set1_epi32(0x387FDFFF)),
                                    _mm256_cmpgt_epi32(_mm256_set1_epi32(0x38800000), a));
@@ -176,7 +178,7 @@ TL_TARGET_AVX2 static inline __m256i avx2_uf_lanes(__m256i a)
 }
 
 /* Lanes of 8 float16 that are signalling NaNs (vcvtph2ps would quiet them). */
-TL_TARGET_AVX2 static inline __m128i avx2_f16_snan(__m128i h)
+TL_TARGET_AVX2 TL_VINLINE __m128i avx2_f16_snan(__m128i h)
 {
     __m128i a = _mm_and_si128(h, _mm_set1_epi16(0x7fff));
     return _mm_and_si128(_mm_cmpgt_epi16(a, _mm_set1_epi16(0x7c00)),
@@ -184,7 +186,7 @@ TL_TARGET_AVX2 static inline __m128i avx2_f16_snan(__m128i h)
 }
 
 /* 8 bfloat16 -> 8 float32 bit patterns (exact) */
-TL_TARGET_AVX2 static inline __m256i avx2_bf16_widen(__m128i h)
+TL_TARGET_AVX2 TL_VINLINE __m256i avx2_bf16_widen(__m128i h)
 {
     return _mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16);
 }
@@ -225,7 +227,7 @@ TL_TARGET_AVX2 static void avx2_f16_to_f64(const uint16_t *s, double *d, ptrdiff
  * even); lanes where NumPy raises underflow are OR-ed to *bnd (see
  * avx2_uf_lanes), NaN lanes are rewritten by the scalar function (which keeps
  * the truncated payload and does not quiet). */
-TL_TARGET_AVX2 static inline __m128i avx2_f16_round(__m256i v, __m256i *bnd, unsigned *fl)
+TL_TARGET_AVX2 TL_VINLINE __m128i avx2_f16_round(__m256i v, __m256i *bnd, unsigned *fl)
 {
     const __m256i absm = _mm256_set1_epi32(0x7fffffff), inf = _mm256_set1_epi32(0x7f800000);
     __m256i a = _mm256_and_si256(v, absm);
@@ -355,7 +357,7 @@ TL_TARGET_AVX2 static void avx2_bf16_to_f64(const uint16_t *s, double *d, ptrdif
 }
 
 /* 8 float bit patterns -> 8 bfloat16 in 32-bit lanes; sNaN lanes to *sn. */
-TL_TARGET_AVX2 static inline __m256i avx2_bf16_round(__m256i v, __m256i *sn)
+TL_TARGET_AVX2 TL_VINLINE __m256i avx2_bf16_round(__m256i v, __m256i *sn)
 {
     const __m256i absm = _mm256_set1_epi32(0x7fffffff), inf = _mm256_set1_epi32(0x7f800000);
     __m256i a = _mm256_and_si256(v, absm);
@@ -368,7 +370,7 @@ TL_TARGET_AVX2 static inline __m256i avx2_bf16_round(__m256i v, __m256i *sn)
     return _mm256_blendv_epi8(r, qn, nan);
 }
 
-TL_TARGET_AVX2 static inline __m256i avx2_pack_u32_to_u16(__m256i r0, __m256i r1)
+TL_TARGET_AVX2 TL_VINLINE __m256i avx2_pack_u32_to_u16(__m256i r0, __m256i r1)
 {
     return _mm256_permute4x64_epi64(_mm256_packus_epi32(r0, r1), 0xD8);
 }
@@ -418,7 +420,7 @@ static const tl_kernels K_avx2 = {
 #define TL_TAIL16(n, i) ((__mmask16)((n) - (i) >= 16 ? 0xFFFFu : ((1u << ((n) - (i))) - 1u)))
 
 /* Lanes of 16 float16 that are signalling NaNs (vcvtph2ps would quiet them). */
-TL_TARGET_AVX512 static inline __mmask16 avx512_f16_snan(__m256i h)
+TL_TARGET_AVX512 TL_VINLINE __mmask16 avx512_f16_snan(__m256i h)
 {
     __m256i a = _mm256_and_si256(h, _mm256_set1_epi16(0x7fff));
     return _mm256_cmpgt_epu16_mask(a, _mm256_set1_epi16(0x7c00))
@@ -426,7 +428,7 @@ TL_TARGET_AVX512 static inline __mmask16 avx512_f16_snan(__m256i h)
 }
 
 /* 16 bfloat16 -> 16 float32 bit patterns (exact) */
-TL_TARGET_AVX512 static inline __m512i avx512_bf16_widen(__m256i h)
+TL_TARGET_AVX512 TL_VINLINE __m512i avx512_bf16_widen(__m256i h)
 {
     return _mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16);
 }
@@ -474,7 +476,7 @@ TL_TARGET_AVX512 static void avx512_f16_to_f64(const uint16_t *s, double *d, ptr
 /* 16 float32 bit patterns -> 16 float16 as NumPy; as avx2_f16_round.  NumPy
  * underflows where x86 may not: the after-rounding tininess gap below 2^-14,
  * and float32 subnormals (read as 0 under DAZ). */
-TL_TARGET_AVX512 static inline __m256i avx512_f16_round(__m512i v, __mmask16 *bnd, unsigned *fl)
+TL_TARGET_AVX512 TL_VINLINE __m256i avx512_f16_round(__m512i v, __mmask16 *bnd, unsigned *fl)
 {
     const __m512i absm = _mm512_set1_epi32(0x7fffffff), inf = _mm512_set1_epi32(0x7f800000);
     const __m512i blo = _mm512_set1_epi32(0x387FE000), bw = _mm512_set1_epi32(0x2000);
@@ -594,7 +596,7 @@ TL_TARGET_AVX512 static void avx512_bf16_to_f64(const uint16_t *s, double *d, pt
 }
 
 /* 16 float bit patterns -> 16 bfloat16; signalling NaN lanes OR-ed to *sn. */
-TL_TARGET_AVX512 static inline __m256i avx512_bf16_round(__m512i v, __mmask16 *sn)
+TL_TARGET_AVX512 TL_VINLINE __m256i avx512_bf16_round(__m512i v, __mmask16 *sn)
 {
     __m512i a = _mm512_and_si512(v, _mm512_set1_epi32(0x7fffffff));
     __mmask16 nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7f800000));
@@ -707,14 +709,14 @@ static void tl_hbin_elems(const tl_hbin_args *x, ptrdiff_t i, ptrdiff_t m, unsig
 /* raw bits of the value 1 in each operand kind */
 static const uint16_t tl_hk_one[5] = {0x3c00u, 0x3f80u, 1u, 1u, 1u};
 
-TL_TARGET_AVX512 static inline __m256i avx512_hraw(int kind, const void *p, ptrdiff_t i, __mmask16 tm)
+TL_TARGET_AVX512 TL_VINLINE __m256i avx512_hraw(int kind, const void *p, ptrdiff_t i, __mmask16 tm)
 {
     if (kind == TL_HK_F16 || kind == TL_HK_BF16)
         return _mm256_mask_loadu_epi16(_mm256_set1_epi16((short)tl_hk_one[kind]), tm, (const uint16_t *)p + i);
     return _mm256_castsi128_si256(_mm_mask_loadu_epi8(_mm_set1_epi8(1), tm, (const uint8_t *)p + i));
 }
 
-TL_TARGET_AVX512 static inline __m512 avx512_hwiden(int kind, __m256i r)
+TL_TARGET_AVX512 TL_VINLINE __m512 avx512_hwiden(int kind, __m256i r)
 {
     __m128i x = _mm256_castsi256_si128(r);
     switch (kind) {
@@ -727,7 +729,7 @@ TL_TARGET_AVX512 static inline __m512 avx512_hwiden(int kind, __m256i r)
 }
 
 /* the element functions of tl_elem.h in float32 lanes (quiet compares, as tl_q*_f32) */
-TL_TARGET_AVX512 static inline __m512 avx512_hop(int op, __m512 a, __m512 b)
+TL_TARGET_AVX512 TL_VINLINE __m512 avx512_hop(int op, __m512 a, __m512 b)
 {
     __mmask16 m;
     switch (op) {
@@ -748,7 +750,7 @@ TL_TARGET_AVX512 static inline __m512 avx512_hop(int op, __m512 a, __m512 b)
 }
 
 /* elements [i, i + m) (m <= 16, tm: their lanes); ca/cb: contiguous operand or scalar va/vb */
-TL_TARGET_AVX512 static inline __attribute__((always_inline)) void
+TL_TARGET_AVX512 TL_VINLINE void
 avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *x,
               const void *pa, const void *pb, uint16_t *po,
               ptrdiff_t i, ptrdiff_t m, __mmask16 tm, __m512 va, __m512 vb,
@@ -778,7 +780,7 @@ avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args
         : avx512_bf16_round(_mm512_castps_si512(r), snr));
 }
 
-TL_TARGET_AVX512 static inline __attribute__((always_inline)) void
+TL_TARGET_AVX512 TL_VINLINE void
 avx512_hbin(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *x, unsigned *fl)
 {
     const ptrdiff_t n = x->n;
@@ -796,14 +798,14 @@ avx512_hbin(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *
     if (snr) *fl |= TL_FLAG_INVALID;
 }
 
-TL_TARGET_AVX2 static inline __m128i avx2_hraw(int kind, const void *p, ptrdiff_t i)
+TL_TARGET_AVX2 TL_VINLINE __m128i avx2_hraw(int kind, const void *p, ptrdiff_t i)
 {
     if (kind == TL_HK_F16 || kind == TL_HK_BF16)
         return _mm_loadu_si128((const __m128i *)((const uint16_t *)p + i));
     return _mm_loadl_epi64((const __m128i *)((const uint8_t *)p + i));
 }
 
-TL_TARGET_AVX2 static inline __m256 avx2_hwiden(int kind, __m128i r)
+TL_TARGET_AVX2 TL_VINLINE __m256 avx2_hwiden(int kind, __m128i r)
 {
     switch (kind) {
     case TL_HK_F16: return _mm256_cvtph_ps(r);
@@ -814,7 +816,7 @@ TL_TARGET_AVX2 static inline __m256 avx2_hwiden(int kind, __m128i r)
     }
 }
 
-TL_TARGET_AVX2 static inline __m256 avx2_hop(int op, __m256 a, __m256 b)
+TL_TARGET_AVX2 TL_VINLINE __m256 avx2_hop(int op, __m256 a, __m256 b)
 {
     __m256 m;
     switch (op) {
@@ -836,7 +838,7 @@ TL_TARGET_AVX2 static inline __m256 avx2_hop(int op, __m256 a, __m256 b)
 
 /* 8 elements from pa/pb (contiguous operands) or va/vb (scalar) to po; 0 when an operand vector
  * holds a float16 signalling NaN (nothing computed: the caller goes element by element) */
-TL_TARGET_AVX2 static inline __attribute__((always_inline)) int
+TL_TARGET_AVX2 TL_VINLINE int
 avx2_hbin8(int op, int ko, int ka, int kb, int ca, int cb, const void *pa, const void *pb,
            ptrdiff_t i, uint16_t *po, __m256 va, __m256 vb, __m256i *bnd, __m256i *snr, unsigned *fl)
 {
@@ -866,7 +868,7 @@ avx2_hbin8(int op, int ko, int ka, int kb, int ca, int cb, const void *pa, const
     return 1;
 }
 
-TL_TARGET_AVX2 static inline __attribute__((always_inline)) void
+TL_TARGET_AVX2 TL_VINLINE void
 avx2_hbin(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *x, unsigned *fl)
 {
     const ptrdiff_t n = x->n;
