@@ -14,9 +14,21 @@ from typelattice import _ufuncs
 BF16 = np.dtype(ml_dtypes.bfloat16)
 F16 = np.dtype(np.float16)
 OPS = ("add", "subtract", "multiply", "divide", "maximum", "minimum", "fmax", "fmin")
-ISAS = [i for i in ("scalar", "avx2+f16c", "avx512")
-        if i == "scalar" or i in (_ufuncs.set_simd(True) and ("avx2+f16c", _ufuncs.simd_isa()))]
-_ufuncs.set_simd(None)
+
+
+def _available_isas():
+    out = []
+    for name in ("scalar", "avx2+f16c", "avx512"):
+        try:
+            _ufuncs.set_simd(name)
+            out.append(name)
+        except ValueError:      # the CPU lacks it
+            pass
+    _ufuncs.set_simd(None)
+    return out
+
+
+ISAS = _available_isas()
 
 
 @pytest.fixture(params=ISAS)
@@ -201,3 +213,12 @@ def test_warnings(isa, dt):
             for name in OPS:
                 getattr(tl, name)(one, np.arange(1, 34).astype(dt))
                 getattr(tl, name)(np.full(33, np.nan, dt), one)
+
+
+def test_set_simd_by_name():
+    with pytest.raises(ValueError, match="not available"):
+        _ufuncs.set_simd("sse9")
+    for name in ISAS:
+        _ufuncs.set_simd(name)
+        assert _ufuncs.simd_isa() == name
+    _ufuncs.set_simd(None)
