@@ -300,11 +300,13 @@ def test_fork_and_exit():
         assert (tl.exp(a) == ref).all()
         pid = os.fork()
         if pid == 0:
+            c = _ufuncs._threaded_calls()
             ok = (tl.exp(a) == ref).all() and (tl.add(a, a) == a + a).all()
-            os._exit(0 if ok else 3)
+            os._exit(0 if ok and _ufuncs._threaded_calls() == c + 2 else 3)
         _, status = os.waitpid(pid, 0)
         assert os.waitstatus_to_exitcode(status) == 0, status
-        assert (tl.exp(a) == ref).all()
+        c = _ufuncs._threaded_calls()
+        assert (tl.exp(a) == ref).all() and _ufuncs._threaded_calls() == c + 1
         print("ok")
     """
     r = _run(code, "2")

@@ -195,9 +195,14 @@ static void tl_thr_stop(void)
     P.started = 0;
 }
 
-/* fork: no call is running (prepare takes P.run); the child has no workers, it starts new ones
- * on its first threaded call */
-static void tl_thr_prefork(void) { pthread_mutex_lock(&P.run); }
+/* fork: no call is running (prepare takes P.run) and the workers are joined (Python 3.12 warns
+ * about forking a multi-threaded process); parent and child start new ones on their next
+ * threaded call */
+static void tl_thr_prefork(void)
+{
+    pthread_mutex_lock(&P.run);
+    tl_thr_stop();
+}
 static void tl_thr_postfork_parent(void) { pthread_mutex_unlock(&P.run); }
 static void tl_thr_postfork_child(void)
 {
