@@ -10,7 +10,9 @@ How a ufunc is built (make_ufuncs, once per rule set):
 * One loop per compute dtype is added with PyUFunc_AddLoopFromSpec: the C loops come from
   _loops.h, generated at build time from _ops.py (kernels/tl_loops_host.h has the loop templates,
   kernels/tl_elem.h the element functions). Loops get the .at indexed loop, the reduction
-  identity (get_reduction_initial) and NPY_METH_IS_REORDERABLE where the op has them.
+  identity (get_reduction_initial) and NPY_METH_IS_REORDERABLE where the op has them. Every
+  strided loop is registered through a thunk of kernels/tl_threads.c, which splits large
+  elementwise calls across threads when set_num_threads(n > 1) is on.
 * One catch-all promoter maps the operand DType classes to the rule set's types (Python
   int/float/complex arrive as NumPy's abstract Python-scalar DTypes: the weak types), applies the
   op's rule (_ops.Op.resolve) through the compiled join table and returns the loop's DTypes.
