@@ -218,18 +218,28 @@ cdef set _EXT_TYPES = _register_small_floats()
 
 
 def set_simd(simd=None):
-    """Convert float16/bfloat16 blocks (and compare float32/float64 blocks) with the CPU's SIMD
-    instructions (True: the best path the CPU has, AVX-512 or AVX2+F16C), the portable code
-    (False) or decide from the CPU and TYPELATTICE_DISABLE_SIMD (None). Every path gives the same bits and FP flags. Returns whether
-    a SIMD path is in use now. For tests and benchmarks; not thread-safe against running loops."""
+    """Choose the SIMD paths of the float16/bfloat16 conversions and of the float32/float64 block
+    kernels (comparisons, rounding, ...): True: the best the CPU has (AVX-512 or AVX2); "avx2": at
+    most AVX2 (to exercise that path on an AVX-512 CPU); False: the portable code; None: decide
+    from the CPU and TYPELATTICE_DISABLE_SIMD. Every path gives the same bits and FP flags. Returns
+    whether a SIMD path is in use now. For tests and benchmarks; not thread-safe against running
+    loops."""
     if simd is None:
         tl_convert_set_isa(NULL)
+        host = 1
+    elif isinstance(simd, str):
+        if simd != "avx2":
+            raise ValueError(f"set_simd: unknown path {simd!r} (True, False, None or 'avx2')")
+        tl_convert_set_isa(b"avx2+f16c")
+        host = 2
     elif not simd:
         tl_convert_set_isa(b"scalar")
-    elif tl_convert_set_isa(b"avx512") != 0:
-        tl_convert_set_isa(b"avx2+f16c")
-    # float32/float64 block comparisons: AVX-512/AVX2 compares or the portable integer keys
-    tl_host_set_simd(simd is None or bool(simd))
+        host = 0
+    else:
+        if tl_convert_set_isa(b"avx512") != 0:
+            tl_convert_set_isa(b"avx2+f16c")
+        host = 1
+    tl_host_set_simd(host)
     return simd_isa() != "scalar"
 
 

@@ -76,13 +76,19 @@ BLOCKED = {"float16": ("float", "tl_cvtsel_float", "tl_store_f16"),
            "float64": ("double", "tl_cvtsel_double", "tl_store_f64")}
 
 
-# float32/float64 comparisons: the host versions of tl_loops_host.h (integer keys, vectorized)
+# float32/float64 element functions with host versions in tl_loops_host.h (comparisons on integer
+# keys and sign on the bits, which gcc vectorizes; floor/ceil/trunc quieting signalling NaNs)
 HOST_FAST = {f"tl_{c}_{s}": f"tl_h{c}_{s}" for c in ("less", "less_equal", "greater",
-                                                    "greater_equal") for s in ("f32", "f64")}
+                                                    "greater_equal", "sign", "floor", "ceil",
+                                                    "trunc") for s in ("f32", "f64")}
 
 
 # ... and their block versions (AVX2 quiet compares when the CPU has them)
-VCMP = {h: "tl_vcmp_" + h[len("tl_h"):] for h in HOST_FAST.values()}
+VCMP = {h: "tl_vcmp_" + h[len("tl_h"):] for h in HOST_FAST.values() if "less" in h or "greater" in h}
+
+
+# float32/float64 unary ops with SIMD block kernels in tl_loops_host.h (tl_vround_*)
+VROUND = ("floor", "ceil", "trunc")
 
 
 CMP16 = ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal")
@@ -130,7 +136,11 @@ def emit_unary(op, out):
             if o == "bool" or (native and o in HALF):
                 return "TL_ST_id"
             return st(o)
-        if len(outs) == 1:
+        fn = host(fn)
+        if op.kernel in VROUND and t in ("float32", "float64"):
+            out.append(f"TL_LOOP1_CONTIG({name}, {STORAGE[t]}, "
+                       f"tl_vround_{op.kernel}_{SUFFIX[t]}, {fn})")
+        elif len(outs) == 1:
             out.append(f"TL_LOOP1({name}, {STORAGE[t]}, {STORAGE[outs[0]]}, {lo}, "
                        f"{store(outs[0])}, {fn})")
         else:

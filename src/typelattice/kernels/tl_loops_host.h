@@ -74,6 +74,23 @@ static inline tl_bool tl_hgreater_equal_##S(F a, F b, unsigned *e)              
 TL_HCMP(f32, float, int32_t, uint32_t, 0x7fffffffu, 0x7f800000u, 31)
 TL_HCMP(f64, double, int64_t, uint64_t, 0x7fffffffffffffffull, 0x7ff0000000000000ull, 63)
 
+/* NumPy's sign on the bits (NaN returned as it is, +-0 -> +0, else +-1): selects instead of the
+ * quiet comparisons of tl_elem.h, so gcc vectorizes it */
+#define TL_HSIGN(S, F, U, ABSM, INF, ONE)                                                        \
+static inline F tl_hsign_##S(F x, unsigned *e)                                                   \
+{                                                                                                \
+    U u, m, r;                                                                                   \
+    F y;                                                                                         \
+    (void)e;                                                                                     \
+    memcpy(&u, &x, sizeof u);                                                                    \
+    m = u & ABSM;                                                                                \
+    r = m > INF ? u : (m == 0 ? (U)0 : ((u & ~(U)ABSM) | ONE));                                  \
+    memcpy(&y, &r, sizeof y);                                                                    \
+    return y;                                                                                    \
+}
+TL_HSIGN(f32, float, uint32_t, 0x7fffffffu, 0x7f800000u, 0x3f800000u)
+TL_HSIGN(f64, double, uint64_t, 0x7fffffffffffffffull, 0x7ff0000000000000ull, 0x3ff0000000000000ull)
+
 /* Blocks of float32/float64 comparisons with bool results: AVX-512 (F+BW+VL) or AVX2 quiet
  * (_CMP_*_OQ) compares where the CPU has them (gcc turns isless() into signalling compares, even with AVX), the
  * integer-key functions above otherwise. ca/cb: 1 for a contiguous operand, 0 for a scalar. */
@@ -93,12 +110,17 @@ static void tl_host_init(void)
     tl_host_avx512 = tl_host_avx2 && __builtin_cpu_supports("avx512f")
                      && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
 #endif
+    {   /* the same switch as tl_convert's */
+        const char *env = getenv("TYPELATTICE_DISABLE_SIMD");
+        if (env && env[0] && strcmp(env, "0") != 0) tl_host_avx2 = tl_host_avx512 = 0;
+    }
 }
-/* on = 0: the portable comparisons (tests); on = 1: what the CPU has */
+/* on = 0: the portable code (tests); 1: what the CPU has; 2: at most AVX2 (tests) */
 static void tl_host_set_simd(int on)
 {
     tl_host_init();
     if (!on) tl_host_avx2 = tl_host_avx512 = 0;
+    if (on == 2) tl_host_avx512 = 0;
 }
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -821,9 +843,7 @@ static int NAME(TL_LOOP_ARGS)                                                   
 /* ==== unary loops ==============================================================================
  * SI -> SO: out = ST(FN(LD(x))), with the contiguous fast path (which also serves in-place
  * calls) and the generic strided case. */
-#define TL_LOOP1(NAME, SI, SO, LD, ST, FN)                                                       \
-static int NAME(TL_LOOP_ARGS)                                                                    \
-{                                                                                                \
+#define TL_LOOP1_BODY(SI, SO, LD, ST, FN)                                                        \
     npy_intp n = dims[0], i, si = st[0], so = st[1];                                             \
     char *a = data[0], *o = data[1];                                                             \
     unsigned fpe = 0;                                                                            \
@@ -836,8 +856,92 @@ static int NAME(TL_LOOP_ARGS)                                                   
         for (i = 0; i < n; i++, a += si, o += so)                                                \
             *(SO *)o = ST(FN(LD(*(const SI *)a), &fpe), &fpe);                                   \
     }                                                                                            \
-    return tl_finish(fpe);                                                                       \
+    return tl_finish(fpe);
+#define TL_LOOP1(NAME, SI, SO, LD, ST, FN)                                                       \
+TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS) { TL_LOOP1_BODY(SI, SO, LD, ST, FN) }
+
+/* S -> S through a block function VFN(const S *in, S *out, n) when input and output are
+ * contiguous (SIMD kernels chosen at run time), element by element with FN otherwise. VFN raises
+ * its FP flags in hardware itself. */
+#define TL_LOOP1_CONTIG(NAME, S, VFN, FN)                                                        \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    if (st[0] == (npy_intp)sizeof(S) && st[1] == (npy_intp)sizeof(S)) {                          \
+        (void)ctx; (void)aux;                                                                    \
+        VFN((const S *)data[0], (S *)data[1], dims[0]);                                          \
+        return 0;                                                                                \
+    }                                                                                            \
+    { TL_LOOP1_BODY(S, S, TL_LD_id, TL_ST_id, FN) }                                              \
 }
+
+/* floor/ceil/trunc of float32/float64 blocks: gcc only vectorizes them with -fno-trapping-math
+ * (which would let it speculate flag-raising code everywhere), so they are written with
+ * round-to-integer instructions (no inexact flag; a signalling NaN still raises invalid, as libm). */
+#define TL_VROUND_SCALAR(OPN, S, F, M)                                                           \
+/* inlined without SSE4.1, floor() returns a signalling NaN as it is: quiet it as the hardware */ \
+static inline F tl_h##OPN##_##S(F x, unsigned *e) { (void)e; return x != x ? x + x : OPN##M(x); } \
+static void tl_vround_##OPN##_##S##_scalar(const F *a, F *o, npy_intp n)                         \
+{ npy_intp i; for (i = 0; i < n; i++) o[i] = tl_h##OPN##_##S(a[i], NULL); }
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TL_VROUND_X86(OPN, MODE)                                                                 \
+__attribute__((target("avx512f"))) static void tl_vround_##OPN##_f32_avx512(                     \
+    const float *a, float *o, npy_intp n)                                                        \
+{                                                                                                \
+    npy_intp i = 0;                                                                              \
+    for (; i + 16 <= n; i += 16)                                                                 \
+        _mm512_storeu_ps(o + i, _mm512_roundscale_ps(_mm512_loadu_ps(a + i), MODE));             \
+    if (i < n) {                                                                                 \
+        __mmask16 k = (__mmask16)((1u << (n - i)) - 1);                                          \
+        _mm512_mask_storeu_ps(o + i, k, _mm512_roundscale_ps(_mm512_maskz_loadu_ps(k, a + i), MODE)); \
+    }                                                                                            \
+}                                                                                                \
+__attribute__((target("avx512f"))) static void tl_vround_##OPN##_f64_avx512(                     \
+    const double *a, double *o, npy_intp n)                                                      \
+{                                                                                                \
+    npy_intp i = 0;                                                                              \
+    for (; i + 8 <= n; i += 8)                                                                   \
+        _mm512_storeu_pd(o + i, _mm512_roundscale_pd(_mm512_loadu_pd(a + i), MODE));             \
+    if (i < n) {                                                                                 \
+        __mmask8 k = (__mmask8)((1u << (n - i)) - 1);                                            \
+        _mm512_mask_storeu_pd(o + i, k, _mm512_roundscale_pd(_mm512_maskz_loadu_pd(k, a + i), MODE)); \
+    }                                                                                            \
+}                                                                                                \
+__attribute__((target("avx2"))) static void tl_vround_##OPN##_f32_avx2(                          \
+    const float *a, float *o, npy_intp n)                                                        \
+{                                                                                                \
+    npy_intp i = 0;                                                                              \
+    for (; i + 8 <= n; i += 8)                                                                   \
+        _mm256_storeu_ps(o + i, _mm256_round_ps(_mm256_loadu_ps(a + i), MODE));                  \
+    for (; i < n; i++)                                                                           \
+        _mm_store_ss(o + i, _mm_round_ss(_mm_setzero_ps(), _mm_load_ss(a + i), MODE));           \
+}                                                                                                \
+__attribute__((target("avx2"))) static void tl_vround_##OPN##_f64_avx2(                          \
+    const double *a, double *o, npy_intp n)                                                      \
+{                                                                                                \
+    npy_intp i = 0;                                                                              \
+    for (; i + 4 <= n; i += 4)                                                                   \
+        _mm256_storeu_pd(o + i, _mm256_round_pd(_mm256_loadu_pd(a + i), MODE));                  \
+    for (; i < n; i++)                                                                           \
+        _mm_store_sd(o + i, _mm_round_sd(_mm_setzero_pd(), _mm_load_sd(a + i), MODE));           \
+}
+#define TL_VROUND_DISPATCH(OPN, S)                                                               \
+    if (tl_host_avx512) { tl_vround_##OPN##_##S##_avx512(a, o, n); return; }                     \
+    if (tl_host_avx2) { tl_vround_##OPN##_##S##_avx2(a, o, n); return; }
+TL_VROUND_X86(floor, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)
+TL_VROUND_X86(ceil, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC)
+TL_VROUND_X86(trunc, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC)
+#else
+#define TL_VROUND_DISPATCH(OPN, S)
+#endif
+#define TL_VROUND(OPN, S, F, M)                                                                  \
+TL_VROUND_SCALAR(OPN, S, F, M)                                                                   \
+static void tl_vround_##OPN##_##S(const F *a, F *o, npy_intp n)                                  \
+{                                                                                                \
+    TL_VROUND_DISPATCH(OPN, S)                                                                   \
+    tl_vround_##OPN##_##S##_scalar(a, o, n);                                                     \
+}
+TL_VROUND(floor, f32, float, f) TL_VROUND(ceil, f32, float, f) TL_VROUND(trunc, f32, float, f)
+TL_VROUND(floor, f64, double, ) TL_VROUND(ceil, f64, double, ) TL_VROUND(trunc, f64, double, )
 
 /* SI -> (SO1, SO2): out1 = ST1(FN(LD(x), &o2, &fpe)), out2 = ST2(o2); CT2 is the compute type of
  * the second result (frexp: int32 exponent; modf: the integral part) */
