@@ -312,3 +312,49 @@ def test_fork_and_exit():
     r = _run(code, "2")
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["ok"]
+
+
+@pytest.fixture
+def mxcsr(tmp_path):
+    """ctypes access to this thread's MXCSR (x86-64 with a C compiler)."""
+    import ctypes
+    import platform
+    import shutil
+    cc = shutil.which(os.environ.get("CC", "gcc"))
+    if platform.machine() not in ("x86_64", "AMD64") or cc is None:
+        pytest.skip("needs x86-64 and a C compiler")
+    src = tmp_path / "csr.c"
+    src.write_text("#include <xmmintrin.h>\n"
+                   "unsigned get_csr(void) { return _mm_getcsr(); }\n"
+                   "void set_csr(unsigned v) { _mm_setcsr(v); }\n")
+    so = tmp_path / "libcsr.so"
+    subprocess.run([cc, "-O1", "-fPIC", "-shared", str(src), "-o", str(so)], check=True)
+    lib = ctypes.CDLL(str(so))
+    lib.get_csr.restype = ctypes.c_uint
+    lib.set_csr.argtypes = [ctypes.c_uint]
+    old = lib.get_csr()
+    yield lib
+    lib.set_csr(old)
+
+
+def test_daz_ftz_of_the_calling_thread_apply_in_workers(mxcsr):
+    tiny = np.full(N, 1e-39, np.float32)          # subnormal
+    ones = np.ones(N, np.float32)
+
+    def fn():
+        return tl.multiply(tiny, ones), tl.multiply(ones, np.float32(1e-20)) * np.float32(1e-20)
+
+    plain = mxcsr.get_csr()
+    for t in (1, 2, 4):
+        with tl.threads(t):
+            fn()                                  # the workers start with the plain MXCSR
+            mxcsr.set_csr(plain | 0x8040)         # FTZ | DAZ
+            c = _ufuncs._threaded_calls()
+            got, w = _call(fn)
+            mxcsr.set_csr(plain)
+        if t == 1:
+            ref, ref_w = got, w
+            assert not ref[0].any()               # subnormal inputs read as zero
+        else:
+            assert _ufuncs._threaded_calls() > c
+            assert _bits(got) == _bits(ref) and w == ref_w
