@@ -257,11 +257,11 @@ def test_api_and_validation():
     for bad in (0, -1, 10**6):
         with pytest.raises(ValueError, match="between 1 and"):
             tl.set_num_threads(bad)
-    for bad in (2.0, "2", True, None):
+    for bad in (2.0, "2", True, np.True_, None):
         with pytest.raises(TypeError, match="must be an int"):
             tl.set_num_threads(bad)
     assert tl.get_num_threads() == 3
-    tl.set_num_threads(np.int64(2).item())
+    tl.set_num_threads(np.int64(2))
     assert tl.get_num_threads() == 2
     assert {"set_num_threads", "get_num_threads", "threads"} <= set(tl.__all__)
 

@@ -30,6 +30,7 @@ from libc.string cimport memset
 
 import atexit
 import contextlib
+import operator
 import os
 import warnings
 
@@ -251,8 +252,13 @@ def simd_isa():
 def set_num_threads(n):
     """Run large elementwise loop calls on ``n`` threads (1, the default: off). Results and FP
     warnings are those of one thread. Process-wide; also set by TYPELATTICE_NUM_THREADS."""
-    if isinstance(n, bool) or not isinstance(n, int):
-        raise TypeError(f"typelattice.set_num_threads: n must be an int, not {type(n).__name__}")
+    if isinstance(n, (bool, np.bool_)):
+        raise TypeError("typelattice.set_num_threads: n must be an int, not bool")
+    try:
+        n = operator.index(n)
+    except TypeError:
+        raise TypeError(f"typelattice.set_num_threads: n must be an int, not {type(n).__name__}") \
+            from None
     if not 1 <= n <= TL_THR_MAX:
         raise ValueError(f"typelattice.set_num_threads: n must be between 1 and {TL_THR_MAX}, "
                          f"got {n}")
