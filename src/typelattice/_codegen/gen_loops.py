@@ -91,6 +91,18 @@ VCMP = {h: "tl_vcmp_" + h[len("tl_h"):] for h in HOST_FAST.values() if "less" in
 VROUND = ("floor", "ceil", "trunc")
 
 
+# float32 element functions with a fused float16/bfloat16 kernel (tl_half_binary, TL_HOP_*)
+FUSED16 = ("add", "subtract", "multiply", "divide", "maximum", "minimum", "fmax", "fmin",
+           "maximum_h", "minimum_h", "fmax_h", "fmin_h")
+
+
+def fused_name(op, t):
+    """The fused float16/bfloat16 loop of op for compute type t, or None."""
+    if t in HALF and blocked_ok(op, t) and op.out != "bool" and kernel_name(op, t) in FUSED16:
+        return f"tl_fused_{op.name}_{SUFFIX[t]}"
+    return None
+
+
 CMP16 = ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal")
 
 
@@ -177,6 +189,12 @@ def emit():
                     out.append(f"TL_LOOP_BLOCKED_CMP({bname}, {C}, {VCMP[fn]}, {sel})")
                 else:
                     out.append(f"TL_LOOP_BLOCKED({bname}, {C}, {oc}, {fn}, {sel}, {store})")
+                fused = fused_name(op, t)
+                if fused:
+                    hk = "TL_HK_F16" if t == "float16" else "TL_HK_BF16"
+                    hop = "TL_HOP_" + kernel_name(op, t).upper()
+                    out.append(f"TL_LOOP_FUSED16({fused}, {hop}, {hk}, {fn}, {bname})")
+                    bname = fused
                 mixed.append(f'    {{"{op.name}", {LOOP_TYPES.index(t)}, {bname}}},')
         if op.nin == 1:
             table.extend(emit_unary(op, out))
@@ -215,11 +233,12 @@ def emit():
                 else:
                     out.append(f"TL_LOOP2({name}, {S}, {S}, {S}, {lo}, {lo}, {so}, {fn})")
                 if t in HALF and blocked_ok(op, t):
-                    # F16C blocks for everything but reductions (which keep their own paths)
+                    # fused (or F16C blocks) for everything but reductions (which keep their own
+                    # paths)
+                    other = fused_name(op, t) or f"tl_blocked_{op.name}_{SUFFIX[t]}"
                     out.append(f"static int {name}_h(TL_LOOP_ARGS) {{ if (data[0] == data[2] "
                                f"&& st[0] == 0 && st[2] == 0) return {name}(ctx, data, dims, st, "
-                               f"aux); return tl_blocked_{op.name}_{SUFFIX[t]}(ctx, data, dims, "
-                               f"st, aux); }}")
+                               f"aux); return {other}(ctx, data, dims, st, aux); }}")
                 indexed = name + "_at"
                 out.append(f"TL_INDEXED({indexed}, {S}, {lo}, {so}, {fn})")
             init = "NULL"

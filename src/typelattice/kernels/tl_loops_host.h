@@ -687,6 +687,38 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
     return tl_finish(fpe);                                                                       \
 }
 
+/* float16/bfloat16 results fused in registers (tl_half_binary in tl_convert.c: load, widen,
+ * compute and round one vector at a time, no block buffers) for contiguous or scalar operands of
+ * kinds it has a kernel for (the half type itself; int8/uint8/bool with the half type) and a
+ * contiguous output; FALLBACK (the blocked loop) for strided or fed-back operands, a scalar
+ * float16 sNaN, and without SIMD. FN: the float32 element function of the op (for vectors holding
+ * a float16 signalling NaN). */
+static int tl_hkind(PyArray_Descr *d)
+{
+    switch (d->type_num) {
+        case NPY_HALF: return TL_HK_F16;
+        case NPY_BYTE: return TL_HK_I8;
+        case NPY_UBYTE: return TL_HK_U8;
+        case NPY_BOOL: return TL_HK_B;
+        default: return d->type_num == tl_bf16_typenum ? TL_HK_BF16 : -1;
+    }
+}
+#define TL_LOOP_FUSED16(NAME, HOP, KO, FN, FALLBACK)                                             \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    npy_intp n = dims[0];                                                                        \
+    int ka = tl_hkind(ctx->descriptors[0]), kb = tl_hkind(ctx->descriptors[1]);                  \
+    if (ka >= 0 && kb >= 0 && st[2] == 2                                                         \
+            && (st[0] == 0 || st[0] == (npy_intp)(ka <= TL_HK_BF16 ? 2 : 1))                     \
+            && (st[1] == 0 || st[1] == (npy_intp)(kb <= TL_HK_BF16 ? 2 : 1))                     \
+            && !tl_feedback(data[0], st[0], data[2], st[2], n)                                   \
+            && !tl_feedback(data[1], st[1], data[2], st[2], n)                                   \
+            && tl_half_binary(HOP, FN, KO, ka, data[0], st[0] != 0, kb, data[1], st[1] != 0,     \
+                              (uint16_t *)data[2], n))                                           \
+        return 0;                                                                                \
+    return FALLBACK(ctx, data, dims, st, aux);                                                   \
+}
+
 /* blocked comparison (bool results) through a block comparison VFN */
 #define TL_LOOP_BLOCKED_CMP(NAME, C, VFN, CVTSEL)                                                \
 static int NAME(TL_LOOP_ARGS)                                                                    \
