@@ -15,6 +15,7 @@
 #include "numpy/ndarraytypes.h"
 #include "numpy/dtype_api.h"
 #include "tl_elem.h"
+#include "tl_threads.h"   /* tl_loop_error, tl_feedback */
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
 #define TL_X86_DISPATCH_CLONES 1
@@ -41,13 +42,8 @@
 static int tl_finish(unsigned fpe)
 {
     if (fpe == 0) return 0;
-    if (fpe & TL_ERR_NEGPOW) {
-        PyGILState_STATE st = PyGILState_Ensure();
-        PyErr_SetString(PyExc_ValueError,
-                        "Integers to negative integer powers are not allowed.");
-        PyGILState_Release(st);
-        return -1;
-    }
+    if (fpe & TL_ERR_NEGPOW)
+        return tl_loop_error(PyExc_ValueError, "Integers to negative integer powers are not allowed.");
     {
         int flags = 0;
         if (fpe & TL_FPE_DIVBYZERO) flags |= FE_DIVBYZERO;
@@ -638,19 +634,6 @@ static void tl_store_bool(const tl_bool *s, char *dst, npy_intp stride, npy_intp
 {
     npy_intp i; (void)fpe;
     for (i = 0; i < n; i++) *(npy_bool *)(dst + i * stride) = s[i];
-}
-
-/* Does the output range overlap the input range other than element for element? */
-static int tl_feedback(const char *in, npy_intp sin, const char *out, npy_intp sout, npy_intp n)
-{
-    const char *ilo, *ihi, *olo, *ohi;
-    if (n <= 1) return 0;
-    if (in == out && sin == sout && sin != 0) return 0;   /* in place, element for element */
-    ilo = sin >= 0 ? in : in + (n - 1) * sin;
-    ihi = (sin >= 0 ? in + (n - 1) * sin : in) + 16;
-    olo = sout >= 0 ? out : out + (n - 1) * sout;
-    ohi = (sout >= 0 ? out + (n - 1) * sout : out) + 16;
-    return ilo < ohi && olo < ihi;
 }
 
 /* C: compute type (float/double), OC: element result type, CVTSEL: converter selector */
