@@ -76,7 +76,7 @@ def build(tmp):
     L.tl_convert_isa.restype = ctypes.c_char_p
     L.tl_convert_set_isa.argtypes = [ctypes.c_char_p]
     for name, _, _ in CONVS:
-        getattr(L, "tl_" + name).argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_ssize_t]
+        getattr(L, "tl_convert_" + name).argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_ssize_t]
     L.bench_block.restype = ctypes.c_double
     L.bench_block.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_ssize_t,
                               ctypes.c_long]
@@ -115,7 +115,7 @@ def main():
             for n in args.sizes:
                 x = make_input(sdt, n, rng)
                 out = np.empty(n, ddt)
-                fn = getattr(L, "tl_" + name)
+                fn = getattr(L, "tl_convert_" + name)
                 xp, op = x.ctypes.data, out.ctypes.data
                 times = {k: [] for k in isas + ["copyto", "astype"]}
                 for _ in range(args.repeat):

@@ -21,13 +21,14 @@ __all__ = [
 ]
 
 # -- ufuncs (JAX's rules; make_ufuncs(rules) builds them for another rule set) ----------------
-from ._ufuncs import make_ufuncs, ufunc_info
+from ._ufuncs import make_ufuncs, ufunc_info, set_num_threads, get_num_threads, threads
 from ._ops import OPS as _OPS, ALIASES as _ALIASES
 
 _UFUNCS = make_ufuncs()
 globals().update(_UFUNCS)
 UFUNC_NAMES = tuple(op.name for op in _OPS) + tuple(_ALIASES)
-__all__ += ["make_ufuncs", "ufunc_info", "UFUNC_NAMES", *UFUNC_NAMES]
+__all__ += ["make_ufuncs", "ufunc_info", "set_num_threads", "get_num_threads", "threads",
+            "UFUNC_NAMES", *UFUNC_NAMES]
 del _OPS, _ALIASES
 
 

@@ -10,7 +10,9 @@ How a ufunc is built (make_ufuncs, once per rule set):
 * One loop per compute dtype is added with PyUFunc_AddLoopFromSpec: the C loops come from
   _loops.h, generated at build time from _ops.py (kernels/tl_loops_host.h has the loop templates,
   kernels/tl_elem.h the element functions). Loops get the .at indexed loop, the reduction
-  identity (get_reduction_initial) and NPY_METH_IS_REORDERABLE where the op has them.
+  identity (get_reduction_initial) and NPY_METH_IS_REORDERABLE where the op has them. Every
+  strided loop is registered through a thunk of kernels/tl_threads.c, which splits large
+  elementwise calls across threads when set_num_threads(n > 1) is on.
 * One catch-all promoter maps the operand DType classes to the rule set's types (Python
   int/float/complex arrive as NumPy's abstract Python-scalar DTypes: the weak types), applies the
   op's rule (_ops.Op.resolve) through the compiled join table and returns the loop's DTypes.
@@ -28,6 +30,12 @@ How a ufunc is built (make_ufuncs, once per rule set):
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF
 from libc.string cimport memset
+
+import atexit
+import contextlib
+import operator
+import os
+import warnings
 
 import numpy as np
 
@@ -114,6 +122,8 @@ cdef extern from "_loops.h":
     int tl_bf16_typenum
     void tl_host_init()
     void tl_host_set_simd(int on)
+    const char *tl_vmath_set(int on)
+    const char *tl_vmath_isa()
     const char *tl_convert_isa()
     int tl_convert_set_isa(const char *name)
     ctypedef int (*tl_err_cb_t)(int slot, PyArray_DTypeMeta *const *dtypes)
@@ -129,12 +139,27 @@ cdef extern from *:
     """
     ctypedef int (*tl_promoter_t)(PyObject *, void *const *, void *const *, void **)
 
+cdef extern from *:
+    """
+    #include "tl_threads.h"
+    static void *tl_thr_wrap_ptr(void *loop, int nin, int nout)
+    { return (void *)tl_thr_wrap((PyArrayMethod_StridedLoop *)loop, nin, nout); }
+    """
+    void *tl_thr_wrap_ptr(void *loop, int nin, int nout)
+    int tl_thr_set(int n) nogil
+    int tl_thr_get()
+    void tl_thr_set_min(npy_intp n)
+    npy_intp tl_thr_get_min()
+    long tl_thr_calls()
+    int TL_THR_MAX
+
 from cpython.pycapsule cimport PyCapsule_New, PyCapsule_GetPointer
 from cpython.exc cimport PyErr_SetObject
 
 _import_array()
 _import_umath()
 tl_host_init()
+tl_vmath_set(-1)
 
 import ml_dtypes  # noqa: F401  (registers bfloat16 before its DType class is looked up)
 from ._dtypes import dtype_of
@@ -216,24 +241,114 @@ cdef set _EXT_TYPES = _register_small_floats()
 
 
 def set_simd(simd=None):
-    """Convert float16/bfloat16 blocks (and compare float32/float64 blocks) with the CPU's SIMD
-    instructions (True: the best path the CPU has, AVX-512 or AVX2+F16C), the portable code
-    (False) or decide from the CPU and TYPELATTICE_DISABLE_SIMD (None). Every path gives the same bits and FP flags. Returns whether
-    a SIMD path is in use now. For tests and benchmarks; not thread-safe against running loops."""
+    """Choose the SIMD paths of the float16/bfloat16 conversions and of the float32/float64 block
+    kernels (comparisons, rounding, ...): True: the best the CPU has (AVX-512 or AVX2); "avx2": at
+    most AVX2 (to exercise that path on an AVX-512 CPU); False: the portable code; None: decide
+    from the CPU and TYPELATTICE_DISABLE_SIMD. Every path gives the same bits and FP flags. Returns
+    whether a SIMD path is in use now. For tests and benchmarks; not thread-safe against running
+    loops."""
     if simd is None:
         tl_convert_set_isa(NULL)
+        host = 1
+    elif isinstance(simd, str):
+        if simd != "avx2":
+            raise ValueError(f"set_simd: unknown path {simd!r} (True, False, None or 'avx2')")
+        tl_convert_set_isa(b"avx2+f16c")
+        host = 2
     elif not simd:
         tl_convert_set_isa(b"scalar")
-    elif tl_convert_set_isa(b"avx512") != 0:
-        tl_convert_set_isa(b"avx2+f16c")
-    # float32/float64 block comparisons: AVX-512/AVX2 compares or the portable integer keys
-    tl_host_set_simd(simd is None or bool(simd))
+        host = 0
+    else:
+        if tl_convert_set_isa(b"avx512") != 0:
+            tl_convert_set_isa(b"avx2+f16c")
+        host = 1
+    tl_host_set_simd(host)
     return simd_isa() != "scalar"
+
+
+def set_vmath(on=None):
+    """float32/float64 transcendental ops (exp, log, sin...) on contiguous arrays through glibc's
+    libmvec: True: its AVX-512 or AVX2 variants, as the CPU has; "avx2": the AVX2 ones even on an
+    AVX-512 CPU; False: the scalar libm loops; None: decide from TYPELATTICE_DISABLE_SIMD. The
+    vector functions are within 4 ulp (glibc's documented bound), not bit-identical to the scalar
+    loops; special values and FP warnings are the same. Returns the variant in use: "avx512",
+    "avx2" or "scalar". For tests and benchmarks; not thread-safe against running loops."""
+    mode = -1 if on is None else 2 if on == "avx2" else int(bool(on))
+    return tl_vmath_set(mode).decode()
+
+
+def vmath_isa():
+    """The libmvec variant in use: "avx512", "avx2" or "scalar"."""
+    return tl_vmath_isa().decode()
 
 
 def simd_isa():
     """The float16/bfloat16 conversion path in use: "avx512", "avx2+f16c" or "scalar"."""
     return tl_convert_isa().decode()
+
+
+def set_num_threads(n):
+    """Run large elementwise loop calls on ``n`` threads (1, the default: off). Results and FP
+    warnings are those of one thread. Process-wide; also set by TYPELATTICE_NUM_THREADS."""
+    if isinstance(n, (bool, np.bool_)):
+        raise TypeError("typelattice.set_num_threads: n must be an int, not bool")
+    try:
+        n = operator.index(n)
+    except TypeError:
+        raise TypeError(f"typelattice.set_num_threads: n must be an int, not {type(n).__name__}") \
+            from None
+    if not 1 <= n <= TL_THR_MAX:
+        raise ValueError(f"typelattice.set_num_threads: n must be between 1 and {TL_THR_MAX}, "
+                         f"got {n}")
+    cdef int k = n
+    with nogil:     # waits for a threaded call of another Python thread to end
+        tl_thr_set(k)
+
+
+def get_num_threads():
+    """The number of threads large elementwise loop calls run on (1: no threading)."""
+    return tl_thr_get()
+
+
+@contextlib.contextmanager
+def threads(n):
+    """``with typelattice.threads(n):`` set_num_threads(n) for the block, then the previous
+    value (process-wide, not per Python thread)."""
+    old = get_num_threads()
+    set_num_threads(n)
+    try:
+        yield
+    finally:
+        set_num_threads(old)
+
+
+def _thread_min_size(n=None):
+    """Smallest loop call (elements) that is split across threads; set it if n is given
+    (tests use small arrays). Returns the previous value."""
+    old = tl_thr_get_min()
+    if n is not None:
+        tl_thr_set_min(n)
+    return old
+
+
+def _threaded_calls():
+    """How many loop calls were split across threads so far (tests)."""
+    return tl_thr_calls()
+
+
+def _threads_from_env():
+    v = os.environ.get("TYPELATTICE_NUM_THREADS", "").strip()
+    if not v:
+        return
+    try:
+        set_num_threads(int(v))
+    except (TypeError, ValueError) as exc:
+        warnings.warn(f"ignoring TYPELATTICE_NUM_THREADS={v!r}: {exc}", RuntimeWarning,
+                      stacklevel=2)
+
+
+_threads_from_env()
+atexit.register(set_num_threads, 1)     # join the workers before the interpreter goes away
 
 
 cdef object _mixed_loop(uf, op, CompiledRules r, names, res):
@@ -520,7 +635,7 @@ cdef int _add_spec(uf, op, classes, void *loop, void *indexed, void *initial, vo
         dtypes[k] = <PyArray_DTypeMeta *><PyObject *>classes[k]
     memset(slots, 0, sizeof(slots))
     slots[ns].slot = NPY_METH_strided_loop
-    slots[ns].pfunc = loop
+    slots[ns].pfunc = tl_thr_wrap_ptr(loop, op.nin, op.nout)   # splits large calls (threads)
     ns += 1
     if indexed != NULL:
         slots[ns].slot = NPY_METH_contiguous_indexed_loop

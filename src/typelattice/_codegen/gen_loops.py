@@ -79,13 +79,39 @@ BLOCKED = {"float16": ("float", "tl_cvtsel_float", "tl_store_f16"),
            "float64": ("double", "tl_cvtsel_double", "tl_store_f64")}
 
 
-# float32/float64 comparisons: the host versions of tl_loops_host.h (integer keys, vectorized)
+# float32/float64 element functions with host versions in tl_loops_host.h (comparisons on integer
+# keys and sign on the bits, which gcc vectorizes; floor/ceil/trunc quieting signalling NaNs)
 HOST_FAST = {f"tl_{c}_{s}": f"tl_h{c}_{s}" for c in ("less", "less_equal", "greater",
-                                                    "greater_equal") for s in ("f32", "f64")}
+                                                    "greater_equal", "sign", "floor", "ceil",
+                                                    "trunc") for s in ("f32", "f64")}
 
 
 # ... and their block versions (AVX2 quiet compares when the CPU has them)
-VCMP = {h: "tl_vcmp_" + h[len("tl_h"):] for h in HOST_FAST.values()}
+VCMP = {h: "tl_vcmp_" + h[len("tl_h"):] for h in HOST_FAST.values() if "less" in h or "greater" in h}
+
+
+# float32/float64 unary ops with SIMD block kernels in tl_loops_host.h (tl_vround_*)
+VROUND = ("floor", "ceil", "trunc")
+
+
+# float32/float64 ops with libmvec vector loops (TL_VMATH_OPS of tl_loops_host.h)
+VMATH = ("cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan",
+         "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh")
+# NumPy computes float64 sin/cos with libm, not SVML (within 1 ulp): keep libm's, as fast as
+# NumPy's, rather than libmvec's 4-ulp versions
+VMATH_SCALAR64 = ("sin", "cos")
+
+
+# float32 element functions with a fused float16/bfloat16 kernel (tl_half_binary, TL_HOP_*)
+FUSED16 = ("add", "subtract", "multiply", "divide", "maximum", "minimum", "fmax", "fmin",
+           "maximum_h", "minimum_h", "fmax_h", "fmin_h")
+
+
+def fused_name(op, t):
+    """The fused float16/bfloat16 loop of op for compute type t, or None."""
+    if t in HALF and blocked_ok(op, t) and op.out != "bool" and kernel_name(op, t) in FUSED16:
+        return f"tl_fused_{op.name}_{SUFFIX[t]}"
+    return None
 
 
 CMP16 = ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal")
@@ -133,7 +159,14 @@ def emit_unary(op, out):
             if o == "bool" or (native and o in HALF):
                 return "TL_ST_id"
             return st(o)
-        if len(outs) == 1:
+        fn = host(fn)
+        if op.kernel in VROUND and t in ("float32", "float64"):
+            out.append(f"TL_LOOP1_CONTIG({name}, {STORAGE[t]}, "
+                       f"tl_vround_{op.kernel}_{SUFFIX[t]}, {fn})")
+        elif (len(outs) == 1 and op.kernel in VMATH and t in ("float32", "float64")
+                and not (t == "float64" and op.kernel in VMATH_SCALAR64)):
+            out.append(f"TL_LOOP1_VEC({name}, {STORAGE[t]}, {t[-2:]}, {op.kernel}, {fn})")
+        elif len(outs) == 1:
             out.append(f"TL_LOOP1({name}, {STORAGE[t]}, {STORAGE[outs[0]]}, {lo}, "
                        f"{store(outs[0])}, {fn})")
         else:
@@ -292,6 +325,12 @@ def emit():
                     out.append(f"TL_LOOP_BLOCKED_CMP({bname}, {C}, {VCMP[fn]}, {sel})")
                 else:
                     out.append(f"TL_LOOP_BLOCKED({bname}, {C}, {oc}, {fn}, {sel}, {store})")
+                fused = fused_name(op, t)
+                if fused:
+                    hk = "TL_HK_F16" if t == "float16" else "TL_HK_BF16"
+                    hop = "TL_HOP_" + kernel_name(op, t).upper()
+                    out.append(f"TL_LOOP_FUSED16({fused}, {hop}, {hk}, {fn}, {bname})")
+                    bname = fused
                 mixed.append(f'    {{"{op.name}", {LOOP_TYPES.index(t)}, {bname}}},')
         if op.nin == 1:
             table.extend(emit_unary(op, out))
@@ -330,11 +369,12 @@ def emit():
                 else:
                     out.append(f"TL_LOOP2({name}, {S}, {S}, {S}, {lo}, {lo}, {so}, {fn})")
                 if t in HALF and blocked_ok(op, t):
-                    # F16C blocks for everything but reductions (which keep their own paths)
+                    # fused (or F16C blocks) for everything but reductions (which keep their own
+                    # paths)
+                    other = fused_name(op, t) or f"tl_blocked_{op.name}_{SUFFIX[t]}"
                     out.append(f"static int {name}_h(TL_LOOP_ARGS) {{ if (data[0] == data[2] "
                                f"&& st[0] == 0 && st[2] == 0) return {name}(ctx, data, dims, st, "
-                               f"aux); return tl_blocked_{op.name}_{SUFFIX[t]}(ctx, data, dims, "
-                               f"st, aux); }}")
+                               f"aux); return {other}(ctx, data, dims, st, aux); }}")
                 indexed = name + "_at"
                 out.append(f"TL_INDEXED({indexed}, {S}, {lo}, {so}, {fn})")
             init = "NULL"

@@ -46,6 +46,8 @@
 #define TL_TARGET_AVX2   __attribute__((target("avx2,f16c,fma")))
 #define TL_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,f16c,fma")))
 #define TL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* in-register helpers: inlined into every loop (a call would spill the vectors) */
+#define TL_VINLINE static inline __attribute__((always_inline))
 #else
 #define TL_X86 0
 #define TL_UNLIKELY(x) (x)
@@ -166,7 +168,7 @@ static const tl_kernels K_scalar = {
  *  - 0x387FE000 <= |f| < 0x38800000 (x86 detects tininess after rounding);
  *  - 0 < |f| < 2^-126 (a float32 subnormal input is read as 0 when some
  *    library has set the process-wide MXCSR.DAZ bit, e.g. -ffast-math). */
-TL_TARGET_AVX2 static inline __m256i avx2_uf_lanes(__m256i a)
+TL_TARGET_AVX2 TL_VINLINE __m256i avx2_uf_lanes(__m256i a)
 {
     __m256i bnd = _mm256_and_si256(_mm256_cmpgt_epi32(a, _mm256_set1_epi32(0x387FDFFF)),
                                    _mm256_cmpgt_epi32(_mm256_set1_epi32(0x38800000), a));
@@ -175,15 +177,26 @@ TL_TARGET_AVX2 static inline __m256i avx2_uf_lanes(__m256i a)
     return _mm256_or_si256(bnd, tiny);
 }
 
+/* Lanes of 8 float16 that are signalling NaNs (vcvtph2ps would quiet them). */
+TL_TARGET_AVX2 TL_VINLINE __m128i avx2_f16_snan(__m128i h)
+{
+    __m128i a = _mm_and_si128(h, _mm_set1_epi16(0x7fff));
+    return _mm_and_si128(_mm_cmpgt_epi16(a, _mm_set1_epi16(0x7c00)),
+                         _mm_cmpgt_epi16(_mm_set1_epi16(0x7e00), a));
+}
+
+/* 8 bfloat16 -> 8 float32 bit patterns (exact) */
+TL_TARGET_AVX2 TL_VINLINE __m256i avx2_bf16_widen(__m128i h)
+{
+    return _mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16);
+}
+
 TL_TARGET_AVX2 static void avx2_f16_to_f32(const uint16_t *s, float *d, ptrdiff_t n)
 {
-    const __m128i m7fff = _mm_set1_epi16(0x7fff);
-    const __m128i lo = _mm_set1_epi16(0x7c00), hi = _mm_set1_epi16(0x7e00);
     ptrdiff_t i = 0;
     for (; i + 8 <= n; i += 8) {
         __m128i h = _mm_loadu_si128((const __m128i *)(s + i));
-        __m128i a = _mm_and_si128(h, m7fff);
-        __m128i sn = _mm_and_si128(_mm_cmpgt_epi16(a, lo), _mm_cmpgt_epi16(hi, a));
+        __m128i sn = avx2_f16_snan(h);
         if (TL_UNLIKELY(!_mm_testz_si128(sn, sn))) {   /* signalling NaN */
             sc_f16_to_f32(s + i, d + i, 8);
             continue;
@@ -195,13 +208,10 @@ TL_TARGET_AVX2 static void avx2_f16_to_f32(const uint16_t *s, float *d, ptrdiff_
 
 TL_TARGET_AVX2 static void avx2_f16_to_f64(const uint16_t *s, double *d, ptrdiff_t n)
 {
-    const __m128i m7fff = _mm_set1_epi16(0x7fff);
-    const __m128i lo = _mm_set1_epi16(0x7c00), hi = _mm_set1_epi16(0x7e00);
     ptrdiff_t i = 0;
     for (; i + 8 <= n; i += 8) {
         __m128i h = _mm_loadu_si128((const __m128i *)(s + i));
-        __m128i a = _mm_and_si128(h, m7fff);
-        __m128i sn = _mm_and_si128(_mm_cmpgt_epi16(a, lo), _mm_cmpgt_epi16(hi, a));
+        __m128i sn = avx2_f16_snan(h);
         if (TL_UNLIKELY(!_mm_testz_si128(sn, sn))) {
             sc_f16_to_f64(s + i, d + i, 8);
             continue;
@@ -213,28 +223,46 @@ TL_TARGET_AVX2 static void avx2_f16_to_f64(const uint16_t *s, double *d, ptrdiff
     sc_f16_to_f64(s + i, d + i, n - i);
 }
 
-TL_TARGET_AVX2 static void avx2_f32_to_f16(const float *s, uint16_t *d, ptrdiff_t n)
+/* 8 float32 bit patterns -> 8 float16 as NumPy (vcvtps2ph, round to nearest
+ * even); lanes where NumPy raises underflow are OR-ed to *bnd (see
+ * avx2_uf_lanes), NaN lanes are rewritten by the scalar function (which keeps
+ * the truncated payload and does not quiet). */
+TL_TARGET_AVX2 TL_VINLINE __m128i avx2_f16_round(__m256i v, __m256i *bnd, unsigned *fl)
 {
     const __m256i absm = _mm256_set1_epi32(0x7fffffff), inf = _mm256_set1_epi32(0x7f800000);
+    __m256i a = _mm256_and_si256(v, absm);
+    __m256i nan = _mm256_cmpgt_epi32(a, inf);
+    int nm = _mm256_movemask_ps(_mm256_castsi256_ps(nan));
+    *bnd = _mm256_or_si256(*bnd, avx2_uf_lanes(a));
+    uint32_t vb[8];
+    uint16_t hb[8];
+    __m128i h;
+    /* NaN lanes are zeroed first: vcvtps2ph would raise invalid for a signalling NaN */
+    if (TL_UNLIKELY(nm)) {
+        _mm256_storeu_si256((__m256i *)vb, v);
+        v = _mm256_andnot_si256(nan, v);
+    }
+    h = _mm256_cvtps_ph(_mm256_castsi256_ps(v), _MM_FROUND_TO_NEAREST_INT);
+    if (TL_UNLIKELY(nm)) {
+        _mm_storeu_si128((__m128i *)hb, h);
+        while (nm) {
+            int k = __builtin_ctz((unsigned)nm);
+            hb[k] = tl_f32bits_to_f16bits(vb[k], fl);
+            nm &= nm - 1;
+        }
+        h = _mm_loadu_si128((const __m128i *)hb);
+    }
+    return h;
+}
+
+TL_TARGET_AVX2 static void avx2_f32_to_f16(const float *s, uint16_t *d, ptrdiff_t n)
+{
     __m256i bnd = _mm256_setzero_si256();
     unsigned fl = 0;
     ptrdiff_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m256i v = _mm256_loadu_si256((const __m256i *)(s + i));
-        __m256i a = _mm256_and_si256(v, absm);
-        __m256i nan = _mm256_cmpgt_epi32(a, inf);
-        int nm = _mm256_movemask_ps(_mm256_castsi256_ps(nan));
-        bnd = _mm256_or_si256(bnd, avx2_uf_lanes(a));
-        if (TL_UNLIKELY(nm))
-            v = _mm256_andnot_si256(nan, v);
+    for (; i + 8 <= n; i += 8)
         _mm_storeu_si128((__m128i *)(d + i),
-                         _mm256_cvtps_ph(_mm256_castsi256_ps(v), _MM_FROUND_TO_NEAREST_INT));
-        while (TL_UNLIKELY(nm)) {
-            int k = __builtin_ctz((unsigned)nm);
-            d[i + k] = tl_f32bits_to_f16bits(tl_f32_to_bits(s[i + k]), &fl);
-            nm &= nm - 1;
-        }
-    }
+                         avx2_f16_round(_mm256_loadu_si256((const __m256i *)(s + i)), &bnd, &fl));
     sc_f32_to_f16(s + i, d + i, n - i, &fl);
     if (!_mm256_testz_si256(bnd, bnd))
         fl |= TL_FLAG_UNDERFLOW;
@@ -309,8 +337,8 @@ TL_TARGET_AVX2 static void avx2_bf16_to_f32(const uint16_t *s, float *d, ptrdiff
     for (; i + 16 <= n; i += 16) {
         __m128i h0 = _mm_loadu_si128((const __m128i *)(s + i));
         __m128i h1 = _mm_loadu_si128((const __m128i *)(s + i + 8));
-        _mm256_storeu_si256((__m256i *)(d + i), _mm256_slli_epi32(_mm256_cvtepu16_epi32(h0), 16));
-        _mm256_storeu_si256((__m256i *)(d + i + 8), _mm256_slli_epi32(_mm256_cvtepu16_epi32(h1), 16));
+        _mm256_storeu_si256((__m256i *)(d + i), avx2_bf16_widen(h0));
+        _mm256_storeu_si256((__m256i *)(d + i + 8), avx2_bf16_widen(h1));
     }
     sc_bf16_to_f32(s + i, d + i, n - i);
 }
@@ -320,7 +348,7 @@ TL_TARGET_AVX2 static void avx2_bf16_to_f64(const uint16_t *s, double *d, ptrdif
     ptrdiff_t i = 0;
     for (; i + 8 <= n; i += 8) {
         __m128i h = _mm_loadu_si128((const __m128i *)(s + i));
-        __m256 f = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+        __m256 f = _mm256_castsi256_ps(avx2_bf16_widen(h));
         /* same instruction as ml_dtypes' float -> double: quiets sNaN */
         _mm256_storeu_pd(d + i, _mm256_cvtps_pd(_mm256_castps256_ps128(f)));
         _mm256_storeu_pd(d + i + 4, _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1)));
@@ -329,7 +357,7 @@ TL_TARGET_AVX2 static void avx2_bf16_to_f64(const uint16_t *s, double *d, ptrdif
 }
 
 /* 8 float bit patterns -> 8 bfloat16 in 32-bit lanes; sNaN lanes to *sn. */
-TL_TARGET_AVX2 static inline __m256i avx2_bf16_round(__m256i v, __m256i *sn)
+TL_TARGET_AVX2 TL_VINLINE __m256i avx2_bf16_round(__m256i v, __m256i *sn)
 {
     const __m256i absm = _mm256_set1_epi32(0x7fffffff), inf = _mm256_set1_epi32(0x7f800000);
     __m256i a = _mm256_and_si256(v, absm);
@@ -342,7 +370,7 @@ TL_TARGET_AVX2 static inline __m256i avx2_bf16_round(__m256i v, __m256i *sn)
     return _mm256_blendv_epi8(r, qn, nan);
 }
 
-TL_TARGET_AVX2 static inline __m256i avx2_pack_u32_to_u16(__m256i r0, __m256i r1)
+TL_TARGET_AVX2 TL_VINLINE __m256i avx2_pack_u32_to_u16(__m256i r0, __m256i r1)
 {
     return _mm256_permute4x64_epi64(_mm256_packus_epi32(r0, r1), 0xD8);
 }
@@ -391,11 +419,23 @@ static const tl_kernels K_avx2 = {
 /* ================================================================== */
 #define TL_TAIL16(n, i) ((__mmask16)((n) - (i) >= 16 ? 0xFFFFu : ((1u << ((n) - (i))) - 1u)))
 
-TL_TARGET_AVX512 static inline __m256i avx512_sn_zero16(__m256i h, __mmask16 *snm)
+/* Lanes of 16 float16 that are signalling NaNs (vcvtph2ps would quiet them). */
+TL_TARGET_AVX512 TL_VINLINE __mmask16 avx512_f16_snan(__m256i h)
 {
     __m256i a = _mm256_and_si256(h, _mm256_set1_epi16(0x7fff));
-    __mmask16 sn = _mm256_cmpgt_epu16_mask(a, _mm256_set1_epi16(0x7c00))
-                 & _mm256_cmplt_epu16_mask(a, _mm256_set1_epi16(0x7e00));
+    return _mm256_cmpgt_epu16_mask(a, _mm256_set1_epi16(0x7c00))
+         & _mm256_cmplt_epu16_mask(a, _mm256_set1_epi16(0x7e00));
+}
+
+/* 16 bfloat16 -> 16 float32 bit patterns (exact) */
+TL_TARGET_AVX512 TL_VINLINE __m512i avx512_bf16_widen(__m256i h)
+{
+    return _mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16);
+}
+
+TL_TARGET_AVX512 static inline __m256i avx512_sn_zero16(__m256i h, __mmask16 *snm)
+{
+    __mmask16 sn = avx512_f16_snan(h);
     *snm = sn;
     return sn ? _mm256_maskz_mov_epi16((__mmask16)~sn, h) : h;
 }
@@ -433,31 +473,48 @@ TL_TARGET_AVX512 static void avx512_f16_to_f64(const uint16_t *s, double *d, ptr
     }
 }
 
-TL_TARGET_AVX512 static void avx512_f32_to_f16(const float *s, uint16_t *d, ptrdiff_t n)
+/* 16 float32 bit patterns -> 16 float16 as NumPy; as avx2_f16_round.  NumPy
+ * underflows where x86 may not: the after-rounding tininess gap below 2^-14,
+ * and float32 subnormals (read as 0 under DAZ). */
+TL_TARGET_AVX512 TL_VINLINE __m256i avx512_f16_round(__m512i v, __mmask16 *bnd, unsigned *fl)
 {
     const __m512i absm = _mm512_set1_epi32(0x7fffffff), inf = _mm512_set1_epi32(0x7f800000);
     const __m512i blo = _mm512_set1_epi32(0x387FE000), bw = _mm512_set1_epi32(0x2000);
     const __m512i one = _mm512_set1_epi32(1), tinyw = _mm512_set1_epi32(0x007fffff);
+    __m512i a = _mm512_and_si512(v, absm);
+    __mmask16 nan = _mm512_cmpgt_epu32_mask(a, inf);
+    /* both ranges are inside 0 < |f| < 2^-14, rare in most data: test that first */
+    if (TL_UNLIKELY(_mm512_cmplt_epu32_mask(_mm512_sub_epi32(a, one), _mm512_set1_epi32(0x387fffff))))
+        *bnd |= _mm512_cmplt_epu32_mask(_mm512_sub_epi32(a, blo), bw)
+              | _mm512_cmplt_epu32_mask(_mm512_sub_epi32(a, one), tinyw);
+    uint32_t vb[16];
+    uint16_t hb[16];
+    __m256i h;
+    if (TL_UNLIKELY(nan)) {
+        _mm512_storeu_si512(vb, v);
+        v = _mm512_maskz_mov_epi32((__mmask16)~nan, v);
+    }
+    h = _mm512_cvtps_ph(_mm512_castsi512_ps(v), _MM_FROUND_TO_NEAREST_INT);
+    if (TL_UNLIKELY(nan)) {
+        _mm256_storeu_si256((__m256i *)hb, h);
+        while (nan) {
+            int k = __builtin_ctz(nan);
+            hb[k] = tl_f32bits_to_f16bits(vb[k], fl);
+            nan &= (__mmask16)(nan - 1);
+        }
+        h = _mm256_loadu_si256((const __m256i *)hb);
+    }
+    return h;
+}
+
+TL_TARGET_AVX512 static void avx512_f32_to_f16(const float *s, uint16_t *d, ptrdiff_t n)
+{
     __mmask16 bnd = 0;
     unsigned fl = 0;
     for (ptrdiff_t i = 0; i < n; i += 16) {
         __mmask16 tm = TL_TAIL16(n, i);
-        __m512i v = _mm512_maskz_loadu_epi32(tm, s + i);
-        __m512i a = _mm512_and_si512(v, absm);
-        __mmask16 nan = _mm512_cmpgt_epu32_mask(a, inf);
-        /* NumPy underflows where x86 may not: the after-rounding tininess
-         * gap below 2^-14, and float32 subnormals (read as 0 under DAZ) */
-        bnd |= _mm512_cmplt_epu32_mask(_mm512_sub_epi32(a, blo), bw)
-             | _mm512_cmplt_epu32_mask(_mm512_sub_epi32(a, one), tinyw);
-        if (TL_UNLIKELY(nan))
-            v = _mm512_maskz_mov_epi32((__mmask16)~nan, v);
         _mm256_mask_storeu_epi16(d + i, tm,
-            _mm512_cvtps_ph(_mm512_castsi512_ps(v), _MM_FROUND_TO_NEAREST_INT));
-        while (TL_UNLIKELY(nan)) {
-            int k = __builtin_ctz(nan);
-            d[i + k] = tl_f32bits_to_f16bits(tl_f32_to_bits(s[i + k]), &fl);
-            nan &= (__mmask16)(nan - 1);
-        }
+            avx512_f16_round(_mm512_maskz_loadu_epi32(tm, s + i), &bnd, &fl));
     }
     if (bnd)
         fl |= TL_FLAG_UNDERFLOW;
@@ -521,7 +578,7 @@ TL_TARGET_AVX512 static void avx512_bf16_to_f32(const uint16_t *s, float *d, ptr
     for (ptrdiff_t i = 0; i < n; i += 16) {
         __mmask16 tm = TL_TAIL16(n, i);
         __m256i h = _mm256_maskz_loadu_epi16(tm, s + i);
-        _mm512_mask_storeu_epi32(d + i, tm, _mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+        _mm512_mask_storeu_epi32(d + i, tm, avx512_bf16_widen(h));
     }
 }
 
@@ -530,7 +587,7 @@ TL_TARGET_AVX512 static void avx512_bf16_to_f64(const uint16_t *s, double *d, pt
     for (ptrdiff_t i = 0; i < n; i += 16) {
         __mmask16 tm = TL_TAIL16(n, i);
         __m256i h = _mm256_maskz_loadu_epi16(tm, s + i);
-        __m512i f = _mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16);
+        __m512i f = avx512_bf16_widen(h);
         /* same conversion as ml_dtypes' float -> double (quiets sNaN) */
         _mm512_mask_storeu_pd(d + i, (__mmask8)tm, _mm512_cvtps_pd(_mm256_castsi256_ps(_mm512_castsi512_si256(f))));
         _mm512_mask_storeu_pd(d + i + 8, (__mmask8)(tm >> 8),
@@ -539,7 +596,7 @@ TL_TARGET_AVX512 static void avx512_bf16_to_f64(const uint16_t *s, double *d, pt
 }
 
 /* 16 float bit patterns -> 16 bfloat16; signalling NaN lanes OR-ed to *sn. */
-TL_TARGET_AVX512 static inline __m256i avx512_bf16_round(__m512i v, __mmask16 *sn)
+TL_TARGET_AVX512 TL_VINLINE __m256i avx512_bf16_round(__m512i v, __mmask16 *sn)
 {
     __m512i a = _mm512_and_si512(v, _mm512_set1_epi32(0x7fffffff));
     __mmask16 nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7f800000));
@@ -602,6 +659,290 @@ static int tl_cpu_avx512(void)
     return tl_cpu_avx2() && __builtin_cpu_supports("avx512f")
         && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")
         && __builtin_cpu_supports("avx512dq");
+}
+#endif /* TL_X86 */
+
+/* ================================================================== */
+/* Fused float16/bfloat16 binary kernels (tl_half_binary)              */
+/* ================================================================== */
+typedef struct {
+    tl_half_elem_fn fn;
+    const void *a, *b;
+    uint16_t *o;
+    ptrdiff_t n;
+    int ka, kb, ko, ca, cb;
+} tl_hbin_args;
+
+/* element i of an operand of kind `kind` as float32 (exact; NaN bits kept) */
+static inline float tl_hld(int kind, const void *p, ptrdiff_t i)
+{
+    switch (kind) {
+    case TL_HK_F16: return tl_bits_to_f32(tl_f16bits_to_f32bits(((const uint16_t *)p)[i]));
+    case TL_HK_BF16: return tl_bits_to_f32(tl_bf16bits_to_f32bits(((const uint16_t *)p)[i]));
+    case TL_HK_I8: return (float)((const int8_t *)p)[i];
+    case TL_HK_U8: return (float)((const uint8_t *)p)[i];
+    default: return (float)(((const uint8_t *)p)[i] != 0);
+    }
+}
+
+/* elements [i, i + m) one by one: the caller's element function and the scalar roundings */
+static void tl_hbin_elems(const tl_hbin_args *x, ptrdiff_t i, ptrdiff_t m, unsigned *fl)
+{
+    for (ptrdiff_t j = i; j < i + m; j++) {
+        unsigned e = 0;
+        uint32_t r = tl_f32_to_bits(x->fn(tl_hld(x->ka, x->a, x->ca ? j : 0),
+                                          tl_hld(x->kb, x->b, x->cb ? j : 0), &e));
+        x->o[j] = x->ko == TL_HK_F16 ? tl_f32bits_to_f16bits(r, fl) : tl_f32bits_to_bf16bits(r, fl);
+    }
+}
+
+#if TL_X86
+/* Each vector */
+/* of operands is loaded and widened to float32 in registers, the op   */
+/* runs in float32, the result is rounded back in registers (the same  */
+/* rounding helpers as the block conversions) and stored: one pass.    */
+/* A vector with a float16 signalling NaN (vcvtph2ps would quiet it)   */
+/* goes element by element through the caller's element function.      */
+/* Tails: AVX-512 loads masked lanes as 1 (no flag from any op on      */
+/* them); AVX2 runs the last vector on copies padded with 1.           */
+/* ================================================================== */
+/* raw bits of the value 1 in each operand kind */
+static const uint16_t tl_hk_one[5] = {0x3c00u, 0x3f80u, 1u, 1u, 1u};
+
+TL_TARGET_AVX512 TL_VINLINE __m256i avx512_hraw(int kind, const void *p, ptrdiff_t i, __mmask16 tm)
+{
+    if (kind == TL_HK_F16 || kind == TL_HK_BF16)
+        return _mm256_mask_loadu_epi16(_mm256_set1_epi16((short)tl_hk_one[kind]), tm, (const uint16_t *)p + i);
+    return _mm256_castsi128_si256(_mm_mask_loadu_epi8(_mm_set1_epi8(1), tm, (const uint8_t *)p + i));
+}
+
+TL_TARGET_AVX512 TL_VINLINE __m512 avx512_hwiden(int kind, __m256i r)
+{
+    __m128i x = _mm256_castsi256_si128(r);
+    switch (kind) {
+    case TL_HK_F16: return _mm512_cvtph_ps(r);
+    case TL_HK_BF16: return _mm512_castsi512_ps(avx512_bf16_widen(r));
+    case TL_HK_I8: return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(x));
+    case TL_HK_U8: return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(x));
+    default: return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_min_epu8(x, _mm_set1_epi8(1))));
+    }
+}
+
+/* the element functions of tl_elem.h in float32 lanes (quiet compares, as tl_q*_f32) */
+TL_TARGET_AVX512 TL_VINLINE __m512 avx512_hop(int op, __m512 a, __m512 b)
+{
+    __mmask16 m;
+    switch (op) {
+    case TL_HOP_ADD: return _mm512_add_ps(a, b);
+    case TL_HOP_SUBTRACT: return _mm512_sub_ps(a, b);
+    case TL_HOP_MULTIPLY: return _mm512_mul_ps(a, b);
+    case TL_HOP_DIVIDE: return _mm512_div_ps(a, b);
+    case TL_HOP_MAXIMUM: m = _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ) | _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q); break;
+    case TL_HOP_MINIMUM: m = _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ) | _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q); break;
+    case TL_HOP_FMAX: m = _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ) | _mm512_cmp_ps_mask(b, b, _CMP_UNORD_Q); break;
+    case TL_HOP_FMIN: m = _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ) | _mm512_cmp_ps_mask(b, b, _CMP_UNORD_Q); break;
+    case TL_HOP_MAXIMUM_H: m = _mm512_cmp_ps_mask(a, b, _CMP_GE_OQ) | _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q); break;
+    case TL_HOP_MINIMUM_H: m = _mm512_cmp_ps_mask(a, b, _CMP_LE_OQ) | _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q); break;
+    case TL_HOP_FMAX_H: m = _mm512_cmp_ps_mask(a, b, _CMP_GE_OQ) | _mm512_cmp_ps_mask(b, b, _CMP_UNORD_Q); break;
+    default: m = _mm512_cmp_ps_mask(a, b, _CMP_LE_OQ) | _mm512_cmp_ps_mask(b, b, _CMP_UNORD_Q); break;
+    }
+    return _mm512_mask_blend_ps(m, b, a);
+}
+
+/* elements [i, i + m) (m <= 16, tm: their lanes); ca/cb: contiguous operand or scalar va/vb */
+TL_TARGET_AVX512 TL_VINLINE void
+avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *x,
+              const void *pa, const void *pb, uint16_t *po,
+              ptrdiff_t i, ptrdiff_t m, __mmask16 tm, __m512 va, __m512 vb,
+              __mmask16 *bnd, __mmask16 *snr, unsigned *fl)
+{
+    __mmask16 sn = 0;
+    __m256i ra = _mm256_setzero_si256(), rb = _mm256_setzero_si256();
+    __m512 a = va, b = vb, r;
+    if (ca) {
+        ra = avx512_hraw(ka, pa, i, tm);
+        if (ka == TL_HK_F16) sn |= avx512_f16_snan(ra);
+    }
+    if (cb) {
+        rb = avx512_hraw(kb, pb, i, tm);
+        if (kb == TL_HK_F16) sn |= avx512_f16_snan(rb);
+    }
+    if (TL_UNLIKELY(sn)) {
+        tl_hbin_elems(x, i, m, fl);
+        return;
+    }
+    /* (the compiler may hoist a conversion above the branch: convert only sNaN-free bits) */
+    if (ca) a = avx512_hwiden(ka, ka == TL_HK_F16 ? _mm256_maskz_mov_epi16((__mmask16)~sn, ra) : ra);
+    if (cb) b = avx512_hwiden(kb, kb == TL_HK_F16 ? _mm256_maskz_mov_epi16((__mmask16)~sn, rb) : rb);
+    r = avx512_hop(op, a, b);
+    _mm256_mask_storeu_epi16(po + i, tm, ko == TL_HK_F16
+        ? avx512_f16_round(_mm512_castps_si512(r), bnd, fl)
+        : avx512_bf16_round(_mm512_castps_si512(r), snr));
+}
+
+TL_TARGET_AVX512 TL_VINLINE void
+avx512_hbin(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *x, unsigned *fl)
+{
+    const ptrdiff_t n = x->n;
+    const void *pa = x->a, *pb = x->b;
+    uint16_t *po = x->o;
+    const __m512 va = _mm512_set1_ps(ca ? 0.0f : tl_hld(ka, pa, 0));
+    const __m512 vb = _mm512_set1_ps(cb ? 0.0f : tl_hld(kb, pb, 0));
+    __mmask16 bnd = 0, snr = 0;
+    ptrdiff_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        avx512_hbin16(op, ko, ka, kb, ca, cb, x, pa, pb, po, i, 16, (__mmask16)0xFFFFu, va, vb, &bnd, &snr, fl);
+    if (i < n)
+        avx512_hbin16(op, ko, ka, kb, ca, cb, x, pa, pb, po, i, n - i, TL_TAIL16(n, i), va, vb, &bnd, &snr, fl);
+    if (bnd) *fl |= TL_FLAG_UNDERFLOW;
+    if (snr) *fl |= TL_FLAG_INVALID;
+}
+
+TL_TARGET_AVX2 TL_VINLINE __m128i avx2_hraw(int kind, const void *p, ptrdiff_t i)
+{
+    if (kind == TL_HK_F16 || kind == TL_HK_BF16)
+        return _mm_loadu_si128((const __m128i *)((const uint16_t *)p + i));
+    return _mm_loadl_epi64((const __m128i *)((const uint8_t *)p + i));
+}
+
+TL_TARGET_AVX2 TL_VINLINE __m256 avx2_hwiden(int kind, __m128i r)
+{
+    switch (kind) {
+    case TL_HK_F16: return _mm256_cvtph_ps(r);
+    case TL_HK_BF16: return _mm256_castsi256_ps(avx2_bf16_widen(r));
+    case TL_HK_I8: return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(r));
+    case TL_HK_U8: return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(r));
+    default: return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_min_epu8(r, _mm_set1_epi8(1))));
+    }
+}
+
+TL_TARGET_AVX2 TL_VINLINE __m256 avx2_hop(int op, __m256 a, __m256 b)
+{
+    __m256 m;
+    switch (op) {
+    case TL_HOP_ADD: return _mm256_add_ps(a, b);
+    case TL_HOP_SUBTRACT: return _mm256_sub_ps(a, b);
+    case TL_HOP_MULTIPLY: return _mm256_mul_ps(a, b);
+    case TL_HOP_DIVIDE: return _mm256_div_ps(a, b);
+    case TL_HOP_MAXIMUM: m = _mm256_or_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ), _mm256_cmp_ps(a, a, _CMP_UNORD_Q)); break;
+    case TL_HOP_MINIMUM: m = _mm256_or_ps(_mm256_cmp_ps(a, b, _CMP_LT_OQ), _mm256_cmp_ps(a, a, _CMP_UNORD_Q)); break;
+    case TL_HOP_FMAX: m = _mm256_or_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ), _mm256_cmp_ps(b, b, _CMP_UNORD_Q)); break;
+    case TL_HOP_FMIN: m = _mm256_or_ps(_mm256_cmp_ps(a, b, _CMP_LT_OQ), _mm256_cmp_ps(b, b, _CMP_UNORD_Q)); break;
+    case TL_HOP_MAXIMUM_H: m = _mm256_or_ps(_mm256_cmp_ps(a, b, _CMP_GE_OQ), _mm256_cmp_ps(a, a, _CMP_UNORD_Q)); break;
+    case TL_HOP_MINIMUM_H: m = _mm256_or_ps(_mm256_cmp_ps(a, b, _CMP_LE_OQ), _mm256_cmp_ps(a, a, _CMP_UNORD_Q)); break;
+    case TL_HOP_FMAX_H: m = _mm256_or_ps(_mm256_cmp_ps(a, b, _CMP_GE_OQ), _mm256_cmp_ps(b, b, _CMP_UNORD_Q)); break;
+    default: m = _mm256_or_ps(_mm256_cmp_ps(a, b, _CMP_LE_OQ), _mm256_cmp_ps(b, b, _CMP_UNORD_Q)); break;
+    }
+    return _mm256_blendv_ps(b, a, m);
+}
+
+/* 8 elements from pa/pb (contiguous operands) or va/vb (scalar) to po; 0 when an operand vector
+ * holds a float16 signalling NaN (nothing computed: the caller goes element by element) */
+TL_TARGET_AVX2 TL_VINLINE int
+avx2_hbin8(int op, int ko, int ka, int kb, int ca, int cb, const void *pa, const void *pb,
+           ptrdiff_t i, uint16_t *po, __m256 va, __m256 vb, __m256i *bnd, __m256i *snr, unsigned *fl)
+{
+    __m128i ra = _mm_setzero_si128(), rb = _mm_setzero_si128(), sn = _mm_setzero_si128();
+    __m256 a = va, b = vb, r;
+    if (ca) {
+        ra = avx2_hraw(ka, pa, i);
+        if (ka == TL_HK_F16) sn = avx2_f16_snan(ra);
+    }
+    if (cb) {
+        rb = avx2_hraw(kb, pb, i);
+        if (kb == TL_HK_F16) sn = _mm_or_si128(sn, avx2_f16_snan(rb));
+    }
+    if (TL_UNLIKELY(!_mm_testz_si128(sn, sn)))
+        return 0;
+    /* (the compiler may hoist a conversion above the branch: convert only sNaN-free bits) */
+    if (ca) a = avx2_hwiden(ka, ka == TL_HK_F16 ? _mm_andnot_si128(sn, ra) : ra);
+    if (cb) b = avx2_hwiden(kb, kb == TL_HK_F16 ? _mm_andnot_si128(sn, rb) : rb);
+    r = avx2_hop(op, a, b);
+    if (ko == TL_HK_F16) {
+        _mm_storeu_si128((__m128i *)po, avx2_f16_round(_mm256_castps_si256(r), bnd, fl));
+    } else {
+        __m256i w = avx2_bf16_round(_mm256_castps_si256(r), snr);
+        _mm_storeu_si128((__m128i *)po, _mm_packus_epi32(_mm256_castsi256_si128(w),
+                                                         _mm256_extracti128_si256(w, 1)));
+    }
+    return 1;
+}
+
+TL_TARGET_AVX2 TL_VINLINE void
+avx2_hbin(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *x, unsigned *fl)
+{
+    const ptrdiff_t n = x->n;
+    const void *pa = x->a, *pb = x->b;
+    uint16_t *po = x->o;
+    const __m256 va = _mm256_set1_ps(ca ? 0.0f : tl_hld(ka, pa, 0));
+    const __m256 vb = _mm256_set1_ps(cb ? 0.0f : tl_hld(kb, pb, 0));
+    __m256i bnd = _mm256_setzero_si256(), snr = _mm256_setzero_si256();
+    ptrdiff_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        if (!avx2_hbin8(op, ko, ka, kb, ca, cb, pa, pb, i, po + i, va, vb, &bnd, &snr, fl))
+            tl_hbin_elems(x, i, 8, fl);
+    if (i < n) {
+        ptrdiff_t m = n - i, k;
+        uint16_t ta[8], tb[8], to[8];
+        const size_t sa = ka <= TL_HK_BF16 ? 2 : 1, sb = kb <= TL_HK_BF16 ? 2 : 1;
+        for (k = 0; k < 8; k++) {
+            ta[k] = sa == 2 ? tl_hk_one[ka] : (uint16_t)0x0101u;
+            tb[k] = sb == 2 ? tl_hk_one[kb] : (uint16_t)0x0101u;
+        }
+        if (ca) memcpy(ta, (const char *)pa + i * sa, (size_t)m * sa);
+        if (cb) memcpy(tb, (const char *)pb + i * sb, (size_t)m * sb);
+        if (avx2_hbin8(op, ko, ka, kb, ca, cb, ta, tb, 0, to, va, vb, &bnd, &snr, fl))
+            memcpy(po + i, to, (size_t)m * 2);
+        else
+            tl_hbin_elems(x, i, m, fl);
+    }
+    if (!_mm256_testz_si256(bnd, bnd)) *fl |= TL_FLAG_UNDERFLOW;
+    if (!_mm256_testz_si256(snr, snr)) *fl |= TL_FLAG_INVALID;
+}
+
+/* one function per (ISA, op, operand kinds): every kind test above is a constant there */
+/* (and per contiguous/scalar operand pattern: both contiguous, a scalar first or second) */
+#define TL_HBIN_FN1(ISA, OP, KO, KA, KB)                                                     \
+    static void ISA##_hbin_##OP##_##KA##_##KB(const tl_hbin_args *x, unsigned *fl)           \
+    {                                                                                        \
+        if (x->ca && x->cb)                                                                  \
+            ISA##_hbin(TL_HOP_##OP, TL_HK_##KO, TL_HK_##KA, TL_HK_##KB, 1, 1, x, fl);        \
+        else if (x->ca)                                                                      \
+            ISA##_hbin(TL_HOP_##OP, TL_HK_##KO, TL_HK_##KA, TL_HK_##KB, 1, 0, x, fl);        \
+        else                                                                                 \
+            ISA##_hbin(TL_HOP_##OP, TL_HK_##KO, TL_HK_##KA, TL_HK_##KB, 0, 1, x, fl);        \
+    }
+#define TL_HBIN_FNS(OP, KO, KA, KB)                                                          \
+    TL_TARGET_AVX512 TL_HBIN_FN1(avx512, OP, KO, KA, KB)                                     \
+    TL_TARGET_AVX2 TL_HBIN_FN1(avx2, OP, KO, KA, KB)
+/* same-dtype operands, and a small integer/bool operand with a float16/bfloat16 one */
+#define TL_HBIN_SAME(OP) TL_HBIN_FNS(OP, F16, F16, F16) TL_HBIN_FNS(OP, BF16, BF16, BF16)
+#define TL_HBIN_MIXED1(OP, K, I) TL_HBIN_FNS(OP, K, K, I) TL_HBIN_FNS(OP, K, I, K)
+#define TL_HBIN_MIXED(OP)                                                                    \
+    TL_HBIN_MIXED1(OP, F16, I8) TL_HBIN_MIXED1(OP, F16, U8) TL_HBIN_MIXED1(OP, F16, B)         \
+    TL_HBIN_MIXED1(OP, BF16, I8) TL_HBIN_MIXED1(OP, BF16, U8) TL_HBIN_MIXED1(OP, BF16, B)
+#define TL_HBIN_ARITH(OP) TL_HBIN_SAME(OP) TL_HBIN_MIXED(OP)
+TL_HBIN_ARITH(ADD) TL_HBIN_ARITH(SUBTRACT) TL_HBIN_ARITH(MULTIPLY) TL_HBIN_ARITH(DIVIDE)
+TL_HBIN_SAME(MAXIMUM) TL_HBIN_SAME(MINIMUM) TL_HBIN_SAME(FMAX) TL_HBIN_SAME(FMIN)
+TL_HBIN_SAME(MAXIMUM_H) TL_HBIN_SAME(MINIMUM_H) TL_HBIN_SAME(FMAX_H) TL_HBIN_SAME(FMIN_H)
+
+typedef void (*tl_hbin_kernel)(const tl_hbin_args *, unsigned *);
+
+/* the kernel for (isa, op, operand kinds), or NULL */
+static tl_hbin_kernel tl_hbin_find(int avx512, int op, int ka, int kb)
+{
+#define TL_HBIN_CASE(OP, KA, KB)                                                             \
+    if (op == TL_HOP_##OP && ka == TL_HK_##KA && kb == TL_HK_##KB)                           \
+        return avx512 ? avx512_hbin_##OP##_##KA##_##KB : avx2_hbin_##OP##_##KA##_##KB;
+#define TL_HBIN_CSAME(OP) TL_HBIN_CASE(OP, F16, F16) TL_HBIN_CASE(OP, BF16, BF16)
+#define TL_HBIN_CMIXED1(OP, K, I) TL_HBIN_CASE(OP, K, I) TL_HBIN_CASE(OP, I, K)
+#define TL_HBIN_CARITH(OP) TL_HBIN_CSAME(OP)                                                 \
+    TL_HBIN_CMIXED1(OP, F16, I8) TL_HBIN_CMIXED1(OP, F16, U8) TL_HBIN_CMIXED1(OP, F16, B)      \
+    TL_HBIN_CMIXED1(OP, BF16, I8) TL_HBIN_CMIXED1(OP, BF16, U8) TL_HBIN_CMIXED1(OP, BF16, B)
+    TL_HBIN_CARITH(ADD) TL_HBIN_CARITH(SUBTRACT) TL_HBIN_CARITH(MULTIPLY) TL_HBIN_CARITH(DIVIDE)
+    TL_HBIN_CSAME(MAXIMUM) TL_HBIN_CSAME(MINIMUM) TL_HBIN_CSAME(FMAX) TL_HBIN_CSAME(FMIN)
+    TL_HBIN_CSAME(MAXIMUM_H) TL_HBIN_CSAME(MINIMUM_H) TL_HBIN_CSAME(FMAX_H) TL_HBIN_CSAME(FMIN_H)
+    return NULL;
 }
 #endif /* TL_X86 */
 
@@ -699,3 +1040,38 @@ TL_PUBLIC(bf16_to_f32, uint16_t, float)
 TL_PUBLIC(bf16_to_f64, uint16_t, double)
 TL_PUBLIC(f32_to_bf16, float, uint16_t)
 TL_PUBLIC(f64_to_bf16, double, uint16_t)
+
+int tl_half_binary(int op, tl_half_elem_fn fn, int ko, int ka, const void *a, int ca,
+                   int kb, const void *b, int cb, uint16_t *o, ptrdiff_t n)
+{
+#if TL_X86
+    const tl_kernels *k = tl_k();
+    tl_hbin_kernel f;
+    tl_hbin_args x;
+    unsigned fl = 0;
+    if (k != &K_avx512 && k != &K_avx2)
+        return 0;
+    if (ko != (ka == TL_HK_BF16 || kb == TL_HK_BF16 ? TL_HK_BF16 : TL_HK_F16))
+        return 0;
+    f = tl_hbin_find(k == &K_avx512, op, ka, kb);
+    if (f == NULL)
+        return 0;
+    /* a scalar float16 signalling NaN keeps its bits on the caller's path */
+    if ((!ca && ka == TL_HK_F16 && tl_half_snan(*(const uint16_t *)a))
+            || (!cb && kb == TL_HK_F16 && tl_half_snan(*(const uint16_t *)b)))
+        return 0;
+    if (n <= 0)
+        return 1;
+    if (!ca && !cb)
+        return 0;
+    x.fn = fn; x.a = a; x.b = b; x.o = o; x.n = n;
+    x.ka = ka; x.kb = kb; x.ko = ko; x.ca = ca; x.cb = cb;
+    f(&x, &fl);
+    tl_raise(fl);
+    return 1;
+#else
+    (void)op; (void)fn; (void)ko; (void)ka; (void)a; (void)ca; (void)kb; (void)b; (void)cb;
+    (void)o; (void)n;
+    return 0;
+#endif
+}

@@ -113,6 +113,12 @@ TL_HD static inline uint64_t tl_f16bits_to_f64bits(uint16_t h)
     }
 }
 
+TL_HD static inline int tl_half_snan(uint16_t h)
+{
+    uint16_t a = (uint16_t)(h & 0x7fffu);
+    return a > 0x7c00u && a < 0x7e00u;
+}
+
 /* ------------------------------------------------------------------ */
 /* float32 / float64 -> float16 (NumPy: one rounding, RNE)              */
 /* ------------------------------------------------------------------ */
@@ -251,6 +257,25 @@ void tl_convert_bf16_to_f32_strided(const char *src, ptrdiff_t ss, char *dst, pt
 void tl_convert_bf16_to_f64_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n);
 void tl_convert_f32_to_bf16_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n);
 void tl_convert_f64_to_bf16_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n);
+
+/* Fused float16/bfloat16 binary kernels: o[i] = round(OP(A(a[i]), B(b[i]))) computed in
+ * float32 in registers, one pass (no block buffers), on the AVX-512 or AVX2+F16C path in use.
+ * Operands: kinds TL_HK_*, ca/cb 1 for contiguous (the kind's itemsize), 0 for a scalar
+ * broadcast; o is contiguous; the result kind ko is the float16/bfloat16 operand's kind.  OP is
+ * the float32 element function of tl_elem.h named by TL_HOP_* (maximum/minimum: quiet
+ * compares; _H: NumPy's float16 choice of the first operand on ties); fn is that same element
+ * function, used for vectors holding a float16 signalling NaN (kept unquieted, as NumPy).
+ * Rounding and FP flags as tl_convert_f32_to_f16 / _bf16 plus the hardware flags of the op.
+ * Returns 1 when done, 0 (nothing written) when the caller must use its own path: scalar ISA,
+ * no kernel for (op, kinds), or a scalar float16 signalling NaN operand.  Inputs and o must
+ * not overlap other than element for element. */
+enum { TL_HK_F16, TL_HK_BF16, TL_HK_I8, TL_HK_U8, TL_HK_B };
+enum { TL_HOP_ADD, TL_HOP_SUBTRACT, TL_HOP_MULTIPLY, TL_HOP_DIVIDE, TL_HOP_MAXIMUM,
+       TL_HOP_MINIMUM, TL_HOP_FMAX, TL_HOP_FMIN, TL_HOP_MAXIMUM_H, TL_HOP_MINIMUM_H,
+       TL_HOP_FMAX_H, TL_HOP_FMIN_H };
+typedef float (*tl_half_elem_fn)(float, float, unsigned *);
+int tl_half_binary(int op, tl_half_elem_fn fn, int ko, int ka, const void *a, int ca,
+                   int kb, const void *b, int cb, uint16_t *o, ptrdiff_t n);
 
 /* "avx512", "avx2+f16c" or "scalar": the path in use.  The choice is made
  * once, at first use: the best the CPU and OS support, or "scalar" when the

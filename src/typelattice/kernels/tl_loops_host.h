@@ -11,9 +11,11 @@
 
 #include <Python.h>
 #include <fenv.h>
+#include <float.h>
 #include "numpy/ndarraytypes.h"
 #include "numpy/dtype_api.h"
 #include "tl_elem.h"
+#include "tl_threads.h"   /* tl_loop_error, tl_feedback */
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
 #define TL_X86_DISPATCH_CLONES 1
@@ -40,13 +42,8 @@
 static int tl_finish(unsigned fpe)
 {
     if (fpe == 0) return 0;
-    if (fpe & TL_ERR_NEGPOW) {
-        PyGILState_STATE st = PyGILState_Ensure();
-        PyErr_SetString(PyExc_ValueError,
-                        "Integers to negative integer powers are not allowed.");
-        PyGILState_Release(st);
-        return -1;
-    }
+    if (fpe & TL_ERR_NEGPOW)
+        return tl_loop_error(PyExc_ValueError, "Integers to negative integer powers are not allowed.");
     {
         int flags = 0;
         if (fpe & TL_FPE_DIVBYZERO) flags |= FE_DIVBYZERO;
@@ -78,6 +75,23 @@ static inline tl_bool tl_hgreater_equal_##S(F a, F b, unsigned *e)              
 TL_HCMP(f32, float, int32_t, uint32_t, 0x7fffffffu, 0x7f800000u, 31)
 TL_HCMP(f64, double, int64_t, uint64_t, 0x7fffffffffffffffull, 0x7ff0000000000000ull, 63)
 
+/* NumPy's sign on the bits (NaN returned as it is, +-0 -> +0, else +-1): selects instead of the
+ * quiet comparisons of tl_elem.h, so gcc vectorizes it */
+#define TL_HSIGN(S, F, U, ABSM, INF, ONE)                                                        \
+static inline F tl_hsign_##S(F x, unsigned *e)                                                   \
+{                                                                                                \
+    U u, m, r;                                                                                   \
+    F y;                                                                                         \
+    (void)e;                                                                                     \
+    memcpy(&u, &x, sizeof u);                                                                    \
+    m = u & ABSM;                                                                                \
+    r = m > INF ? u : (m == 0 ? (U)0 : ((u & ~(U)ABSM) | ONE));                                  \
+    memcpy(&y, &r, sizeof y);                                                                    \
+    return y;                                                                                    \
+}
+TL_HSIGN(f32, float, uint32_t, 0x7fffffffu, 0x7f800000u, 0x3f800000u)
+TL_HSIGN(f64, double, uint64_t, 0x7fffffffffffffffull, 0x7ff0000000000000ull, 0x3ff0000000000000ull)
+
 /* Blocks of float32/float64 comparisons with bool results: AVX-512 (F+BW+VL) or AVX2 quiet
  * (_CMP_*_OQ) compares where the CPU has them (gcc turns isless() into signalling compares, even with AVX), the
  * integer-key functions above otherwise. ca/cb: 1 for a contiguous operand, 0 for a scalar. */
@@ -97,12 +111,17 @@ static void tl_host_init(void)
     tl_host_avx512 = tl_host_avx2 && __builtin_cpu_supports("avx512f")
                      && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
 #endif
+    {   /* the same switch as tl_convert's */
+        const char *env = getenv("TYPELATTICE_DISABLE_SIMD");
+        if (env && env[0] && strcmp(env, "0") != 0) tl_host_avx2 = tl_host_avx512 = 0;
+    }
 }
-/* on = 0: the portable comparisons (tests); on = 1: what the CPU has */
+/* on = 0: the portable code (tests); 1: what the CPU has; 2: at most AVX2 (tests) */
 static void tl_host_set_simd(int on)
 {
     tl_host_init();
     if (!on) tl_host_avx2 = tl_host_avx512 = 0;
+    if (on == 2) tl_host_avx512 = 0;
 }
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -617,19 +636,6 @@ static void tl_store_bool(const tl_bool *s, char *dst, npy_intp stride, npy_intp
     for (i = 0; i < n; i++) *(npy_bool *)(dst + i * stride) = s[i];
 }
 
-/* Does the output range overlap the input range other than element for element? */
-static int tl_feedback(const char *in, npy_intp sin, const char *out, npy_intp sout, npy_intp n)
-{
-    const char *ilo, *ihi, *olo, *ohi;
-    if (n <= 1) return 0;
-    if (in == out && sin == sout && sin != 0) return 0;   /* in place, element for element */
-    ilo = sin >= 0 ? in : in + (n - 1) * sin;
-    ihi = (sin >= 0 ? in + (n - 1) * sin : in) + 16;
-    olo = sout >= 0 ? out : out + (n - 1) * sout;
-    ohi = (sout >= 0 ? out + (n - 1) * sout : out) + 16;
-    return ilo < ohi && olo < ihi;
-}
-
 /* C: compute type (float/double), OC: element result type, CVTSEL: converter selector */
 #define TL_LOOP_BLOCKED(NAME, C, OC, FN, CVTSEL, STORE)                                          \
 TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                                    \
@@ -680,6 +686,38 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
         }                                                                                        \
     }                                                                                            \
     return tl_finish(fpe);                                                                       \
+}
+
+/* float16/bfloat16 results fused in registers (tl_half_binary in tl_convert.c: load, widen,
+ * compute and round one vector at a time, no block buffers) for contiguous or scalar operands of
+ * kinds it has a kernel for (the half type itself; int8/uint8/bool with the half type) and a
+ * contiguous output; FALLBACK (the blocked loop) for strided or fed-back operands, a scalar
+ * float16 sNaN, and without SIMD. FN: the float32 element function of the op (for vectors holding
+ * a float16 signalling NaN). */
+static int tl_hkind(PyArray_Descr *d)
+{
+    switch (d->type_num) {
+        case NPY_HALF: return TL_HK_F16;
+        case NPY_BYTE: return TL_HK_I8;
+        case NPY_UBYTE: return TL_HK_U8;
+        case NPY_BOOL: return TL_HK_B;
+        default: return d->type_num == tl_bf16_typenum ? TL_HK_BF16 : -1;
+    }
+}
+#define TL_LOOP_FUSED16(NAME, HOP, KO, FN, FALLBACK)                                             \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    npy_intp n = dims[0];                                                                        \
+    int ka = tl_hkind(ctx->descriptors[0]), kb = tl_hkind(ctx->descriptors[1]);                  \
+    if (ka >= 0 && kb >= 0 && st[2] == 2                                                         \
+            && (st[0] == 0 || st[0] == (npy_intp)(ka <= TL_HK_BF16 ? 2 : 1))                     \
+            && (st[1] == 0 || st[1] == (npy_intp)(kb <= TL_HK_BF16 ? 2 : 1))                     \
+            && !tl_feedback(data[0], st[0], data[2], st[2], n)                                   \
+            && !tl_feedback(data[1], st[1], data[2], st[2], n)                                   \
+            && tl_half_binary(HOP, FN, KO, ka, data[0], st[0] != 0, kb, data[1], st[1] != 0,     \
+                              (uint16_t *)data[2], n))                                           \
+        return 0;                                                                                \
+    return FALLBACK(ctx, data, dims, st, aux);                                                   \
 }
 
 /* blocked comparison (bool results) through a block comparison VFN */
@@ -838,9 +876,7 @@ static int NAME(TL_LOOP_ARGS)                                                   
 /* ==== unary loops ==============================================================================
  * SI -> SO: out = ST(FN(LD(x))), with the contiguous fast path (which also serves in-place
  * calls) and the generic strided case. */
-#define TL_LOOP1(NAME, SI, SO, LD, ST, FN)                                                       \
-static int NAME(TL_LOOP_ARGS)                                                                    \
-{                                                                                                \
+#define TL_LOOP1_BODY(SI, SO, LD, ST, FN)                                                        \
     npy_intp n = dims[0], i, si = st[0], so = st[1];                                             \
     char *a = data[0], *o = data[1];                                                             \
     unsigned fpe = 0;                                                                            \
@@ -853,8 +889,92 @@ static int NAME(TL_LOOP_ARGS)                                                   
         for (i = 0; i < n; i++, a += si, o += so)                                                \
             *(SO *)o = ST(FN(LD(*(const SI *)a), &fpe), &fpe);                                   \
     }                                                                                            \
-    return tl_finish(fpe);                                                                       \
+    return tl_finish(fpe);
+#define TL_LOOP1(NAME, SI, SO, LD, ST, FN)                                                       \
+TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS) { TL_LOOP1_BODY(SI, SO, LD, ST, FN) }
+
+/* S -> S through a block function VFN(const S *in, S *out, n) when input and output are
+ * contiguous (SIMD kernels chosen at run time), element by element with FN otherwise. VFN raises
+ * its FP flags in hardware itself. */
+#define TL_LOOP1_CONTIG(NAME, S, VFN, FN)                                                        \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    if (st[0] == (npy_intp)sizeof(S) && st[1] == (npy_intp)sizeof(S)) {                          \
+        (void)ctx; (void)aux;                                                                    \
+        VFN((const S *)data[0], (S *)data[1], dims[0]);                                          \
+        return 0;                                                                                \
+    }                                                                                            \
+    { TL_LOOP1_BODY(S, S, TL_LD_id, TL_ST_id, FN) }                                              \
 }
+
+/* floor/ceil/trunc of float32/float64 blocks: gcc only vectorizes them with -fno-trapping-math
+ * (which would let it speculate flag-raising code everywhere), so they are written with
+ * round-to-integer instructions (no inexact flag; a signalling NaN still raises invalid, as libm). */
+#define TL_VROUND_SCALAR(OPN, S, F, M)                                                           \
+/* inlined without SSE4.1, floor() returns a signalling NaN as it is: quiet it as the hardware */ \
+static inline F tl_h##OPN##_##S(F x, unsigned *e) { (void)e; return x != x ? x + x : OPN##M(x); } \
+static void tl_vround_##OPN##_##S##_scalar(const F *a, F *o, npy_intp n)                         \
+{ npy_intp i; for (i = 0; i < n; i++) o[i] = tl_h##OPN##_##S(a[i], NULL); }
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TL_VROUND_X86(OPN, MODE)                                                                 \
+__attribute__((target("avx512f"))) static void tl_vround_##OPN##_f32_avx512(                     \
+    const float *a, float *o, npy_intp n)                                                        \
+{                                                                                                \
+    npy_intp i = 0;                                                                              \
+    for (; i + 16 <= n; i += 16)                                                                 \
+        _mm512_storeu_ps(o + i, _mm512_roundscale_ps(_mm512_loadu_ps(a + i), MODE));             \
+    if (i < n) {                                                                                 \
+        __mmask16 k = (__mmask16)((1u << (n - i)) - 1);                                          \
+        _mm512_mask_storeu_ps(o + i, k, _mm512_roundscale_ps(_mm512_maskz_loadu_ps(k, a + i), MODE)); \
+    }                                                                                            \
+}                                                                                                \
+__attribute__((target("avx512f"))) static void tl_vround_##OPN##_f64_avx512(                     \
+    const double *a, double *o, npy_intp n)                                                      \
+{                                                                                                \
+    npy_intp i = 0;                                                                              \
+    for (; i + 8 <= n; i += 8)                                                                   \
+        _mm512_storeu_pd(o + i, _mm512_roundscale_pd(_mm512_loadu_pd(a + i), MODE));             \
+    if (i < n) {                                                                                 \
+        __mmask8 k = (__mmask8)((1u << (n - i)) - 1);                                            \
+        _mm512_mask_storeu_pd(o + i, k, _mm512_roundscale_pd(_mm512_maskz_loadu_pd(k, a + i), MODE)); \
+    }                                                                                            \
+}                                                                                                \
+__attribute__((target("avx2"))) static void tl_vround_##OPN##_f32_avx2(                          \
+    const float *a, float *o, npy_intp n)                                                        \
+{                                                                                                \
+    npy_intp i = 0;                                                                              \
+    for (; i + 8 <= n; i += 8)                                                                   \
+        _mm256_storeu_ps(o + i, _mm256_round_ps(_mm256_loadu_ps(a + i), MODE));                  \
+    for (; i < n; i++)                                                                           \
+        _mm_store_ss(o + i, _mm_round_ss(_mm_setzero_ps(), _mm_load_ss(a + i), MODE));           \
+}                                                                                                \
+__attribute__((target("avx2"))) static void tl_vround_##OPN##_f64_avx2(                          \
+    const double *a, double *o, npy_intp n)                                                      \
+{                                                                                                \
+    npy_intp i = 0;                                                                              \
+    for (; i + 4 <= n; i += 4)                                                                   \
+        _mm256_storeu_pd(o + i, _mm256_round_pd(_mm256_loadu_pd(a + i), MODE));                  \
+    for (; i < n; i++)                                                                           \
+        _mm_store_sd(o + i, _mm_round_sd(_mm_setzero_pd(), _mm_load_sd(a + i), MODE));           \
+}
+#define TL_VROUND_DISPATCH(OPN, S)                                                               \
+    if (tl_host_avx512) { tl_vround_##OPN##_##S##_avx512(a, o, n); return; }                     \
+    if (tl_host_avx2) { tl_vround_##OPN##_##S##_avx2(a, o, n); return; }
+TL_VROUND_X86(floor, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)
+TL_VROUND_X86(ceil, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC)
+TL_VROUND_X86(trunc, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC)
+#else
+#define TL_VROUND_DISPATCH(OPN, S)
+#endif
+#define TL_VROUND(OPN, S, F, M)                                                                  \
+TL_VROUND_SCALAR(OPN, S, F, M)                                                                   \
+static void tl_vround_##OPN##_##S(const F *a, F *o, npy_intp n)                                  \
+{                                                                                                \
+    TL_VROUND_DISPATCH(OPN, S)                                                                   \
+    tl_vround_##OPN##_##S##_scalar(a, o, n);                                                     \
+}
+TL_VROUND(floor, f32, float, f) TL_VROUND(ceil, f32, float, f) TL_VROUND(trunc, f32, float, f)
+TL_VROUND(floor, f64, double, ) TL_VROUND(ceil, f64, double, ) TL_VROUND(trunc, f64, double, )
 
 /* SI -> (SO1, SO2): out1 = ST1(FN(LD(x), &o2, &fpe)), out2 = ST2(o2); CT2 is the compute type of
  * the second result (frexp: int32 exponent; modf: the integral part) */
@@ -1109,5 +1229,242 @@ typedef struct {
     PyArrayMethod_StridedLoop *indexed;   /* or NULL */
     void *initial;                        /* get_reduction_initial or NULL */
 } tl_loop_entry;
+
+/* ==== vector transcendental loops (glibc's libmvec) ============================================
+ * float32/float64 exp, log, sin... on contiguous data call libmvec's AVX-512 or AVX2 variants,
+ * resolved at import with dlopen (the extension still loads without libmvec, on other CPUs or
+ * other systems: the scalar loop then runs). libmvec documents a 4-ulp maximum error and may
+ * raise spurious FP flags or none, so a lane whose input lies outside the op's ordinary range
+ * (NaN, inf, zero, subnormal, overflow/underflow, domain errors) is recomputed by the scalar element
+ * function, and the flags of the vector calls are discarded (MXCSR restored): values and flags
+ * of those inputs are exactly the scalar loop's, which match NumPy's.
+ * X(op, libm name, kind, float32 lo, hi, float64 lo, hi), ordinary inputs by kind:
+ *   SYM: |x| <= hi; POS: lo <= x <= hi (lo > 0); SYMLO: SYM and x >= lo;
+ * never zeros (their signs) or subnormals (underflow). */
+#define TL_VMATH_OPS(X)                                                                          \
+X(cbrt, cbrt, SYM, 0, FLT_MAX, 0, DBL_MAX)                                                       \
+X(exp, exp, SYM, 0, 87.0f, 0, 708.0)                                                             \
+X(exp2, exp2, SYM, 0, 126.0f, 0, 1022.0)                                                         \
+X(expm1, expm1, SYM, 0, 88.0f, 0, 709.0)                                                         \
+X(log, log, POS, FLT_MIN, FLT_MAX, DBL_MIN, DBL_MAX)                                             \
+X(log2, log2, POS, FLT_MIN, FLT_MAX, DBL_MIN, DBL_MAX)                                           \
+X(log10, log10, POS, FLT_MIN, FLT_MAX, DBL_MIN, DBL_MAX)                                         \
+X(log1p, log1p, SYMLO, -0x1.fffffep-1f, FLT_MAX, -0x1.fffffffffffffp-1, DBL_MAX)                 \
+X(sin, sin, SYM, 0, FLT_MAX, 0, DBL_MAX)                                                         \
+X(cos, cos, SYM, 0, FLT_MAX, 0, DBL_MAX)                                                         \
+X(tan, tan, SYM, 0, FLT_MAX, 0, DBL_MAX)                                                         \
+X(arcsin, asin, SYM, 0, 1.0f, 0, 1.0)                                                            \
+X(arccos, acos, SYM, 0, 1.0f, 0, 1.0)                                                            \
+X(arctan, atan, SYM, 0, FLT_MAX, 0, DBL_MAX)                                                     \
+X(sinh, sinh, SYM, 0, 89.0f, 0, 710.0)                                                           \
+X(cosh, cosh, SYM, 0, 89.0f, 0, 710.0)                                                           \
+X(tanh, tanh, SYM, 0, FLT_MAX, 0, DBL_MAX)                                                       \
+X(arcsinh, asinh, SYM, 0, FLT_MAX, 0, DBL_MAX)                                                   \
+X(arccosh, acosh, POS, 1.0f, FLT_MAX, 1.0, DBL_MAX)                                              \
+X(arctanh, atanh, SYM, 0, 0x1.fffffep-1f, 0, 0x1.fffffffffffffp-1)
+
+#define TL_VM_ENUM(OP, LIBM, K, LO32, HI32, LO64, HI64) TL_VM_##OP,
+enum { TL_VMATH_OPS(TL_VM_ENUM) TL_VM_N };
+enum { TL_VM_SYM, TL_VM_POS, TL_VM_SYMLO };
+#define TL_VM_NAME(OP, LIBM, K, LO32, HI32, LO64, HI64) #LIBM,
+static const char *const tl_vm_libm[TL_VM_N] = { TL_VMATH_OPS(TL_VM_NAME) };
+/* Ordinary inputs, as tested by the AVX2 loops: one unsigned compare on the bits,
+ * ((bits & absm) - lo) <= span, and x >= flo for SYMLO (flo = -inf otherwise, unused); by the
+ * AVX-512 loops: rlo <= x <= rhi and not zero or subnormal, or (cls 1 and 2: whole float range)
+ * one vfpclass: not NaN, inf, zero or subnormal (1), nor negative (2). */
+typedef struct { uint32_t absm, lo, span; float flo, rlo, rhi; int cls; } tl_vm_dom32;
+typedef struct { uint64_t absm, lo, span; double flo, rlo, rhi; int cls; } tl_vm_dom64;
+#define TL_VM_DOM(B, F, K, LO, HI, MIN, MAX, TOBITS, ALL) ((K) == TL_VM_POS                        \
+    ? (B){(ALL), TOBITS(LO), TOBITS(HI) - TOBITS(LO), -(F)INFINITY, (LO), (HI),                  \
+          (LO) == (MIN) && (HI) == (MAX) ? 2 : 0}                                                \
+    : (B){(ALL) >> 1, TOBITS(MIN), TOBITS(HI) - TOBITS(MIN),                                     \
+          (K) == TL_VM_SYMLO ? (F)(LO) : -(F)INFINITY, (K) == TL_VM_SYMLO ? (F)(LO) : -(F)(HI),   \
+          (HI), (K) == TL_VM_SYM && (HI) == (MAX) ? 1 : 0})
+static tl_vm_dom32 tl_vm_dom_s32[TL_VM_N];
+static tl_vm_dom64 tl_vm_dom_s64[TL_VM_N];
+static void tl_vm_domains(void)
+{
+#define TL_VM_D(OP, LIBM, K, LO32, HI32, LO64, HI64)                                             \
+    tl_vm_dom_s32[TL_VM_##OP] = TL_VM_DOM(tl_vm_dom32, float, TL_VM_##K, LO32, HI32,             \
+                                          FLT_MIN, FLT_MAX, tl_f32_bits, 0xffffffffu);           \
+    tl_vm_dom_s64[TL_VM_##OP] = TL_VM_DOM(tl_vm_dom64, double, TL_VM_##K, LO64, HI64,            \
+                                          DBL_MIN, DBL_MAX, tl_f64_bits, 0xffffffffffffffffull);
+    TL_VMATH_OPS(TL_VM_D)
+#undef TL_VM_D
+}
+
+/* the variant in use: 0 none (scalar loops), 1 AVX2 (_ZGVdN8v/_ZGVdN4v), 2 AVX-512
+ * (_ZGVeN16v/_ZGVeN8v); a NULL entry (symbol missing) keeps that op scalar */
+static int tl_vm_isa = 0;
+static void *tl_vm_fn32[TL_VM_N], *tl_vm_fn64[TL_VM_N];
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(__linux__)
+#define TL_VMATH 1
+#include <dlfcn.h>
+typedef float (*tl_vm_s32)(float, unsigned *);
+typedef double (*tl_vm_s64)(double, unsigned *);
+
+/* whole vectors of o[i] = f(a[i]) (a == o allowed). A vector's lanes with other than ordinary
+ * inputs are recomputed by the scalar function (before the vector is stored, so a[i..] is still
+ * the input) under the MXCSR flags of before the vector calls; csr then gets the flags the scalar
+ * calls add. Returns how many elements were done. */
+#define TL_VM_LOOP(N, F, V, LOADU, STOREU, OKMASK)                                               \
+    typedef V (*vfn)(V);                                                                         \
+    unsigned csr = _mm_getcsr();                                                                 \
+    npy_intp i = 0;                                                                              \
+    for (; i + N <= n; i += N) {                                                                 \
+        V v = LOADU(a + i);                                                                      \
+        unsigned ok = OKMASK(v);                                                                 \
+        V y = ((vfn)vf)(v);                                                                      \
+        if (ok != (1u << N) - 1) {                                                               \
+            F r[N];                                                                              \
+            int k;                                                                               \
+            STOREU(r, y);                                                                        \
+            _mm_setcsr(csr);                                                                     \
+            for (k = 0; k < N; k++) if (!((ok >> k) & 1)) r[k] = sf(a[i + k], fpe);              \
+            csr = _mm_getcsr();                                                                  \
+            y = LOADU(r);                                                                        \
+        }                                                                                        \
+        STOREU(o + i, y);                                                                        \
+    }                                                                                            \
+    _mm_setcsr(csr);                                                                             \
+    return i;
+
+/* vfpclass categories: QNaN 0x01, +0 0x02, -0 0x04, +inf 0x08, -inf 0x10, subnormal 0x20,
+ * negative 0x40, SNaN 0x80 */
+#define TL_VM_AVX512(S, F, N, V, SUF)                                                            \
+__attribute__((target("avx512f,avx512dq"))) static npy_intp tl_vm_##S##_avx512(                 \
+    void *vf, tl_vm_##S sf, const tl_vm_dom_##S##_t *d, const F *a, F *o, npy_intp n,            \
+    unsigned *fpe)                                                                               \
+{                                                                                                \
+    const V rlo = _mm512_set1_##SUF(d->rlo), rhi = _mm512_set1_##SUF(d->rhi);                    \
+    if (d->cls == 1) {                                                                           \
+        TL_VM_LOOP(N, F, V, _mm512_loadu_##SUF, _mm512_storeu_##SUF, OKM_SYM)                    \
+    }                                                                                            \
+    if (d->cls == 2) {                                                                           \
+        TL_VM_LOOP(N, F, V, _mm512_loadu_##SUF, _mm512_storeu_##SUF, OKM_POS)                    \
+    }                                                                                            \
+    TL_VM_LOOP(N, F, V, _mm512_loadu_##SUF, _mm512_storeu_##SUF, OKM_RANGE)                      \
+}
+#define OKM_SYM(v) ((unsigned)_mm512_fpclass_ps_mask(v, 0xbf) ^ 0xffffu)
+#define OKM_POS(v) ((unsigned)_mm512_fpclass_ps_mask(v, 0xff) ^ 0xffffu)
+#define OKM_RANGE(v) ((unsigned)_mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(v, rlo, _CMP_GE_OQ),   \
+                      v, rhi, _CMP_LE_OQ) & ((unsigned)_mm512_fpclass_ps_mask(v, 0x26) ^ 0xffffu))
+typedef tl_vm_dom32 tl_vm_dom_s32_t;
+typedef tl_vm_dom64 tl_vm_dom_s64_t;
+TL_VM_AVX512(s32, float, 16, __m512, ps)
+#undef OKM_SYM
+#undef OKM_POS
+#undef OKM_RANGE
+#define OKM_SYM(v) ((unsigned)_mm512_fpclass_pd_mask(v, 0xbf) ^ 0xffu)
+#define OKM_POS(v) ((unsigned)_mm512_fpclass_pd_mask(v, 0xff) ^ 0xffu)
+#define OKM_RANGE(v) ((unsigned)_mm512_mask_cmp_pd_mask(_mm512_cmp_pd_mask(v, rlo, _CMP_GE_OQ),   \
+                      v, rhi, _CMP_LE_OQ) & ((unsigned)_mm512_fpclass_pd_mask(v, 0x26) ^ 0xffu))
+TL_VM_AVX512(s64, double, 8, __m512d, pd)
+#undef OKM_SYM
+#undef OKM_POS
+#undef OKM_RANGE
+
+/* AVX2 has no unsigned compare: flip the sign bits and compare signed */
+#define TL_VM_AVX2(S, F, N, V, SUF, EP, SET1, I, SIGN)                                           \
+__attribute__((target("avx2"))) static inline unsigned tl_vm_ok_##S##_avx2(                     \
+    V v, __m256i absm, __m256i lo, __m256i span, __m256i sign, V flo, int has_flo)               \
+{                                                                                                \
+    __m256i u = _mm256_sub_##EP(_mm256_and_si256(_mm256_cast##SUF##_si256(v), absm), lo);         \
+    __m256i bad = _mm256_cmpgt_##EP(_mm256_xor_si256(u, sign), span);                            \
+    unsigned ok = (unsigned)_mm256_movemask_##SUF(_mm256_castsi256_##SUF(bad)) ^ ((1u << N) - 1); \
+    return has_flo ? ok & (unsigned)_mm256_movemask_##SUF(_mm256_cmp_##SUF(v, flo, _CMP_GE_OQ)) : ok; \
+}                                                                                                \
+__attribute__((target("avx2"))) static npy_intp tl_vm_##S##_avx2(                               \
+    void *vf, tl_vm_##S sf, const tl_vm_dom_##S##_t *d, const F *a, F *o, npy_intp n,            \
+    unsigned *fpe)                                                                               \
+{                                                                                                \
+    const __m256i absm = SET1((I)d->absm), lo = SET1((I)d->lo), sign = SET1((I)SIGN);            \
+    const __m256i span = _mm256_xor_si256(SET1((I)d->span), sign);                               \
+    const V flo = _mm256_set1_##SUF(d->flo);                                                     \
+    const int has_flo = d->flo > -(F)INFINITY;                                                   \
+    TL_VM_LOOP(N, F, V, _mm256_loadu_##SUF, _mm256_storeu_##SUF, OKM)                            \
+}
+#define OKM(v) tl_vm_ok_s32_avx2(v, absm, lo, span, sign, flo, has_flo)
+TL_VM_AVX2(s32, float, 8, __m256, ps, epi32, _mm256_set1_epi32, int32_t, INT32_MIN)
+#undef OKM
+#define OKM(v) tl_vm_ok_s64_avx2(v, absm, lo, span, sign, flo, has_flo)
+TL_VM_AVX2(s64, double, 4, __m256d, pd, epi64, _mm256_set1_epi64x, int64_t, INT64_MIN)
+#undef OKM
+#endif
+
+static const char *tl_vmath_isa(void)
+{
+    return tl_vm_isa == 2 ? "avx512" : tl_vm_isa == 1 ? "avx2" : "scalar";
+}
+
+/* on = 0: scalar loops (tests); 1: the best variant the CPU and libmvec have; 2: AVX2 even on
+ * an AVX-512 CPU (tests); -1: as 1 unless TYPELATTICE_DISABLE_SIMD is set. Returns the variant
+ * in use: "avx512", "avx2" or "scalar". */
+static const char *tl_vmath_set(int on)
+{
+    int k;
+    tl_vm_isa = 0;
+    for (k = 0; k < TL_VM_N; k++) tl_vm_fn32[k] = tl_vm_fn64[k] = NULL;
+#if defined(TL_VMATH)
+    if (on < 0) {
+        const char *env = getenv("TYPELATTICE_DISABLE_SIMD");
+        on = !(env && env[0] && strcmp(env, "0") != 0);
+    }
+    if (on) {
+        static void *lib = NULL;
+        static int tried = 0;
+        int isa = 0;
+        if (!tried) {
+            tried = 1;
+            lib = dlopen("libmvec.so.1", RTLD_NOW | RTLD_LOCAL);
+            tl_vm_domains();
+        }
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && on != 2)
+            isa = 2;
+        else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) isa = 1;
+        if (lib == NULL) isa = 0;
+        for (k = 0; isa && k < TL_VM_N; k++) {
+            char name[40];
+            snprintf(name, sizeof name, isa == 2 ? "_ZGVeN16v_%sf" : "_ZGVdN8v_%sf", tl_vm_libm[k]);
+            tl_vm_fn32[k] = dlsym(lib, name);
+            snprintf(name, sizeof name, isa == 2 ? "_ZGVeN8v_%s" : "_ZGVdN4v_%s", tl_vm_libm[k]);
+            tl_vm_fn64[k] = dlsym(lib, name);
+        }
+        tl_vm_isa = isa;
+    }
+#else
+    (void)on;
+#endif
+    return tl_vmath_isa();
+}
+
+/* F -> F through libmvec on contiguous data, the scalar TL_LOOP1 otherwise; S: 32 or 64 */
+#if defined(TL_VMATH)
+#define TL_VM_CALL(S, OP, FN)                                                                    \
+    if (st[0] == (npy_intp)sizeof(*pa) && st[1] == (npy_intp)sizeof(*pa)) {                      \
+        void *vf = tl_vm_fn##S[TL_VM_##OP];                                                      \
+        npy_intp i = 0;                                                                          \
+        unsigned fpe = 0;                                                                        \
+        if (vf != NULL && tl_vm_isa == 2) i = tl_vm_s##S##_avx512(vf, FN, &tl_vm_dom_s##S[TL_VM_##OP], pa, po, n, &fpe); \
+        else if (vf != NULL && tl_vm_isa == 1) i = tl_vm_s##S##_avx2(vf, FN, &tl_vm_dom_s##S[TL_VM_##OP], pa, po, n, &fpe); \
+        if (i > 0) {                                                                             \
+            for (; i < n; i++) po[i] = FN(pa[i], &fpe);                                          \
+            return tl_finish(fpe);                                                               \
+        }                                                                                        \
+    }
+#else
+#define TL_VM_CALL(S, OP, FN)
+#endif
+#define TL_LOOP1_VEC(NAME, F, S, OP, FN)                                                         \
+TL_LOOP1(NAME##_scalar, F, F, TL_LD_id, TL_ST_id, FN)                                            \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    npy_intp n = dims[0];                                                                        \
+    const F *pa = (const F *)data[0]; F *po = (F *)data[1];                                      \
+    TL_VM_CALL(S, OP, FN)                                                                        \
+    return NAME##_scalar(ctx, data, dims, st, aux);                                              \
+}
 
 #endif

@@ -1,0 +1,49 @@
+/* typelattice optional multi-threading of large elementwise loop calls (kernels/tl_threads.c).
+ *
+ * Every strided loop is registered through tl_thr_wrap, which returns a thunk: with more than
+ * one thread set and a 1-d call of at least tl_thr_get_min() elements whose outputs do not feed
+ * back into its inputs, the call is cut into contiguous chunks run by a persistent pthread pool
+ * (the calling thread runs the first). Chunks compute the same elements as one call would, so
+ * results are bit-identical; FP flags of the workers are raised in the calling thread; errors
+ * (tl_loop_error) are set by the calling thread after the join, so no worker takes the GIL.
+ */
+#ifndef TYPELATTICE_TL_THREADS_H
+#define TYPELATTICE_TL_THREADS_H
+
+#include <Python.h>
+#include "numpy/ndarraytypes.h"
+#include "numpy/dtype_api.h"
+
+/* the thunk to register instead of `loop` (the same thunk for the same loop); `loop` itself when
+ * the thunks are used up (that loop then always runs single-threaded) */
+PyArrayMethod_StridedLoop *tl_thr_wrap(PyArrayMethod_StridedLoop *loop, int nin, int nout);
+/* total threads (1: off); tl_thr_set returns -1 if n is out of range. Blocks until a running
+ * threaded call ends: call it without the GIL. */
+int tl_thr_set(int n);
+int tl_thr_get(void);
+#define TL_THR_MAX 256
+/* smallest call (elements) that is split */
+void tl_thr_set_min(npy_intp n);
+npy_intp tl_thr_get_min(void);
+long tl_thr_calls(void);        /* calls split so far */
+
+/* Set a Python error from a loop (returns -1): in the caller's thread through the GIL, or
+ * recorded for the calling thread when running a chunk of a threaded call. */
+int tl_loop_error(PyObject *type, const char *msg);
+
+/* Does the output range overlap the input range other than element for element? (reductions
+ * and accumulations feed the output back into an input: never blocked, never split) */
+static inline int tl_feedback(const char *in, npy_intp sin, const char *out, npy_intp sout,
+                              npy_intp n)
+{
+    const char *ilo, *ihi, *olo, *ohi;
+    if (n <= 1) return 0;
+    if (in == out && sin == sout && sin != 0) return 0;   /* in place, element for element */
+    ilo = sin >= 0 ? in : in + (n - 1) * sin;
+    ihi = (sin >= 0 ? in + (n - 1) * sin : in) + 16;
+    olo = sout >= 0 ? out : out + (n - 1) * sout;
+    ohi = (sout >= 0 ? out + (n - 1) * sout : out) + 16;
+    return ilo < ohi && olo < ihi;
+}
+
+#endif

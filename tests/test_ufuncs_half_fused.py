@@ -1,0 +1,218 @@
+"""The fused float16/bfloat16 binary loops (tl_half_binary in kernels/tl_convert.c) on every path
+the CPU has (AVX-512, AVX2+F16C; "scalar" runs the blocked loops): every bit pattern as an operand,
+tails, scalar operands, out=, mixed small-integer operands, and the FP warnings, against NumPy
+(float16) and ml_dtypes (bfloat16) on operands of the result dtype."""
+import warnings
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import typelattice as tl
+from typelattice import _ufuncs
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+F16 = np.dtype(np.float16)
+OPS = ("add", "subtract", "multiply", "divide", "maximum", "minimum", "fmax", "fmin")
+
+
+# set_simd arguments per path: "scalar" runs the blocked loops (the portable conversions)
+_SET = {"scalar": False, "avx2+f16c": "avx2", "avx512": True}
+
+
+def _available_isas():
+    out = []
+    for name, arg in _SET.items():
+        _ufuncs.set_simd(arg)
+        if _ufuncs.simd_isa() == name:      # else the CPU lacks it
+            out.append(name)
+    _ufuncs.set_simd(None)
+    return out
+
+
+ISAS = _available_isas()
+
+
+@pytest.fixture(params=ISAS)
+def isa(request):
+    _ufuncs.set_simd(_SET[request.param])
+    assert _ufuncs.simd_isa() == request.param
+    yield request.param
+    _ufuncs.set_simd(None)
+
+
+def _same(got, want):
+    """Identical bits (a NaN from two NaN operands may be either: which one x86 propagates
+    depends on operand order the compiler picks)."""
+    assert got.dtype == want.dtype
+    g, w = got.view(np.uint16), want.view(np.uint16)
+    return (g == w) | (np.isnan(got.astype(np.float32)) & np.isnan(want.astype(np.float32)))
+
+
+def _flags(fn):
+    """The FP warnings fn() raises, as a set of names."""
+    seen = set()
+    old = np.seterrcall(lambda kind, flag: seen.add(kind))
+    try:
+        with np.errstate(all="call"):
+            out = fn()
+    finally:
+        np.seterrcall(old)
+    return out, seen
+
+
+QUIET = ("maximum", "minimum", "fmax", "fmin")
+
+
+def _ref(name, dt, a, b):
+    """The reference result and warnings. typelattice's maximum/minimum/fmax/fmin compare quietly
+    (no 'invalid' for NaN operands, as NumPy's float16/float32 loops) where ml_dtypes' bfloat16
+    loops raise it."""
+    want, wf = _flags(lambda: getattr(np, name)(a, b))
+    if dt == BF16 and name in QUIET:
+        wf.discard("invalid value")
+    return want, wf
+
+
+def _nan2(a, b):
+    fa, fb = a.astype(np.float32), b.astype(np.float32)
+    return np.isnan(fa) & np.isnan(fb)
+
+
+ALL = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
+
+
+@pytest.mark.parametrize("dt", [F16, BF16], ids=["f16", "bf16"])
+def test_every_bit_pattern(isa, dt):
+    a = ALL.view(dt)
+    rng = np.random.default_rng(5)
+    for b in (ALL[::-1].view(dt), rng.permutation(ALL).view(dt)):
+        for name in OPS:
+            uf, ref = getattr(tl, name), getattr(np, name)
+            got, gf = _flags(lambda: uf(a, b))
+            want, wf = _ref(name, dt, a, b)
+            ok = _same(got, want)
+            # a NaN result may be another NaN (ml_dtypes' maximum returns its NaN operand, our
+            # bfloat16 rounding the canonical NaN); float16 keeps NumPy's exact bits (signalling
+            # NaN payloads included) except for NaN op NaN (which one x86 propagates depends on the
+            # operand order the compiler picks)
+            assert ok.all(), (name, isa)
+            if dt == F16:
+                eq = got.view(np.uint16) == want.view(np.uint16)
+                assert eq[~_nan2(a, b)].all(), (name, isa)
+            assert gf == wf, (name, isa, gf, wf)
+            # flags per block of 512 pairs: each warning where the reference raises it, and
+            # where the portable path (blocked loops) raises it
+            for k in range(0, a.size, 4096):
+                s = slice(k, k + 512)
+                gf = _flags(lambda: uf(a[s], b[s]))[1]
+                assert gf == _ref(name, dt, a[s], b[s])[1], (name, isa, k)
+                _ufuncs.set_simd(False)
+                try:
+                    assert gf == _flags(lambda: uf(a[s], b[s]))[1], (name, isa, k)
+                finally:
+                    _ufuncs.set_simd(_SET[isa])
+
+
+def _specials(dt):
+    v = np.array([0.0, -0.0, 1.0, -1.5, 2.0, 3.0, 1e-7, 6e-8, 6.1e-5, 65504.0, 6e4, np.inf,
+                  -np.inf, np.nan, 1e30, 3e38, -7.0, 0.1, 1e-39, 1e-45], np.float64)
+    with np.errstate(all="ignore"):
+        v = v.astype(dt)
+    snan = np.array([0x7d01, 0xfc01, 0x7e05] if dt == F16 else [0x7f81, 0xffa0], np.uint16).view(dt)
+    return np.concatenate([v, snan])
+
+
+@pytest.mark.parametrize("dt", [F16, BF16], ids=["f16", "bf16"])
+def test_tails_offsets_scalars_out(isa, dt):
+    rng = np.random.default_rng(7)
+    sp = _specials(dt)
+    base_a = rng.choice(sp, 300)
+    base_b = rng.choice(sp, 300)
+    for name in OPS:
+        uf, ref = getattr(tl, name), getattr(np, name)
+        with np.errstate(all="ignore"):
+            for n in list(range(0, 40)) + [63, 64, 65, 127, 129]:
+                for off in (0, 1, 3):
+                    a, b = base_a[off:off + n], base_b[off + 1:off + 1 + n]
+                    assert _same(uf(a, b), ref(a, b)).all(), (name, n, off)
+                    o = np.full(n + 2, 7, dt)
+                    r = uf(a, b, out=o[1:-1])
+                    assert r is not None and _same(o[1:-1], ref(a, b)).all(), (name, n)
+                    assert (o[[0, -1]].view(np.uint16) == np.array(7, dt).view(np.uint16)).all()
+            a = base_a[:37]
+            for s in sp:
+                for x, y in ((a, s), (s, a), (a, np.full(1, s)), (np.full(1, s), a)):
+                    got, gf = _flags(lambda: uf(x, y))
+                    want, wf = _ref(name, dt, x, y)
+                    assert (got.view(np.uint16) == want.view(np.uint16)).all() or \
+                        _same(got, want).all(), (name, s)
+                    assert gf == wf, (name, s, gf, wf)
+            c = a.copy()
+            uf(c, a[::-1], out=c)     # in place
+            assert _same(c, ref(a, a[::-1])).all(), name
+            # strided operands and output take the blocked loop
+            o = np.empty(74, dt)
+            uf(base_a[:74:2], base_b[:37], out=o[::2])
+            assert _same(o[::2], ref(base_a[:74:2], base_b[:37])).all(), name
+
+
+def test_accumulate_and_reduce_unchanged(isa):
+    rng = np.random.default_rng(2)
+    for dt in (F16, BF16):
+        x = rng.standard_normal(1000).astype(dt)
+        for name in ("add", "multiply", "maximum", "subtract"):
+            uf, ref = getattr(tl, name), getattr(np, name)
+            with np.errstate(all="ignore"):
+                assert _same(uf.accumulate(x), ref.accumulate(x)).all(), (name, dt)
+                assert _same(uf.reduce(x[:100])[None], ref.reduce(x[:100])[None]).all(), (name, dt)
+
+
+@pytest.mark.parametrize("dt", [F16, BF16], ids=["f16", "bf16"])
+@pytest.mark.parametrize("it", ["int8", "uint8", "bool"])
+def test_mixed_small_ints(isa, dt, it):
+    n = 1 << 16
+    bits = np.arange(n, dtype=np.uint32).astype(np.uint16).view(dt)
+    ints = (np.arange(n) % 256 - (128 if it == "int8" else 0)).astype(it)
+    if it == "bool":
+        ints = (np.arange(n) % 3 == 0)
+    for name in ("add", "subtract", "multiply", "divide", "maximum"):
+        uf, ref = getattr(tl, name), getattr(np, name)
+        if name == "subtract" and it == "bool":
+            continue
+        for x, y, rx, ry in ((ints, bits, ints.astype(dt), bits), (bits, ints, bits, ints.astype(dt)),
+                             (ints[:1001], bits[5], ints[:1001].astype(dt), bits[5]),
+                             (bits[:77], ints[3:4], bits[:77], ints[3:4].astype(dt)),
+                             (ints[1:1000], bits[2:1001], ints[1:1000].astype(dt), bits[2:1001])):
+            got, gf = _flags(lambda: uf(x, y))
+            want, wf = _ref(name, dt, rx, ry)
+            assert got.dtype == dt
+            assert (got.view(np.uint16) == want.view(np.uint16)).all() or _same(got, want).all(), \
+                (name, isa)
+            assert gf == wf, (name, isa, gf, wf)
+
+
+@pytest.mark.parametrize("dt", [F16, BF16], ids=["f16", "bf16"])
+def test_warnings(isa, dt):
+    big = np.full(33, 6e4 if dt == F16 else 3e38, dt)
+    tiny = np.full(33, 1e-7 if dt == F16 else 1e-38, dt)
+    one, zero, inf = np.ones(33, dt), np.zeros(33, dt), np.full(33, np.inf, dt)
+    cases = [("add", big, big, "overflow"), ("multiply", big, big, "overflow"),
+             ("divide", one, zero, "divide"), ("divide", zero, zero, "invalid"),
+             ("subtract", inf, inf, "invalid"), ("multiply", zero, inf, "invalid")]
+    if dt == F16:
+        cases.append(("multiply", tiny, np.full(33, 0.3, dt), "underflow"))
+    for name, a, b, kind in cases:
+        uf = getattr(tl, name)
+        for x, y in ((a, b), (a[:1], b), (a, b[0]), (a[1:], b[:-1])):
+            key = {"overflow": "over", "underflow": "under"}.get(kind, kind)
+            with np.errstate(all="ignore", **{key: "raise"}):
+                with pytest.raises(FloatingPointError, match=kind.replace("divide", "divide by zero")):
+                    uf(x, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with np.errstate(all="raise"):
+            for name in OPS:
+                getattr(tl, name)(one, np.arange(1, 34).astype(dt))
+                getattr(tl, name)(np.full(33, np.nan, dt), one)
+

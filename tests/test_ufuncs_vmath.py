@@ -1,0 +1,182 @@
+"""float32/float64 transcendental loops through glibc's libmvec (set_vmath): accuracy against the
+exact result, special values and FP warnings against the scalar libm loops and NumPy, at every
+lane of a vector, for both the AVX-512 and AVX2 variants the machine has."""
+import warnings
+
+import numpy as np
+import pytest
+
+import typelattice as tl
+from typelattice import _ufuncs
+from test_ufuncs_values import ulp_diff
+from test_ufuncs_unary_values import LIBMVEC, LIBMVEC_ULPS
+
+# the ulp helpers overflow harmlessly on NaN/inf bit patterns
+pytestmark = [pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning"),
+              pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")]
+OPS = sorted(LIBMVEC)
+DTYPES = [np.float32, np.float64]
+# an input in every op's ordinary range (vector lanes), and special ones (scalar lanes)
+ORDINARY = {"arccosh": 2.0}
+
+
+def _variants():
+    """The vector variants this machine can run ("avx512" and/or "avx2")."""
+    try:
+        return sorted({_ufuncs.set_vmath(on) for on in (True, "avx2")} - {"scalar"})
+    finally:
+        _ufuncs.set_vmath(None)
+
+
+VARIANTS = _variants()
+
+
+@pytest.fixture(params=VARIANTS or [pytest.param("none", marks=pytest.mark.skip(
+    reason="no libmvec / AVX2 on this machine"))])
+def vmath(request):
+    on = True if request.param == "avx512" else request.param
+    assert _ufuncs.set_vmath(on) == request.param
+    yield on
+    _ufuncs.set_vmath(None)
+
+
+def _scalar(op, x, on, quiet=True):
+    """op through the scalar loops, then back to the vector variant on."""
+    _ufuncs.set_vmath(False)
+    try:
+        if not quiet:
+            return getattr(tl, op)(x)
+        with np.errstate(all="ignore"):
+            return getattr(tl, op)(x)
+    finally:
+        _ufuncs.set_vmath(on)
+
+
+def _exact(op, x):
+    """The long double result rounded to x's dtype (64-bit significand: within 0.5 ulp + a hair
+    of the exact value for float64, and for float32)."""
+    with np.errstate(all="ignore"):
+        return getattr(np, op)(x.astype(np.longdouble)).astype(x.dtype)
+
+
+def _inputs(dt, op, n=200_000):
+    rng = np.random.default_rng(5)
+    with np.errstate(all="ignore"):
+        parts = [rng.standard_normal(n) * np.exp(rng.uniform(-20, 20, n)),
+                 rng.uniform(-1, 1, n), rng.uniform(-100, 100, n), rng.uniform(0.5, 2, n),
+                 rng.uniform(-1000, 1000, n)]
+        bits = rng.integers(0, 1 << (8 * np.dtype(dt).itemsize), n, dtype=np.uint64)
+        parts.append(bits.astype(np.uint32 if dt == np.float32 else np.uint64).view(dt))
+        return np.concatenate([np.asarray(p).astype(dt) for p in parts])
+
+
+def _specials(dt):
+    fi = np.finfo(dt)
+    v = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, fi.smallest_subnormal,
+         -fi.smallest_subnormal, fi.tiny, -fi.tiny, fi.tiny / 2, fi.max, -fi.max, 1.0, -1.0,
+         2.0 ** -61, -(2.0 ** -61), 2.0 ** -501, 1e-300, 0.5, -0.5, 2.0, -2.0]
+    # overflow / underflow / domain edges of exp, exp2, expm1, sinh, cosh, log1p, atanh, acosh...
+    for e in (86.9, 87.0, 87.4, 88.0, 88.7, 88.8, 89.0, 89.5, 126.0, 127.0, 128.0, 150.0,
+              708.0, 708.4, 709.0, 709.8, 710.0, 710.5, 745.2, 746.0, 1022.0, 1023.0, 1024.0,
+              1075.0, 1e5):
+        v += [e, -e]
+    one = dt(1)
+    v += [np.nextafter(one, dt(0)), -np.nextafter(one, dt(0)), np.nextafter(one, dt(2)),
+          -np.nextafter(one, dt(2))]
+    with np.errstate(all="ignore"):
+        return np.array(v, np.float64).astype(dt)
+
+
+def _warnings(f):
+    """The warnings f gives, underflow left out (as in test_fp_warnings_as_numpy: glibc's scalar
+    functions and NumPy's SIMD ones already differ there)."""
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        with np.errstate(all="warn", under="ignore"):
+            f()
+    return sorted({str(m.message).split(" encountered")[0] for m in w
+                   if issubclass(m.category, RuntimeWarning)})
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("op", OPS)
+def test_accuracy_within_documented_ulps(op, dt, vmath):
+    x = _inputs(dt, op)
+    with np.errstate(all="ignore"):
+        got = getattr(tl, op)(x)
+    d = ulp_diff(got, _exact(op, x))
+    assert d.max() <= LIBMVEC_ULPS, (op, x[np.argmax(d)], got[np.argmax(d)], d.max())
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("op", OPS)
+def test_special_values_at_every_lane(op, dt, vmath):
+    """Each special value at each lane of a vector among ordinary inputs: a NaN, infinite, zero
+    or subnormal input or result is the scalar loop's (bit for bit, NaN as NaN), any other result
+    within the bound, and the warnings are NumPy's."""
+    base = np.full(48, ORDINARY.get(op, 0.5), dt)
+    f, ref = getattr(tl, op), getattr(np, op)
+    for v in _specials(dt):
+        for pos in (0, 5, 15, 16, 23, 31, 40, 47):
+            x = base.copy()
+            x[pos] = v
+            with np.errstate(all="ignore"):
+                got = f(x)
+            want = _scalar(op, x, vmath)
+            g, w = got[pos:pos + 1], want[pos:pos + 1]
+            if not all(np.isfinite(t) and abs(t) >= np.finfo(dt).tiny for t in (v, w[0])):
+                assert ulp_diff(g, w)[0] == 0 or np.isnan(g[0]) and np.isnan(w[0]), \
+                    (op, v, pos, g[0], w[0])
+            assert (ulp_diff(got, _exact(op, x)) <= LIBMVEC_ULPS).all(), (op, v, pos)
+            assert _warnings(lambda: f(x)) == _warnings(lambda: ref(x)), (op, v, pos)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("op", OPS)
+def test_no_spurious_warnings_and_paths_agree(op, dt, vmath):
+    """Ordinary and mixed inputs: warnings as NumPy's under errstate (raise); contiguous,
+    in-place and strided calls give the same values (vector or scalar loops within the bound)."""
+    x = _inputs(dt, op, 4000)
+    f, ref = getattr(tl, op), getattr(np, op)
+    ordinary = x[np.isfinite(x) & (np.abs(x) > 1e-3) & (np.abs(x) < 20)]
+    if op in ("arcsin", "arccos", "arctanh"):
+        ordinary = ordinary[np.abs(ordinary) < 1]
+    elif op in ("log", "log2", "log10", "arccosh"):
+        ordinary = np.abs(ordinary) + 1
+    elif op == "log1p":
+        ordinary = np.abs(ordinary)
+    with np.errstate(all="raise", under="ignore"):
+        r = f(ordinary)
+        ref(ordinary)
+    # signalling NaNs (random bit patterns): 'invalid' from glibc's scalar functions, as in the
+    # scalar loops, not from NumPy's SIMD ones; quiet NaNs: as NumPy
+    assert _warnings(lambda: f(x)) == _warnings(lambda: _scalar(op, x, vmath, quiet=False))
+    q = np.where(np.isnan(x), dt(np.nan), x)
+    assert _warnings(lambda: f(q)) == _warnings(lambda: ref(q))
+    with np.errstate(all="ignore"):
+        y = x.copy()
+        f(y, out=y)
+        strided = f(x[::3])
+    np.testing.assert_array_equal(y.view(np.uint8), f(x).view(np.uint8))
+    assert (ulp_diff(strided, _exact(op, x[::3])) <= LIBMVEC_ULPS).all()
+    assert (ulp_diff(r, _exact(op, ordinary)) <= LIBMVEC_ULPS).all()
+    # every tail length after the whole vectors
+    for n in range(1, 40):
+        with np.errstate(all="ignore"):
+            assert (ulp_diff(f(ordinary[:n]), _exact(op, ordinary[:n])) <= LIBMVEC_ULPS).all()
+
+
+def test_set_vmath_switch():
+    """set_vmath(False): the contiguous loop is the scalar one (as the strided loop, bit for bit)."""
+    x = np.linspace(-5, 5, 2001, dtype=np.float32)
+    x2 = np.repeat(x, 2)
+    try:
+        assert _ufuncs.set_vmath(False) == "scalar"
+        assert _ufuncs.vmath_isa() == "scalar"
+        for op in OPS:
+            with np.errstate(all="ignore"):
+                a, b = getattr(tl, op)(x), getattr(tl, op)(x2[::2])
+            np.testing.assert_array_equal(a.view(np.uint32), b.view(np.uint32), err_msg=op)
+    finally:
+        assert _ufuncs.set_vmath(None) in ("avx512", "avx2", "scalar")
+    assert _ufuncs.vmath_isa() == _ufuncs.set_vmath(None)
