@@ -40,7 +40,7 @@ npy_intp tl_thr_get_min(void) { return __atomic_load_n(&tl_thr_min, __ATOMIC_REL
 long tl_thr_calls(void) { return __atomic_load_n(&tl_thr_ncalls, __ATOMIC_RELAXED); }
 
 #define TL_THR_NARGS 4              /* loops have at most 4 operands (2 in, 2 out) */
-#define TL_THR_NTHUNK 2048
+#define TL_THR_NTHUNK 4096          /* ~450 loops + the lazily registered fused/blocked ones (~1900) */
 static PyArrayMethod_StridedLoop *tl_thr_real[TL_THR_NTHUNK];
 static unsigned char tl_thr_nin[TL_THR_NTHUNK], tl_thr_nargs[TL_THR_NTHUNK];
 static int tl_thr_nwrapped = 0;
@@ -62,10 +62,12 @@ static int tl_thr_dispatch(int k, PyArrayMethod_Context *ctx, char *const data[]
     TL_THR_16(M, p, 7) TL_THR_16(M, p, 8) TL_THR_16(M, p, 9) TL_THR_16(M, p, a)                  \
     TL_THR_16(M, p, b) TL_THR_16(M, p, c) TL_THR_16(M, p, d) TL_THR_16(M, p, e)                  \
     TL_THR_16(M, p, f)
-#define TL_THR_2048(M) TL_THR_256(M, 0) TL_THR_256(M, 1) TL_THR_256(M, 2) TL_THR_256(M, 3)       \
-    TL_THR_256(M, 4) TL_THR_256(M, 5) TL_THR_256(M, 6) TL_THR_256(M, 7)
-TL_THR_2048(TL_THR_THUNK)
-static PyArrayMethod_StridedLoop *const tl_thr_thunks[TL_THR_NTHUNK] = { TL_THR_2048(TL_THR_PTR) };
+#define TL_THR_4096(M) TL_THR_256(M, 0) TL_THR_256(M, 1) TL_THR_256(M, 2) TL_THR_256(M, 3)       \
+    TL_THR_256(M, 4) TL_THR_256(M, 5) TL_THR_256(M, 6) TL_THR_256(M, 7) TL_THR_256(M, 8)         \
+    TL_THR_256(M, 9) TL_THR_256(M, a) TL_THR_256(M, b) TL_THR_256(M, c) TL_THR_256(M, d)         \
+    TL_THR_256(M, e) TL_THR_256(M, f)
+TL_THR_4096(TL_THR_THUNK)
+static PyArrayMethod_StridedLoop *const tl_thr_thunks[TL_THR_NTHUNK] = { TL_THR_4096(TL_THR_PTR) };
 
 PyArrayMethod_StridedLoop *tl_thr_wrap(PyArrayMethod_StridedLoop *loop, int nin, int nout)
 {
