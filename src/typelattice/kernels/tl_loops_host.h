@@ -511,13 +511,18 @@ TL_CVT(tl_cvt_u64_f, uint64_t, float, TL_CVT_ID)
 TL_CVT(tl_cvt_i64_d, int64_t, double, TL_CVT_ID)
 TL_CVT(tl_cvt_u64_d, uint64_t, double, TL_CVT_ID)
 /* integers -> bfloat16 values (in float32) as ml_dtypes' cast: through float32, then round to
- * nearest even to bfloat16 (no NaN can occur, so no flag) */
-#define TL_CVT_RBF(x) tl_bits_to_f32((uint32_t)tl_f32bits_to_bf16bits(tl_f32_to_bits((float)(x)), &tl_rbf_fl) << 16)
+ * nearest even to bfloat16: tl_f32bits_to_bf16bits without its NaN branch (no integer gives a
+ * NaN or rounds to inf), so that gcc vectorizes the loop */
+static inline float tl_cvt_rbf(float f)
+{
+    uint32_t u = tl_f32_to_bits(f);
+    return tl_bits_to_f32((u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u);
+}
+#define TL_CVT_RBF(x) tl_cvt_rbf((float)(x))
 #define TL_CVT_BF(NAME, S)                                                                       \
-static const float *NAME(const char *src, npy_intp stride, float *dst, npy_intp n)               \
+TL_LOOP_CLONES static const float *NAME(const char *src, npy_intp stride, float *dst, npy_intp n) \
 {                                                                                                \
     npy_intp i;                                                                                  \
-    unsigned tl_rbf_fl = 0;                                                                      \
     if (stride == (npy_intp)sizeof(S)) {                                                         \
         const S *p = (const S *)src;                                                             \
         for (i = 0; i < n; i++) dst[i] = TL_CVT_RBF(p[i]);                                       \
