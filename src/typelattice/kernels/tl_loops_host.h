@@ -921,47 +921,31 @@ static inline F tl_h##OPN##_##S(F x, unsigned *e) { (void)e; return x != x ? x +
 static void tl_vround_##OPN##_##S##_scalar(const F *a, F *o, npy_intp n)                         \
 { npy_intp i; for (i = 0; i < n; i++) o[i] = tl_h##OPN##_##S(a[i], NULL); }
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define TL_VROUND_X86(OPN, MODE)                                                                 \
-__attribute__((target("avx512f"))) static void tl_vround_##OPN##_f32_avx512(                     \
-    const float *a, float *o, npy_intp n)                                                        \
+/* S: f32/f64, F: its C type, N512/N256: lanes, P: ps/pd, SS: ss/sd */
+#define TL_VROUND_AVX(OPN, S, F, N512, N256, P, SS, MODE)                                        \
+__attribute__((target("avx512f"))) static void tl_vround_##OPN##_##S##_avx512(                   \
+    const F *a, F *o, npy_intp n)                                                                \
 {                                                                                                \
     npy_intp i = 0;                                                                              \
-    for (; i + 16 <= n; i += 16)                                                                 \
-        _mm512_storeu_ps(o + i, _mm512_roundscale_ps(_mm512_loadu_ps(a + i), MODE));             \
+    for (; i + N512 <= n; i += N512)                                                             \
+        _mm512_storeu_##P(o + i, _mm512_roundscale_##P(_mm512_loadu_##P(a + i), MODE));         \
     if (i < n) {                                                                                 \
         __mmask16 k = (__mmask16)((1u << (n - i)) - 1);                                          \
-        _mm512_mask_storeu_ps(o + i, k, _mm512_roundscale_ps(_mm512_maskz_loadu_ps(k, a + i), MODE)); \
+        _mm512_mask_storeu_##P(o + i, k, _mm512_roundscale_##P(_mm512_maskz_loadu_##P(k, a + i), MODE)); \
     }                                                                                            \
 }                                                                                                \
-__attribute__((target("avx512f"))) static void tl_vround_##OPN##_f64_avx512(                     \
-    const double *a, double *o, npy_intp n)                                                      \
+__attribute__((target("avx2"))) static void tl_vround_##OPN##_##S##_avx2(                        \
+    const F *a, F *o, npy_intp n)                                                                \
 {                                                                                                \
     npy_intp i = 0;                                                                              \
-    for (; i + 8 <= n; i += 8)                                                                   \
-        _mm512_storeu_pd(o + i, _mm512_roundscale_pd(_mm512_loadu_pd(a + i), MODE));             \
-    if (i < n) {                                                                                 \
-        __mmask8 k = (__mmask8)((1u << (n - i)) - 1);                                            \
-        _mm512_mask_storeu_pd(o + i, k, _mm512_roundscale_pd(_mm512_maskz_loadu_pd(k, a + i), MODE)); \
-    }                                                                                            \
-}                                                                                                \
-__attribute__((target("avx2"))) static void tl_vround_##OPN##_f32_avx2(                          \
-    const float *a, float *o, npy_intp n)                                                        \
-{                                                                                                \
-    npy_intp i = 0;                                                                              \
-    for (; i + 8 <= n; i += 8)                                                                   \
-        _mm256_storeu_ps(o + i, _mm256_round_ps(_mm256_loadu_ps(a + i), MODE));                  \
+    for (; i + N256 <= n; i += N256)                                                             \
+        _mm256_storeu_##P(o + i, _mm256_round_##P(_mm256_loadu_##P(a + i), MODE));              \
     for (; i < n; i++)                                                                           \
-        _mm_store_ss(o + i, _mm_round_ss(_mm_setzero_ps(), _mm_load_ss(a + i), MODE));           \
-}                                                                                                \
-__attribute__((target("avx2"))) static void tl_vround_##OPN##_f64_avx2(                          \
-    const double *a, double *o, npy_intp n)                                                      \
-{                                                                                                \
-    npy_intp i = 0;                                                                              \
-    for (; i + 4 <= n; i += 4)                                                                   \
-        _mm256_storeu_pd(o + i, _mm256_round_pd(_mm256_loadu_pd(a + i), MODE));                  \
-    for (; i < n; i++)                                                                           \
-        _mm_store_sd(o + i, _mm_round_sd(_mm_setzero_pd(), _mm_load_sd(a + i), MODE));           \
+        _mm_store_##SS(o + i, _mm_round_##SS(_mm_setzero_##P(), _mm_load_##SS(a + i), MODE));    \
 }
+#define TL_VROUND_X86(OPN, MODE)                                                                 \
+TL_VROUND_AVX(OPN, f32, float, 16, 8, ps, ss, MODE)                                              \
+TL_VROUND_AVX(OPN, f64, double, 8, 4, pd, sd, MODE)
 #define TL_VROUND_DISPATCH(OPN, S)                                                               \
     if (tl_host_avx512) { tl_vround_##OPN##_##S##_avx512(a, o, n); return; }                     \
     if (tl_host_avx2) { tl_vround_##OPN##_##S##_avx2(a, o, n); return; }
