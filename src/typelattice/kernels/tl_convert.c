@@ -959,10 +959,15 @@ static const tl_kernels *volatile tl_active_k;
 #define TL_STORE(k) (tl_active_k = (k))
 #endif
 
-static const tl_kernels *tl_best(void)
+int tl_simd_disabled(void)
 {
     const char *env = getenv("TYPELATTICE_DISABLE_SIMD");
-    if (env && env[0] && strcmp(env, "0") != 0)
+    return env && env[0] && strcmp(env, "0") != 0;
+}
+
+static const tl_kernels *tl_best(void)
+{
+    if (tl_simd_disabled())
         return &K_scalar;
 #if TL_X86
     if (tl_cpu_avx512())

@@ -283,6 +283,10 @@ int tl_half_binary(int op, tl_half_elem_fn fn, int ko, int ka, const void *a, in
  * other than "0". */
 const char *tl_convert_isa(void);
 
+/* Is TYPELATTICE_DISABLE_SIMD set (non-empty, not "0")?  Every SIMD path of the
+ * extension (conversions, host block kernels, libmvec loops) follows it. */
+int tl_simd_disabled(void);
+
 /* Testing hook: force a path by name ("avx512", "avx2+f16c", "scalar") or
  * NULL for the automatic choice.  Returns 0, or -1 when the CPU lacks it.
  * Not thread-safe against concurrent conversions; call it at start-up. */

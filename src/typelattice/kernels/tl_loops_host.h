@@ -97,6 +97,7 @@ TL_HSIGN(f64, double, uint64_t, 0x7fffffffffffffffull, 0x7ff0000000000000ull, 0x
  * integer-key functions above otherwise. ca/cb: 1 for a contiguous operand, 0 for a scalar. */
 static uint64_t tl_bytes8[256];     /* 8 mask bits -> 8 bytes of 0/1 */
 static int tl_host_avx2 = 0, tl_host_avx512 = 0;
+int tl_simd_disabled(void);     /* tl_convert.c (tl_convert.h is included below) */
 static void tl_host_init(void)
 {
     int b, k;
@@ -111,10 +112,7 @@ static void tl_host_init(void)
     tl_host_avx512 = tl_host_avx2 && __builtin_cpu_supports("avx512f")
                      && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
 #endif
-    {   /* the same switch as tl_convert's */
-        const char *env = getenv("TYPELATTICE_DISABLE_SIMD");
-        if (env && env[0] && strcmp(env, "0") != 0) tl_host_avx2 = tl_host_avx512 = 0;
-    }
+    if (tl_simd_disabled()) tl_host_avx2 = tl_host_avx512 = 0;
 }
 /* on = 0: the portable code (tests); 1: what the CPU has; 2: at most AVX2 (tests) */
 static void tl_host_set_simd(int on)
@@ -1397,8 +1395,7 @@ static const char *tl_vmath_set(int on)
     for (k = 0; k < TL_VM_N; k++) tl_vm_fn32[k] = tl_vm_fn64[k] = NULL;
 #if defined(TL_VMATH)
     if (on < 0) {
-        const char *env = getenv("TYPELATTICE_DISABLE_SIMD");
-        on = !(env && env[0] && strcmp(env, "0") != 0);
+        on = !tl_simd_disabled();
     }
     if (on) {
         static void *lib = NULL;
