@@ -216,3 +216,57 @@ def test_warnings(isa, dt):
                 getattr(tl, name)(one, np.arange(1, 34).astype(dt))
                 getattr(tl, name)(np.full(33, np.nan, dt), one)
 
+
+
+def _cast(v, dt):
+    """v cast to dt by NumPy / ml_dtypes, and the warnings of that cast."""
+    if v.dtype == dt:
+        return v, set()
+    return _flags(lambda: np.asarray(v).astype(dt))
+
+
+WIDE_INTS = ("int16", "uint16", "int32", "uint32", "int64", "uint64")
+
+
+@pytest.mark.parametrize("dt", [F16, BF16], ids=["f16", "bf16"])
+@pytest.mark.parametrize("it", WIDE_INTS)
+def test_mixed_wide_ints(isa, dt, it):
+    """An integer operand of more than 8 bits is rounded to the half type first, as NumPy's /
+    ml_dtypes' cast (float16: overflow to inf with its warning), then the op: bits and warnings
+    of the cast-first reference, contiguous, scalar, tails and offsets (64-bit integers on
+    AVX-512; AVX2 keeps the blocked loop there)."""
+    info = np.iinfo(it)
+    rng = np.random.default_rng(11)
+    edge = [v for v in (info.min, info.max, 0, 1, 2049, 2051, -2049, 257, 259, 65504, 65519,
+                        65520, 16777217, 2**31 - 1, 2**32 - 1, 2**53 + 1, -2**63)
+            if info.min <= v <= info.max]
+    ints = np.concatenate([rng.integers(info.min, info.max, 700, dtype=it, endpoint=True),
+                           rng.integers(max(info.min, -3000), 3000, 700).astype(it),
+                           np.array(edge, dtype=object).astype(it)])
+    halves = (rng.standard_normal(ints.size) * 1000).astype(np.float32).astype(dt)
+    halves[::97] = _specials(dt)[:halves[::97].size]
+    for name in ("add", "subtract", "multiply", "divide"):
+        uf, ref = getattr(tl, name), getattr(np, name)
+        for x, y in ((ints, halves), (halves, ints), (ints[5:6], halves), (halves[:33], ints[7]),
+                     (ints[-1], halves[:40]), (ints[:77], halves[1:78]), (ints[3:1000], halves[7])):
+            got, gf = _flags(lambda: uf(x, y))
+            (rx, f1), (ry, f2) = _cast(np.asarray(x), dt), _cast(np.asarray(y), dt)
+            want, wf = _ref(name, dt, rx, ry)
+            assert got.dtype == dt
+            assert _same(got, want).all(), (name, isa, x.shape, y.shape)
+            assert gf == wf | f1 | f2, (name, isa, gf, wf, f1, f2)
+        assert _ufuncs.mixed_loop_kind(uf, (it, dt, dt)) == "blocked"
+
+
+def test_tail_with_broadcast_operand_raises_nothing_extra(isa):
+    """The padding of a tail is not an operand: 1 / a large scalar underflows float16, 1 / a tiny
+    one overflows, where the real elements raise nothing."""
+    rng = np.random.default_rng(3)
+    for dt, s in ((F16, 29520.0), (BF16, 1e-39)):
+        for n in (1, 5, 17, 33):
+            a = (rng.standard_normal(n) * 10 + 100).astype(dt)
+            s_ = np.array(s, dt)
+            for x, y in ((a, s_), (a, s_[None])):
+                got, gf = _flags(lambda: tl.divide(x, y))
+                want, wf = _ref("divide", dt, x, y)
+                assert _same(got, want).all() and gf == wf, (dt, n, gf, wf)

@@ -283,9 +283,12 @@ def test_mixed_input_loops_read_operands_without_casting():
     assert got == (np.dtype(np.int8), np.dtype(np.float16), np.dtype(np.float16))
     got = tl.less.resolve_dtypes((np.dtype(np.uint16), np.dtype(np.float32), None))
     assert got == (np.dtype(np.uint16), np.dtype(np.float32), np.dtype(bool))
-    # int16 -> float16 is not exact: NumPy's cast (rounding) then the float16 loop
+    # int16 -> float16 is not exact: the loop rounds the operand as NumPy's cast first
+    # (2049 -> 2048; 2049 + 1 unrounded would give 2050)
     got = tl.add.resolve_dtypes((np.dtype(np.int16), np.dtype(np.float16), None))
-    assert got == (np.dtype(np.float16),) * 3
+    assert got == (np.dtype(np.int16), np.dtype(np.float16), np.dtype(np.float16))
+    a = np.array([2049] * 20, np.int16)
+    assert_same(tl.add(a, np.ones(20, np.float16)), np.full(20, 2048, np.float16), "add", "2049")
     a = np.arange(-3000, 3000, 7, dtype=np.int16)
     h = np.linspace(-5, 5, a.size).astype(np.float16)
     assert_same(tl.add(a, h), np.add(a.astype(np.float16), h), "add", "int16|f16")

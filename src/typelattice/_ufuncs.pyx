@@ -179,11 +179,11 @@ tl_bf16_typenum = np.dtype(_mld.bfloat16).num
 # Blocked loops (kernels/tl_loops_host.h) read these input dtypes and convert them to the compute
 # dtype inline: int8 + float16 -> float16 makes no temporary array. Conversions are exact, or round
 # exactly as the cast NumPy (ml_dtypes for bfloat16) would apply first: int32 -> float32 and
-# int64 -> float64 are C casts; int64 -> bfloat16 goes through float32 as ml_dtypes' cast. Not
-# int16 -> float16 (the float32-computing loop would skip the rounding of the operand).
+# int64 -> float64 are C casts; int64 -> bfloat16 / float16 go through float32 and are rounded to
+# the half type as ml_dtypes' / NumPy's cast (tl_cvtsel_bf16 / tl_cvtsel_f16).
 _INTS = frozenset({"int16", "uint16", "int32", "uint32", "int64", "uint64"})
 _EXACT_INPUTS = {
-    "float16": frozenset({"bool", "int8", "uint8", "float16"}),
+    "float16": frozenset({"bool", "int8", "uint8", "float16"}) | _INTS,
     "bfloat16": frozenset({"bool", "int8", "uint8", "bfloat16"}) | _INTS,
     "float32": frozenset({"bool", "int8", "uint8", "int16", "uint16", "float16", "bfloat16",
                           "float32"}) | _INTS,

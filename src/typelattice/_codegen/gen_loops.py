@@ -73,7 +73,7 @@ def identity_values(op, t):
     return ("1", "1") if one else ("0", "0")
 
 
-BLOCKED = {"float16": ("float", "tl_cvtsel_float", "tl_store_f16"),
+BLOCKED = {"float16": ("float", "tl_cvtsel_f16", "tl_store_f16"),
            "bfloat16": ("float", "tl_cvtsel_bf16", "tl_store_bf16"),
            "float32": ("float", "tl_cvtsel_float", "tl_store_f32"),
            "float64": ("double", "tl_cvtsel_double", "tl_store_f64")}

@@ -673,15 +673,33 @@ typedef struct {
     int ka, kb, ko, ca, cb;
 } tl_hbin_args;
 
-/* element i of an operand of kind `kind` as float32 (exact; NaN bits kept) */
-static inline float tl_hld(int kind, const void *p, ptrdiff_t i)
+/* an integer as float32 (a C cast) rounded to nearest even to the result kind ko: the blocked
+ * loops' conversion of an operand (tl_cvt_rbf for bfloat16; float16 as NumPy's cast, overflow
+ * flag included) */
+static inline float tl_hround(int ko, float f, unsigned *fl)
+{
+    uint32_t u = tl_f32_to_bits(f);
+    if (ko == TL_HK_F16)
+        return tl_bits_to_f32(tl_f16bits_to_f32bits(tl_f32bits_to_f16bits(u, fl)));
+    return tl_bits_to_f32((u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u);
+}
+
+/* element i of an operand of kind `kind` as float32 for result kind ko (halves: exact, NaN bits
+ * kept; integers of more than 8 bits: rounded to ko) */
+static inline float tl_hld(int kind, int ko, const void *p, ptrdiff_t i, unsigned *fl)
 {
     switch (kind) {
     case TL_HK_F16: return tl_bits_to_f32(tl_f16bits_to_f32bits(((const uint16_t *)p)[i]));
     case TL_HK_BF16: return tl_bits_to_f32(tl_bf16bits_to_f32bits(((const uint16_t *)p)[i]));
     case TL_HK_I8: return (float)((const int8_t *)p)[i];
     case TL_HK_U8: return (float)((const uint8_t *)p)[i];
-    default: return (float)(((const uint8_t *)p)[i] != 0);
+    case TL_HK_B: return (float)(((const uint8_t *)p)[i] != 0);
+    case TL_HK_I16: return tl_hround(ko, (float)((const int16_t *)p)[i], fl);
+    case TL_HK_U16: return tl_hround(ko, (float)((const uint16_t *)p)[i], fl);
+    case TL_HK_I32: return tl_hround(ko, (float)((const int32_t *)p)[i], fl);
+    case TL_HK_U32: return tl_hround(ko, (float)((const uint32_t *)p)[i], fl);
+    case TL_HK_I64: return tl_hround(ko, (float)((const int64_t *)p)[i], fl);
+    default: return tl_hround(ko, (float)((const uint64_t *)p)[i], fl);
     }
 }
 
@@ -690,8 +708,8 @@ static void tl_hbin_elems(const tl_hbin_args *x, ptrdiff_t i, ptrdiff_t m, unsig
 {
     for (ptrdiff_t j = i; j < i + m; j++) {
         unsigned e = 0;
-        uint32_t r = tl_f32_to_bits(x->fn(tl_hld(x->ka, x->a, x->ca ? j : 0),
-                                          tl_hld(x->kb, x->b, x->cb ? j : 0), &e));
+        uint32_t r = tl_f32_to_bits(x->fn(tl_hld(x->ka, x->ko, x->a, x->ca ? j : 0, fl),
+                                          tl_hld(x->kb, x->ko, x->b, x->cb ? j : 0, fl), &e));
         x->o[j] = x->ko == TL_HK_F16 ? tl_f32bits_to_f16bits(r, fl) : tl_f32bits_to_bf16bits(r, fl);
     }
 }
@@ -703,11 +721,57 @@ static void tl_hbin_elems(const tl_hbin_args *x, ptrdiff_t i, ptrdiff_t m, unsig
 /* rounding helpers as the block conversions) and stored: one pass.    */
 /* A vector with a float16 signalling NaN (vcvtph2ps would quiet it)   */
 /* goes element by element through the caller's element function.      */
-/* Tails: AVX-512 loads masked lanes as 1 (no flag from any op on      */
-/* them); AVX2 runs the last vector on copies padded with 1.           */
+/* Tails: AVX-512 loads masked lanes as 1 and masks them out of the   */
+/* op; AVX2 runs the last vector on copies padded with 1 (1 op 1       */
+/* raises no flag), or element by element with a broadcast operand.   */
 /* ================================================================== */
-/* raw bits of the value 1 in each operand kind */
-static const uint16_t tl_hk_one[5] = {0x3c00u, 0x3f80u, 1u, 1u, 1u};
+/* raw bits of the value 1 in each operand kind of at most 16 bits */
+static const uint16_t tl_hk_one[7] = {0x3c00u, 0x3f80u, 1u, 1u, 1u, 1u, 1u};
+
+/* float32 lanes of integers (more than 8 bits) rounded to the result kind ko, as tl_hround
+ * (vcvtps2ph raises overflow as NumPy's cast; bfloat16: tl_cvt_rbf's bit rounding) */
+TL_TARGET_AVX512 TL_VINLINE __m512 avx512_hround(int ko, __m512 f)
+{
+    __m512i u = _mm512_castps_si512(f);
+    if (ko == TL_HK_F16)
+        return _mm512_cvtph_ps(_mm512_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT));
+    u = _mm512_add_epi32(u, _mm512_add_epi32(_mm512_set1_epi32(0x7fff),
+                         _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1))));
+    return _mm512_castsi512_ps(_mm512_and_si512(u, _mm512_set1_epi32((int)0xffff0000u)));
+}
+
+/* 16 integers of a kind of more than 8 bits (lanes tm, others 1) as float32 rounded to ko;
+ * 64-bit ones with the AVX-512DQ conversions (the C casts' rounding) */
+TL_TARGET_AVX512 TL_VINLINE __m512 avx512_hint(int kind, int ko, const void *p, ptrdiff_t i, __mmask16 tm)
+{
+    const __m512i one32 = _mm512_set1_epi32(1), one64 = _mm512_set1_epi64(1);
+    const int64_t *q = (const int64_t *)p + i;
+    __m512 f;
+    switch (kind) {
+    case TL_HK_I16: case TL_HK_U16: {
+        __m256i r = _mm256_mask_loadu_epi16(_mm256_set1_epi16(1), tm, (const int16_t *)p + i);
+        f = _mm512_cvtepi32_ps(kind == TL_HK_I16 ? _mm512_cvtepi16_epi32(r) : _mm512_cvtepu16_epi32(r));
+        break;
+    }
+    case TL_HK_I32:
+        f = _mm512_cvtepi32_ps(_mm512_mask_loadu_epi32(one32, tm, (const int32_t *)p + i));
+        break;
+    case TL_HK_U32:
+        f = _mm512_cvtepu32_ps(_mm512_mask_loadu_epi32(one32, tm, (const int32_t *)p + i));
+        break;
+    case TL_HK_I64:
+        f = _mm512_insertf32x8(_mm512_castps256_ps512(
+                _mm512_cvtepi64_ps(_mm512_mask_loadu_epi64(one64, (__mmask8)tm, q))),
+                _mm512_cvtepi64_ps(_mm512_mask_loadu_epi64(one64, (__mmask8)(tm >> 8), q + 8)), 1);
+        break;
+    default:
+        f = _mm512_insertf32x8(_mm512_castps256_ps512(
+                _mm512_cvtepu64_ps(_mm512_mask_loadu_epi64(one64, (__mmask8)tm, q))),
+                _mm512_cvtepu64_ps(_mm512_mask_loadu_epi64(one64, (__mmask8)(tm >> 8), q + 8)), 1);
+        break;
+    }
+    return avx512_hround(ko, f);
+}
 
 TL_TARGET_AVX512 TL_VINLINE __m256i avx512_hraw(int kind, const void *p, ptrdiff_t i, __mmask16 tm)
 {
@@ -728,15 +792,17 @@ TL_TARGET_AVX512 TL_VINLINE __m512 avx512_hwiden(int kind, __m256i r)
     }
 }
 
-/* the element functions of tl_elem.h in float32 lanes (quiet compares, as tl_q*_f32) */
-TL_TARGET_AVX512 TL_VINLINE __m512 avx512_hop(int op, __m512 a, __m512 b)
+/* the element functions of tl_elem.h in float32 lanes (quiet compares, as tl_q*_f32); lanes
+ * outside tm give 0 and no flag (the padding 1 of a tail with a broadcast operand could:
+ * 1 / tiny overflows) */
+TL_TARGET_AVX512 TL_VINLINE __m512 avx512_hop(int op, __m512 a, __m512 b, __mmask16 tm)
 {
     __mmask16 m;
     switch (op) {
-    case TL_HOP_ADD: return _mm512_add_ps(a, b);
-    case TL_HOP_SUBTRACT: return _mm512_sub_ps(a, b);
-    case TL_HOP_MULTIPLY: return _mm512_mul_ps(a, b);
-    case TL_HOP_DIVIDE: return _mm512_div_ps(a, b);
+    case TL_HOP_ADD: return _mm512_maskz_add_ps(tm, a, b);
+    case TL_HOP_SUBTRACT: return _mm512_maskz_sub_ps(tm, a, b);
+    case TL_HOP_MULTIPLY: return _mm512_maskz_mul_ps(tm, a, b);
+    case TL_HOP_DIVIDE: return _mm512_maskz_div_ps(tm, a, b);
     case TL_HOP_MAXIMUM: m = _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ) | _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q); break;
     case TL_HOP_MINIMUM: m = _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ) | _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q); break;
     case TL_HOP_FMAX: m = _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ) | _mm512_cmp_ps_mask(b, b, _CMP_UNORD_Q); break;
@@ -759,11 +825,15 @@ avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args
     __mmask16 sn = 0;
     __m256i ra = _mm256_setzero_si256(), rb = _mm256_setzero_si256();
     __m512 a = va, b = vb, r;
-    if (ca) {
+    if (ca && ka > TL_HK_B) {
+        a = avx512_hint(ka, ko, pa, i, tm);
+    } else if (ca) {
         ra = avx512_hraw(ka, pa, i, tm);
         if (ka == TL_HK_F16) sn |= avx512_f16_snan(ra);
     }
-    if (cb) {
+    if (cb && kb > TL_HK_B) {
+        b = avx512_hint(kb, ko, pb, i, tm);
+    } else if (cb) {
         rb = avx512_hraw(kb, pb, i, tm);
         if (kb == TL_HK_F16) sn |= avx512_f16_snan(rb);
     }
@@ -772,9 +842,9 @@ avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args
         return;
     }
     /* (the compiler may hoist a conversion above the branch: convert only sNaN-free bits) */
-    if (ca) a = avx512_hwiden(ka, ka == TL_HK_F16 ? _mm256_maskz_mov_epi16((__mmask16)~sn, ra) : ra);
-    if (cb) b = avx512_hwiden(kb, kb == TL_HK_F16 ? _mm256_maskz_mov_epi16((__mmask16)~sn, rb) : rb);
-    r = avx512_hop(op, a, b);
+    if (ca && ka <= TL_HK_B) a = avx512_hwiden(ka, ka == TL_HK_F16 ? _mm256_maskz_mov_epi16((__mmask16)~sn, ra) : ra);
+    if (cb && kb <= TL_HK_B) b = avx512_hwiden(kb, kb == TL_HK_F16 ? _mm256_maskz_mov_epi16((__mmask16)~sn, rb) : rb);
+    r = avx512_hop(op, a, b, tm);
     _mm256_mask_storeu_epi16(po + i, tm, ko == TL_HK_F16
         ? avx512_f16_round(_mm512_castps_si512(r), bnd, fl)
         : avx512_bf16_round(_mm512_castps_si512(r), snr));
@@ -786,8 +856,8 @@ avx512_hbin(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *
     const ptrdiff_t n = x->n;
     const void *pa = x->a, *pb = x->b;
     uint16_t *po = x->o;
-    const __m512 va = _mm512_set1_ps(ca ? 0.0f : tl_hld(ka, pa, 0));
-    const __m512 vb = _mm512_set1_ps(cb ? 0.0f : tl_hld(kb, pb, 0));
+    const __m512 va = _mm512_set1_ps(ca ? 0.0f : tl_hld(ka, ko, pa, 0, fl));
+    const __m512 vb = _mm512_set1_ps(cb ? 0.0f : tl_hld(kb, ko, pb, 0, fl));
     __mmask16 bnd = 0, snr = 0;
     ptrdiff_t i = 0;
     for (; i + 16 <= n; i += 16)
@@ -803,6 +873,36 @@ TL_TARGET_AVX2 TL_VINLINE __m128i avx2_hraw(int kind, const void *p, ptrdiff_t i
     if (kind == TL_HK_F16 || kind == TL_HK_BF16)
         return _mm_loadu_si128((const __m128i *)((const uint16_t *)p + i));
     return _mm_loadl_epi64((const __m128i *)((const uint8_t *)p + i));
+}
+
+/* 8 integers of a kind of 16 or 32 bits as float32 rounded to ko, as avx512_hint (uint32: two
+ * exact halves summed, one rounding as the C cast; no AVX2 conversion for 64-bit integers) */
+TL_TARGET_AVX2 TL_VINLINE __m256 avx2_hint(int kind, int ko, const void *p, ptrdiff_t i)
+{
+    __m256 f;
+    __m256i u;
+    switch (kind) {
+    case TL_HK_I16:
+        f = _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)((const int16_t *)p + i))));
+        break;
+    case TL_HK_U16:
+        f = _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)((const uint16_t *)p + i))));
+        break;
+    case TL_HK_I32:
+        f = _mm256_cvtepi32_ps(_mm256_loadu_si256((const __m256i *)((const int32_t *)p + i)));
+        break;
+    default:
+        u = _mm256_loadu_si256((const __m256i *)((const uint32_t *)p + i));
+        f = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32(u, 16)), _mm256_set1_ps(65536.0f)),
+                          _mm256_cvtepi32_ps(_mm256_and_si256(u, _mm256_set1_epi32(0xffff))));
+        break;
+    }
+    if (ko == TL_HK_F16)
+        return _mm256_cvtph_ps(_mm256_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT));
+    u = _mm256_castps_si256(f);
+    u = _mm256_add_epi32(u, _mm256_add_epi32(_mm256_set1_epi32(0x7fff),
+                         _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1))));
+    return _mm256_castsi256_ps(_mm256_and_si256(u, _mm256_set1_epi32((int)0xffff0000u)));
 }
 
 TL_TARGET_AVX2 TL_VINLINE __m256 avx2_hwiden(int kind, __m128i r)
@@ -844,19 +944,23 @@ avx2_hbin8(int op, int ko, int ka, int kb, int ca, int cb, const void *pa, const
 {
     __m128i ra = _mm_setzero_si128(), rb = _mm_setzero_si128(), sn = _mm_setzero_si128();
     __m256 a = va, b = vb, r;
-    if (ca) {
+    if (ca && ka > TL_HK_B) {
+        a = avx2_hint(ka, ko, pa, i);
+    } else if (ca) {
         ra = avx2_hraw(ka, pa, i);
         if (ka == TL_HK_F16) sn = avx2_f16_snan(ra);
     }
-    if (cb) {
+    if (cb && kb > TL_HK_B) {
+        b = avx2_hint(kb, ko, pb, i);
+    } else if (cb) {
         rb = avx2_hraw(kb, pb, i);
         if (kb == TL_HK_F16) sn = _mm_or_si128(sn, avx2_f16_snan(rb));
     }
     if (TL_UNLIKELY(!_mm_testz_si128(sn, sn)))
         return 0;
     /* (the compiler may hoist a conversion above the branch: convert only sNaN-free bits) */
-    if (ca) a = avx2_hwiden(ka, ka == TL_HK_F16 ? _mm_andnot_si128(sn, ra) : ra);
-    if (cb) b = avx2_hwiden(kb, kb == TL_HK_F16 ? _mm_andnot_si128(sn, rb) : rb);
+    if (ca && ka <= TL_HK_B) a = avx2_hwiden(ka, ka == TL_HK_F16 ? _mm_andnot_si128(sn, ra) : ra);
+    if (cb && kb <= TL_HK_B) b = avx2_hwiden(kb, kb == TL_HK_F16 ? _mm_andnot_si128(sn, rb) : rb);
     r = avx2_hop(op, a, b);
     if (ko == TL_HK_F16) {
         _mm_storeu_si128((__m128i *)po, avx2_f16_round(_mm256_castps_si256(r), bnd, fl));
@@ -868,27 +972,39 @@ avx2_hbin8(int op, int ko, int ka, int kb, int ca, int cb, const void *pa, const
     return 1;
 }
 
+/* 8 elements of value 1 of a kind of at most 32 bits (x86: little-endian) */
+static void avx2_hk_ones(int kind, uint32_t *t)
+{
+    int k, s = tl_hk_size(kind);
+    memset(t, 0, 32);
+    for (k = 0; k < 8; k++)
+        if (s == 2) ((uint16_t *)t)[k] = tl_hk_one[kind];
+        else ((unsigned char *)t)[k * s] = 1;
+}
+
 TL_TARGET_AVX2 TL_VINLINE void
 avx2_hbin(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *x, unsigned *fl)
 {
     const ptrdiff_t n = x->n;
     const void *pa = x->a, *pb = x->b;
     uint16_t *po = x->o;
-    const __m256 va = _mm256_set1_ps(ca ? 0.0f : tl_hld(ka, pa, 0));
-    const __m256 vb = _mm256_set1_ps(cb ? 0.0f : tl_hld(kb, pb, 0));
+    const __m256 va = _mm256_set1_ps(ca ? 0.0f : tl_hld(ka, ko, pa, 0, fl));
+    const __m256 vb = _mm256_set1_ps(cb ? 0.0f : tl_hld(kb, ko, pb, 0, fl));
     __m256i bnd = _mm256_setzero_si256(), snr = _mm256_setzero_si256();
     ptrdiff_t i = 0;
     for (; i + 8 <= n; i += 8)
         if (!avx2_hbin8(op, ko, ka, kb, ca, cb, pa, pb, i, po + i, va, vb, &bnd, &snr, fl))
             tl_hbin_elems(x, i, 8, fl);
-    if (i < n) {
-        ptrdiff_t m = n - i, k;
-        uint16_t ta[8], tb[8], to[8];
-        const size_t sa = ka <= TL_HK_BF16 ? 2 : 1, sb = kb <= TL_HK_BF16 ? 2 : 1;
-        for (k = 0; k < 8; k++) {
-            ta[k] = sa == 2 ? tl_hk_one[ka] : (uint16_t)0x0101u;
-            tb[k] = sb == 2 ? tl_hk_one[kb] : (uint16_t)0x0101u;
-        }
+    /* (a tail with a broadcast operand: the padding 1 could raise a flag, 1 / tiny overflows) */
+    if (i < n && !(ca && cb)) {
+        tl_hbin_elems(x, i, n - i, fl);
+    } else if (i < n) {
+        ptrdiff_t m = n - i;
+        uint32_t ta[8], tb[8];
+        uint16_t to[8];
+        const size_t sa = (size_t)tl_hk_size(ka), sb = (size_t)tl_hk_size(kb);
+        avx2_hk_ones(ka, ta);
+        avx2_hk_ones(kb, tb);
         if (ca) memcpy(ta, (const char *)pa + i * sa, (size_t)m * sa);
         if (cb) memcpy(tb, (const char *)pb + i * sb, (size_t)m * sb);
         if (avx2_hbin8(op, ko, ka, kb, ca, cb, ta, tb, 0, to, va, vb, &bnd, &snr, fl))
@@ -915,33 +1031,40 @@ avx2_hbin(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *x,
 #define TL_HBIN_FNS(OP, KO, KA, KB)                                                          \
     TL_TARGET_AVX512 TL_HBIN_FN1(avx512, OP, KO, KA, KB)                                     \
     TL_TARGET_AVX2 TL_HBIN_FN1(avx2, OP, KO, KA, KB)
-/* same-dtype operands, and a small integer/bool operand with a float16/bfloat16 one */
-#define TL_HBIN_SAME(OP) TL_HBIN_FNS(OP, F16, F16, F16) TL_HBIN_FNS(OP, BF16, BF16, BF16)
-#define TL_HBIN_MIXED1(OP, K, I) TL_HBIN_FNS(OP, K, K, I) TL_HBIN_FNS(OP, K, I, K)
-#define TL_HBIN_MIXED(OP)                                                                    \
-    TL_HBIN_MIXED1(OP, F16, I8) TL_HBIN_MIXED1(OP, F16, U8) TL_HBIN_MIXED1(OP, F16, B)         \
-    TL_HBIN_MIXED1(OP, BF16, I8) TL_HBIN_MIXED1(OP, BF16, U8) TL_HBIN_MIXED1(OP, BF16, B)
-#define TL_HBIN_ARITH(OP) TL_HBIN_SAME(OP) TL_HBIN_MIXED(OP)
-TL_HBIN_ARITH(ADD) TL_HBIN_ARITH(SUBTRACT) TL_HBIN_ARITH(MULTIPLY) TL_HBIN_ARITH(DIVIDE)
-TL_HBIN_SAME(MAXIMUM) TL_HBIN_SAME(MINIMUM) TL_HBIN_SAME(FMAX) TL_HBIN_SAME(FMIN)
-TL_HBIN_SAME(MAXIMUM_H) TL_HBIN_SAME(MINIMUM_H) TL_HBIN_SAME(FMAX_H) TL_HBIN_SAME(FMIN_H)
+#define TL_HBIN_FNS512(OP, KO, KA, KB) TL_TARGET_AVX512 TL_HBIN_FN1(avx512, OP, KO, KA, KB)
+
+/* every kernel as (op, result kind, first kind, second kind), through X (both ISAs) or X512
+ * (AVX-512 only: 64-bit integers): same-dtype operands, and an integer/bool operand with a
+ * float16/bfloat16 one, in either order */
+#define TL_HBIN_SAME(X, OP) X(OP, F16, F16, F16) X(OP, BF16, BF16, BF16)
+#define TL_HBIN_MIXED1(X, OP, K, I) X(OP, K, K, I) X(OP, K, I, K)
+#define TL_HBIN_MIXEDK(X, X512, OP, K)                                                       \
+    TL_HBIN_MIXED1(X, OP, K, I8) TL_HBIN_MIXED1(X, OP, K, U8) TL_HBIN_MIXED1(X, OP, K, B)      \
+    TL_HBIN_MIXED1(X, OP, K, I16) TL_HBIN_MIXED1(X, OP, K, U16)                               \
+    TL_HBIN_MIXED1(X, OP, K, I32) TL_HBIN_MIXED1(X, OP, K, U32)                               \
+    TL_HBIN_MIXED1(X512, OP, K, I64) TL_HBIN_MIXED1(X512, OP, K, U64)
+#define TL_HBIN_ARITH(X, X512, OP)                                                           \
+    TL_HBIN_SAME(X, OP) TL_HBIN_MIXEDK(X, X512, OP, F16) TL_HBIN_MIXEDK(X, X512, OP, BF16)
+#define TL_HBIN_LIST(X, X512)                                                                \
+    TL_HBIN_ARITH(X, X512, ADD) TL_HBIN_ARITH(X, X512, SUBTRACT)                             \
+    TL_HBIN_ARITH(X, X512, MULTIPLY) TL_HBIN_ARITH(X, X512, DIVIDE)                          \
+    TL_HBIN_SAME(X, MAXIMUM) TL_HBIN_SAME(X, MINIMUM) TL_HBIN_SAME(X, FMAX)                  \
+    TL_HBIN_SAME(X, FMIN) TL_HBIN_SAME(X, MAXIMUM_H) TL_HBIN_SAME(X, MINIMUM_H)              \
+    TL_HBIN_SAME(X, FMAX_H) TL_HBIN_SAME(X, FMIN_H)
+TL_HBIN_LIST(TL_HBIN_FNS, TL_HBIN_FNS512)
 
 typedef void (*tl_hbin_kernel)(const tl_hbin_args *, unsigned *);
 
 /* the kernel for (isa, op, operand kinds), or NULL */
 static tl_hbin_kernel tl_hbin_find(int avx512, int op, int ka, int kb)
 {
-#define TL_HBIN_CASE(OP, KA, KB)                                                             \
+#define TL_HBIN_CASE(OP, KO, KA, KB)                                                         \
     if (op == TL_HOP_##OP && ka == TL_HK_##KA && kb == TL_HK_##KB)                           \
         return avx512 ? avx512_hbin_##OP##_##KA##_##KB : avx2_hbin_##OP##_##KA##_##KB;
-#define TL_HBIN_CSAME(OP) TL_HBIN_CASE(OP, F16, F16) TL_HBIN_CASE(OP, BF16, BF16)
-#define TL_HBIN_CMIXED1(OP, K, I) TL_HBIN_CASE(OP, K, I) TL_HBIN_CASE(OP, I, K)
-#define TL_HBIN_CARITH(OP) TL_HBIN_CSAME(OP)                                                 \
-    TL_HBIN_CMIXED1(OP, F16, I8) TL_HBIN_CMIXED1(OP, F16, U8) TL_HBIN_CMIXED1(OP, F16, B)      \
-    TL_HBIN_CMIXED1(OP, BF16, I8) TL_HBIN_CMIXED1(OP, BF16, U8) TL_HBIN_CMIXED1(OP, BF16, B)
-    TL_HBIN_CARITH(ADD) TL_HBIN_CARITH(SUBTRACT) TL_HBIN_CARITH(MULTIPLY) TL_HBIN_CARITH(DIVIDE)
-    TL_HBIN_CSAME(MAXIMUM) TL_HBIN_CSAME(MINIMUM) TL_HBIN_CSAME(FMAX) TL_HBIN_CSAME(FMIN)
-    TL_HBIN_CSAME(MAXIMUM_H) TL_HBIN_CSAME(MINIMUM_H) TL_HBIN_CSAME(FMAX_H) TL_HBIN_CSAME(FMIN_H)
+#define TL_HBIN_CASE512(OP, KO, KA, KB)                                                      \
+    if (op == TL_HOP_##OP && ka == TL_HK_##KA && kb == TL_HK_##KB)                           \
+        return avx512 ? avx512_hbin_##OP##_##KA##_##KB : NULL;
+    TL_HBIN_LIST(TL_HBIN_CASE, TL_HBIN_CASE512)
     return NULL;
 }
 #endif /* TL_X86 */

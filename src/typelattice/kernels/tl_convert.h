@@ -261,7 +261,10 @@ void tl_convert_f64_to_bf16_strided(const char *src, ptrdiff_t ss, char *dst, pt
 /* Fused float16/bfloat16 binary kernels: o[i] = round(OP(A(a[i]), B(b[i]))) computed in
  * float32 in registers, one pass (no block buffers), on the AVX-512 or AVX2+F16C path in use.
  * Operands: kinds TL_HK_*, ca/cb 1 for contiguous (the kind's itemsize), 0 for a scalar
- * broadcast; o is contiguous; the result kind ko is the float16/bfloat16 operand's kind.  OP is
+ * broadcast; o is contiguous; the result kind ko is the float16/bfloat16 operand's kind.  An
+ * integer operand wider than 8 bits is converted as the blocked loops do (a C cast to float32,
+ * rounded to nearest even to ko: NumPy's / ml_dtypes' cast of the operand, flags included);
+ * 64-bit integers only on AVX-512 (DQ).  OP is
  * the float32 element function of tl_elem.h named by TL_HOP_* (maximum/minimum: quiet
  * compares; _H: NumPy's float16 choice of the first operand on ties); fn is that same element
  * function, used for vectors holding a float16 signalling NaN (kept unquieted, as NumPy).
@@ -269,7 +272,13 @@ void tl_convert_f64_to_bf16_strided(const char *src, ptrdiff_t ss, char *dst, pt
  * Returns 1 when done, 0 (nothing written) when the caller must use its own path: scalar ISA,
  * no kernel for (op, kinds), or a scalar float16 signalling NaN operand.  Inputs and o must
  * not overlap other than element for element. */
-enum { TL_HK_F16, TL_HK_BF16, TL_HK_I8, TL_HK_U8, TL_HK_B };
+enum { TL_HK_F16, TL_HK_BF16, TL_HK_I8, TL_HK_U8, TL_HK_B, TL_HK_I16, TL_HK_U16, TL_HK_I32,
+       TL_HK_U32, TL_HK_I64, TL_HK_U64 };
+/* bytes of an element of operand kind k */
+static inline int tl_hk_size(int k)
+{
+    return k == TL_HK_I8 || k == TL_HK_U8 || k == TL_HK_B ? 1 : k <= TL_HK_U16 ? 2 : k <= TL_HK_U32 ? 4 : 8;
+}
 enum { TL_HOP_ADD, TL_HOP_SUBTRACT, TL_HOP_MULTIPLY, TL_HOP_DIVIDE, TL_HOP_MAXIMUM,
        TL_HOP_MINIMUM, TL_HOP_FMAX, TL_HOP_FMIN, TL_HOP_MAXIMUM_H, TL_HOP_MINIMUM_H,
        TL_HOP_FMAX_H, TL_HOP_FMIN_H };

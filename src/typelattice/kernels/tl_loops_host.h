@@ -535,6 +535,27 @@ TL_CVT_BF(tl_cvt_i32_bf, int32_t)
 TL_CVT_BF(tl_cvt_u32_bf, uint32_t)
 TL_CVT_BF(tl_cvt_i64_bf, int64_t)
 TL_CVT_BF(tl_cvt_u64_bf, uint64_t)
+/* integers -> float16 values (in float32) as NumPy's cast: through float32, then rounded to
+ * float16 by tl_convert (which raises the cast's overflow) */
+#define TL_CVT_RF16(NAME, CVT)                                                                   \
+static const float *NAME(const char *src, npy_intp stride, float *dst, npy_intp n)               \
+{                                                                                                \
+    uint16_t h[256];                                                                             \
+    npy_intp i, m;                                                                               \
+    CVT(src, stride, dst, n);                                                                    \
+    for (i = 0; i < n; i += m) {                                                                 \
+        m = n - i < 256 ? n - i : 256;                                                           \
+        tl_convert_f32_to_f16(dst + i, h, m);                                                    \
+        tl_convert_f16_to_f32(h, dst + i, m);                                                    \
+    }                                                                                            \
+    return dst;                                                                                  \
+}
+TL_CVT_RF16(tl_cvt_i16_rf16, tl_cvt_i16_f)
+TL_CVT_RF16(tl_cvt_u16_rf16, tl_cvt_u16_f)
+TL_CVT_RF16(tl_cvt_i32_rf16, tl_cvt_i32_f)
+TL_CVT_RF16(tl_cvt_u32_rf16, tl_cvt_u32_f)
+TL_CVT_RF16(tl_cvt_i64_rf16, tl_cvt_i64_f)
+TL_CVT_RF16(tl_cvt_u64_rf16, tl_cvt_u64_f)
 
 /* float16/bfloat16 -> float32/float64 through tl_convert (exact; bfloat16 -> float64 quiets a
  * signalling NaN and raises invalid, as ml_dtypes' cast does) */
@@ -584,6 +605,21 @@ static tl_cvt_float tl_cvtsel_bf16(PyArray_Descr *d)
             return d->elsize == 8 ? tl_cvt_i64_bf : tl_cvt_i32_bf;
         case NPY_ULONG: case NPY_ULONGLONG:
             return d->elsize == 8 ? tl_cvt_u64_bf : tl_cvt_u32_bf;
+        default: return tl_cvtsel_float(d);
+    }
+}
+/* float16 compute: integers of more than 8 bits rounded to float16 first, as NumPy's cast */
+static tl_cvt_float tl_cvtsel_f16(PyArray_Descr *d)
+{
+    switch (d->type_num) {
+        case NPY_SHORT: return tl_cvt_i16_rf16;
+        case NPY_USHORT: return tl_cvt_u16_rf16;
+        case NPY_INT: return tl_cvt_i32_rf16;
+        case NPY_UINT: return tl_cvt_u32_rf16;
+        case NPY_LONG: case NPY_LONGLONG:
+            return d->elsize == 8 ? tl_cvt_i64_rf16 : tl_cvt_i32_rf16;
+        case NPY_ULONG: case NPY_ULONGLONG:
+            return d->elsize == 8 ? tl_cvt_u64_rf16 : tl_cvt_u32_rf16;
         default: return tl_cvtsel_float(d);
     }
 }
@@ -693,7 +729,7 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
 
 /* float16/bfloat16 results fused in registers (tl_half_binary in tl_convert.c: load, widen,
  * compute and round one vector at a time, no block buffers) for contiguous or scalar operands of
- * kinds it has a kernel for (the half type itself; int8/uint8/bool with the half type) and a
+ * kinds it has a kernel for (the half type itself; integers/bool with the half type) and a
  * contiguous output; FALLBACK (the blocked loop) for strided or fed-back operands, a scalar
  * float16 sNaN, and without SIMD. FN: the float32 element function of the op (for vectors holding
  * a float16 signalling NaN). */
@@ -704,6 +740,12 @@ static int tl_hkind(PyArray_Descr *d)
         case NPY_BYTE: return TL_HK_I8;
         case NPY_UBYTE: return TL_HK_U8;
         case NPY_BOOL: return TL_HK_B;
+        case NPY_SHORT: return TL_HK_I16;
+        case NPY_USHORT: return TL_HK_U16;
+        case NPY_INT: return TL_HK_I32;
+        case NPY_UINT: return TL_HK_U32;
+        case NPY_LONG: case NPY_LONGLONG: return d->elsize == 8 ? TL_HK_I64 : TL_HK_I32;
+        case NPY_ULONG: case NPY_ULONGLONG: return d->elsize == 8 ? TL_HK_U64 : TL_HK_U32;
         default: return d->type_num == tl_bf16_typenum ? TL_HK_BF16 : -1;
     }
 }
@@ -713,8 +755,8 @@ static int NAME(TL_LOOP_ARGS)                                                   
     npy_intp n = dims[0];                                                                        \
     int ka = tl_hkind(ctx->descriptors[0]), kb = tl_hkind(ctx->descriptors[1]);                  \
     if (ka >= 0 && kb >= 0 && st[2] == 2                                                         \
-            && (st[0] == 0 || st[0] == (npy_intp)(ka <= TL_HK_BF16 ? 2 : 1))                     \
-            && (st[1] == 0 || st[1] == (npy_intp)(kb <= TL_HK_BF16 ? 2 : 1))                     \
+            && (st[0] == 0 || st[0] == (npy_intp)tl_hk_size(ka))                                 \
+            && (st[1] == 0 || st[1] == (npy_intp)tl_hk_size(kb))                                 \
             && !tl_feedback(data[0], st[0], data[2], st[2], n)                                   \
             && !tl_feedback(data[1], st[1], data[2], st[2], n)                                   \
             && tl_half_binary(HOP, FN, KO, ka, data[0], st[0] != 0, kb, data[1], st[1] != 0,     \
