@@ -270,3 +270,32 @@ def test_tail_with_broadcast_operand_raises_nothing_extra(isa):
                 got, gf = _flags(lambda: tl.divide(x, y))
                 want, wf = _ref("divide", dt, x, y)
                 assert _same(got, want).all() and gf == wf, (dt, n, gf, wf)
+
+
+F32 = np.dtype(np.float32)
+
+
+@pytest.mark.parametrize("da,db", [(F16, F32), (F32, F16), (BF16, F32), (F32, BF16), (F16, BF16),
+                                   (BF16, F16)], ids=lambda d: str(d))
+def test_half_operands_float32_result(isa, da, db):
+    """float16/bfloat16 with float32 (or with each other: jax's float32) computes in float32 with
+    no rounding step: the bits (NaN aside) and warnings of NumPy on the operands cast first, every
+    path, random bit patterns (NaNs, signalling ones, subnormals, infinities), tails, scalars."""
+    rng = np.random.default_rng(13)
+
+    def bits(dt, n):
+        if dt == F32:
+            return rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32).view(dt)
+        return rng.integers(0, 1 << 16, n).astype(np.uint16).view(dt)
+    a, b = bits(da, 3000), bits(db, 3000)
+    a[:40], b[-40:] = np.ones(40, da), np.ones(40, db)     # vectors without NaNs too
+    for name in ("add", "subtract", "multiply", "divide"):
+        uf, ref = getattr(tl, name), getattr(np, name)
+        for x, y in ((a, b), (a[:37], b[3:40]), (a[5], b[:33]), (a[:21], b[7]), (a[:1], b[:1])):
+            got, gf = _flags(lambda: uf(x, y))
+            want, wf = _flags(lambda: ref(np.asarray(x).astype(F32), np.asarray(y).astype(F32)))
+            assert got.dtype == F32
+            ok = (got.view(np.uint32) == want.view(np.uint32)) | (np.isnan(got) & np.isnan(want))
+            assert ok.all(), (name, isa)
+            assert gf == wf, (name, isa, gf, wf)
+        assert _ufuncs.mixed_loop_kind(uf, (da, db, F32)) == "blocked"

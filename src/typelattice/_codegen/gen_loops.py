@@ -107,9 +107,16 @@ FUSED16 = ("add", "subtract", "multiply", "divide", "maximum", "minimum", "fmax"
            "maximum_h", "minimum_h", "fmax_h", "fmin_h")
 
 
+# ... and those with a float32 result of float16/bfloat16 operands (with float32 or each other)
+FUSED16_F32 = ("add", "subtract", "multiply", "divide")
+HK = {"float16": "TL_HK_F16", "bfloat16": "TL_HK_BF16", "float32": "TL_HK_F32"}
+
+
 def fused_name(op, t):
-    """The fused float16/bfloat16 loop of op for compute type t, or None."""
-    if t in HALF and blocked_ok(op, t) and op.out != "bool" and kernel_name(op, t) in FUSED16:
+    """The fused float16/bfloat16 loop (tl_half_binary) of op for compute type t, or None."""
+    if (t in HALF and blocked_ok(op, t) and op.out != "bool" and kernel_name(op, t) in FUSED16) \
+            or (t == "float32" and blocked_ok(op, t) and op.out != "bool"
+                and kernel_name(op, t) in FUSED16_F32):
         return f"tl_fused_{op.name}_{SUFFIX[t]}"
     return None
 
@@ -327,9 +334,8 @@ def emit():
                     out.append(f"TL_LOOP_BLOCKED({bname}, {C}, {oc}, {fn}, {sel}, {store})")
                 fused = fused_name(op, t)
                 if fused:
-                    hk = "TL_HK_F16" if t == "float16" else "TL_HK_BF16"
                     hop = "TL_HOP_" + kernel_name(op, t).upper()
-                    out.append(f"TL_LOOP_FUSED16({fused}, {hop}, {hk}, {fn}, {bname})")
+                    out.append(f"TL_LOOP_FUSED16({fused}, {hop}, {HK[t]}, {fn}, {bname})")
                     bname = fused
                 mixed.append(f'    {{"{op.name}", {LOOP_TYPES.index(t)}, {bname}}},')
         if op.nin == 1:

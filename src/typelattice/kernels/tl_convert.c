@@ -668,7 +668,7 @@ static int tl_cpu_avx512(void)
 typedef struct {
     tl_half_elem_fn fn;
     const void *a, *b;
-    uint16_t *o;
+    void *o;
     ptrdiff_t n;
     int ka, kb, ko, ca, cb;
 } tl_hbin_args;
@@ -699,7 +699,8 @@ static inline float tl_hld(int kind, int ko, const void *p, ptrdiff_t i, unsigne
     case TL_HK_I32: return tl_hround(ko, (float)((const int32_t *)p)[i], fl);
     case TL_HK_U32: return tl_hround(ko, (float)((const uint32_t *)p)[i], fl);
     case TL_HK_I64: return tl_hround(ko, (float)((const int64_t *)p)[i], fl);
-    default: return tl_hround(ko, (float)((const uint64_t *)p)[i], fl);
+    case TL_HK_U64: return tl_hround(ko, (float)((const uint64_t *)p)[i], fl);
+    default: return ((const float *)p)[i];
     }
 }
 
@@ -710,7 +711,11 @@ static void tl_hbin_elems(const tl_hbin_args *x, ptrdiff_t i, ptrdiff_t m, unsig
         unsigned e = 0;
         uint32_t r = tl_f32_to_bits(x->fn(tl_hld(x->ka, x->ko, x->a, x->ca ? j : 0, fl),
                                           tl_hld(x->kb, x->ko, x->b, x->cb ? j : 0, fl), &e));
-        x->o[j] = x->ko == TL_HK_F16 ? tl_f32bits_to_f16bits(r, fl) : tl_f32bits_to_bf16bits(r, fl);
+        if (x->ko == TL_HK_F32)
+            memcpy((float *)x->o + j, &r, 4);
+        else
+            ((uint16_t *)x->o)[j] = x->ko == TL_HK_F16 ? tl_f32bits_to_f16bits(r, fl)
+                                                       : tl_f32bits_to_bf16bits(r, fl);
     }
 }
 
@@ -818,20 +823,24 @@ TL_TARGET_AVX512 TL_VINLINE __m512 avx512_hop(int op, __m512 a, __m512 b, __mmas
 /* elements [i, i + m) (m <= 16, tm: their lanes); ca/cb: contiguous operand or scalar va/vb */
 TL_TARGET_AVX512 TL_VINLINE void
 avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *x,
-              const void *pa, const void *pb, uint16_t *po,
+              const void *pa, const void *pb, void *po,
               ptrdiff_t i, ptrdiff_t m, __mmask16 tm, __m512 va, __m512 vb,
               __mmask16 *bnd, __mmask16 *snr, unsigned *fl)
 {
     __mmask16 sn = 0;
     __m256i ra = _mm256_setzero_si256(), rb = _mm256_setzero_si256();
     __m512 a = va, b = vb, r;
-    if (ca && ka > TL_HK_B) {
+    if (ca && ka == TL_HK_F32) {
+        a = _mm512_mask_loadu_ps(_mm512_set1_ps(1.0f), tm, (const float *)pa + i);
+    } else if (ca && TL_HK_WIDE(ka)) {
         a = avx512_hint(ka, ko, pa, i, tm);
     } else if (ca) {
         ra = avx512_hraw(ka, pa, i, tm);
         if (ka == TL_HK_F16) sn |= avx512_f16_snan(ra);
     }
-    if (cb && kb > TL_HK_B) {
+    if (cb && kb == TL_HK_F32) {
+        b = _mm512_mask_loadu_ps(_mm512_set1_ps(1.0f), tm, (const float *)pb + i);
+    } else if (cb && TL_HK_WIDE(kb)) {
         b = avx512_hint(kb, ko, pb, i, tm);
     } else if (cb) {
         rb = avx512_hraw(kb, pb, i, tm);
@@ -845,9 +854,12 @@ avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args
     if (ca && ka <= TL_HK_B) a = avx512_hwiden(ka, ka == TL_HK_F16 ? _mm256_maskz_mov_epi16((__mmask16)~sn, ra) : ra);
     if (cb && kb <= TL_HK_B) b = avx512_hwiden(kb, kb == TL_HK_F16 ? _mm256_maskz_mov_epi16((__mmask16)~sn, rb) : rb);
     r = avx512_hop(op, a, b, tm);
-    _mm256_mask_storeu_epi16(po + i, tm, ko == TL_HK_F16
-        ? avx512_f16_round(_mm512_castps_si512(r), bnd, fl)
-        : avx512_bf16_round(_mm512_castps_si512(r), snr));
+    if (ko == TL_HK_F32)
+        _mm512_mask_storeu_ps((float *)po + i, tm, r);
+    else
+        _mm256_mask_storeu_epi16((uint16_t *)po + i, tm, ko == TL_HK_F16
+            ? avx512_f16_round(_mm512_castps_si512(r), bnd, fl)
+            : avx512_bf16_round(_mm512_castps_si512(r), snr));
 }
 
 TL_TARGET_AVX512 TL_VINLINE void
@@ -855,7 +867,7 @@ avx512_hbin(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *
 {
     const ptrdiff_t n = x->n;
     const void *pa = x->a, *pb = x->b;
-    uint16_t *po = x->o;
+    void *po = x->o;
     const __m512 va = _mm512_set1_ps(ca ? 0.0f : tl_hld(ka, ko, pa, 0, fl));
     const __m512 vb = _mm512_set1_ps(cb ? 0.0f : tl_hld(kb, ko, pb, 0, fl));
     __mmask16 bnd = 0, snr = 0;
@@ -940,17 +952,21 @@ TL_TARGET_AVX2 TL_VINLINE __m256 avx2_hop(int op, __m256 a, __m256 b)
  * holds a float16 signalling NaN (nothing computed: the caller goes element by element) */
 TL_TARGET_AVX2 TL_VINLINE int
 avx2_hbin8(int op, int ko, int ka, int kb, int ca, int cb, const void *pa, const void *pb,
-           ptrdiff_t i, uint16_t *po, __m256 va, __m256 vb, __m256i *bnd, __m256i *snr, unsigned *fl)
+           ptrdiff_t i, void *po, __m256 va, __m256 vb, __m256i *bnd, __m256i *snr, unsigned *fl)
 {
     __m128i ra = _mm_setzero_si128(), rb = _mm_setzero_si128(), sn = _mm_setzero_si128();
     __m256 a = va, b = vb, r;
-    if (ca && ka > TL_HK_B) {
+    if (ca && ka == TL_HK_F32) {
+        a = _mm256_loadu_ps((const float *)pa + i);
+    } else if (ca && TL_HK_WIDE(ka)) {
         a = avx2_hint(ka, ko, pa, i);
     } else if (ca) {
         ra = avx2_hraw(ka, pa, i);
         if (ka == TL_HK_F16) sn = avx2_f16_snan(ra);
     }
-    if (cb && kb > TL_HK_B) {
+    if (cb && kb == TL_HK_F32) {
+        b = _mm256_loadu_ps((const float *)pb + i);
+    } else if (cb && TL_HK_WIDE(kb)) {
         b = avx2_hint(kb, ko, pb, i);
     } else if (cb) {
         rb = avx2_hraw(kb, pb, i);
@@ -962,7 +978,9 @@ avx2_hbin8(int op, int ko, int ka, int kb, int ca, int cb, const void *pa, const
     if (ca && ka <= TL_HK_B) a = avx2_hwiden(ka, ka == TL_HK_F16 ? _mm_andnot_si128(sn, ra) : ra);
     if (cb && kb <= TL_HK_B) b = avx2_hwiden(kb, kb == TL_HK_F16 ? _mm_andnot_si128(sn, rb) : rb);
     r = avx2_hop(op, a, b);
-    if (ko == TL_HK_F16) {
+    if (ko == TL_HK_F32) {
+        _mm256_storeu_ps((float *)po, r);
+    } else if (ko == TL_HK_F16) {
         _mm_storeu_si128((__m128i *)po, avx2_f16_round(_mm256_castps_si256(r), bnd, fl));
     } else {
         __m256i w = avx2_bf16_round(_mm256_castps_si256(r), snr);
@@ -972,13 +990,14 @@ avx2_hbin8(int op, int ko, int ka, int kb, int ca, int cb, const void *pa, const
     return 1;
 }
 
-/* 8 elements of value 1 of a kind of at most 32 bits (x86: little-endian) */
+/* 8 elements of value 1 of a kind of at most 32 bits (integers: x86 is little-endian) */
 static void avx2_hk_ones(int kind, uint32_t *t)
 {
     int k, s = tl_hk_size(kind);
     memset(t, 0, 32);
     for (k = 0; k < 8; k++)
-        if (s == 2) ((uint16_t *)t)[k] = tl_hk_one[kind];
+        if (kind == TL_HK_F32) ((float *)t)[k] = 1.0f;
+        else if (s == 2) ((uint16_t *)t)[k] = tl_hk_one[kind];
         else ((unsigned char *)t)[k * s] = 1;
 }
 
@@ -987,13 +1006,13 @@ avx2_hbin(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *x,
 {
     const ptrdiff_t n = x->n;
     const void *pa = x->a, *pb = x->b;
-    uint16_t *po = x->o;
+    void *po = x->o;
     const __m256 va = _mm256_set1_ps(ca ? 0.0f : tl_hld(ka, ko, pa, 0, fl));
     const __m256 vb = _mm256_set1_ps(cb ? 0.0f : tl_hld(kb, ko, pb, 0, fl));
     __m256i bnd = _mm256_setzero_si256(), snr = _mm256_setzero_si256();
     ptrdiff_t i = 0;
     for (; i + 8 <= n; i += 8)
-        if (!avx2_hbin8(op, ko, ka, kb, ca, cb, pa, pb, i, po + i, va, vb, &bnd, &snr, fl))
+        if (!avx2_hbin8(op, ko, ka, kb, ca, cb, pa, pb, i, (char *)po + i * tl_hk_size(ko), va, vb, &bnd, &snr, fl))
             tl_hbin_elems(x, i, 8, fl);
     /* (a tail with a broadcast operand: the padding 1 could raise a flag, 1 / tiny overflows) */
     if (i < n && !(ca && cb)) {
@@ -1001,14 +1020,14 @@ avx2_hbin(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *x,
     } else if (i < n) {
         ptrdiff_t m = n - i;
         uint32_t ta[8], tb[8];
-        uint16_t to[8];
+        float to[8];
         const size_t sa = (size_t)tl_hk_size(ka), sb = (size_t)tl_hk_size(kb);
         avx2_hk_ones(ka, ta);
         avx2_hk_ones(kb, tb);
         if (ca) memcpy(ta, (const char *)pa + i * sa, (size_t)m * sa);
         if (cb) memcpy(tb, (const char *)pb + i * sb, (size_t)m * sb);
         if (avx2_hbin8(op, ko, ka, kb, ca, cb, ta, tb, 0, to, va, vb, &bnd, &snr, fl))
-            memcpy(po + i, to, (size_t)m * 2);
+            memcpy((char *)po + i * tl_hk_size(ko), to, (size_t)(m * tl_hk_size(ko)));
         else
             tl_hbin_elems(x, i, m, fl);
     }
@@ -1043,8 +1062,13 @@ avx2_hbin(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *x,
     TL_HBIN_MIXED1(X, OP, K, I16) TL_HBIN_MIXED1(X, OP, K, U16)                               \
     TL_HBIN_MIXED1(X, OP, K, I32) TL_HBIN_MIXED1(X, OP, K, U32)                               \
     TL_HBIN_MIXED1(X512, OP, K, I64) TL_HBIN_MIXED1(X512, OP, K, U64)
+/* float32 results: a float16/bfloat16 operand with a float32 one or with the other half type */
+#define TL_HBIN_F32(X, OP)                                                                   \
+    X(OP, F32, F16, F32) X(OP, F32, F32, F16) X(OP, F32, BF16, F32) X(OP, F32, F32, BF16)   \
+    X(OP, F32, F16, BF16) X(OP, F32, BF16, F16)
 #define TL_HBIN_ARITH(X, X512, OP)                                                           \
-    TL_HBIN_SAME(X, OP) TL_HBIN_MIXEDK(X, X512, OP, F16) TL_HBIN_MIXEDK(X, X512, OP, BF16)
+    TL_HBIN_SAME(X, OP) TL_HBIN_MIXEDK(X, X512, OP, F16) TL_HBIN_MIXEDK(X, X512, OP, BF16)   \
+    TL_HBIN_F32(X, OP)
 #define TL_HBIN_LIST(X, X512)                                                                \
     TL_HBIN_ARITH(X, X512, ADD) TL_HBIN_ARITH(X, X512, SUBTRACT)                             \
     TL_HBIN_ARITH(X, X512, MULTIPLY) TL_HBIN_ARITH(X, X512, DIVIDE)                          \
@@ -1056,13 +1080,13 @@ TL_HBIN_LIST(TL_HBIN_FNS, TL_HBIN_FNS512)
 typedef void (*tl_hbin_kernel)(const tl_hbin_args *, unsigned *);
 
 /* the kernel for (isa, op, operand kinds), or NULL */
-static tl_hbin_kernel tl_hbin_find(int avx512, int op, int ka, int kb)
+static tl_hbin_kernel tl_hbin_find(int avx512, int op, int ko, int ka, int kb)
 {
 #define TL_HBIN_CASE(OP, KO, KA, KB)                                                         \
-    if (op == TL_HOP_##OP && ka == TL_HK_##KA && kb == TL_HK_##KB)                           \
+    if (op == TL_HOP_##OP && ko == TL_HK_##KO && ka == TL_HK_##KA && kb == TL_HK_##KB)         \
         return avx512 ? avx512_hbin_##OP##_##KA##_##KB : avx2_hbin_##OP##_##KA##_##KB;
 #define TL_HBIN_CASE512(OP, KO, KA, KB)                                                      \
-    if (op == TL_HOP_##OP && ka == TL_HK_##KA && kb == TL_HK_##KB)                           \
+    if (op == TL_HOP_##OP && ko == TL_HK_##KO && ka == TL_HK_##KA && kb == TL_HK_##KB)         \
         return avx512 ? avx512_hbin_##OP##_##KA##_##KB : NULL;
     TL_HBIN_LIST(TL_HBIN_CASE, TL_HBIN_CASE512)
     return NULL;
@@ -1170,7 +1194,7 @@ TL_PUBLIC(f32_to_bf16, float, uint16_t)
 TL_PUBLIC(f64_to_bf16, double, uint16_t)
 
 int tl_half_binary(int op, tl_half_elem_fn fn, int ko, int ka, const void *a, int ca,
-                   int kb, const void *b, int cb, uint16_t *o, ptrdiff_t n)
+                   int kb, const void *b, int cb, void *o, ptrdiff_t n)
 {
 #if TL_X86
     const tl_kernels *k = tl_k();
@@ -1179,9 +1203,7 @@ int tl_half_binary(int op, tl_half_elem_fn fn, int ko, int ka, const void *a, in
     unsigned fl = 0;
     if (k != &K_avx512 && k != &K_avx2)
         return 0;
-    if (ko != (ka == TL_HK_BF16 || kb == TL_HK_BF16 ? TL_HK_BF16 : TL_HK_F16))
-        return 0;
-    f = tl_hbin_find(k == &K_avx512, op, ka, kb);
+    f = tl_hbin_find(k == &K_avx512, op, ko, ka, kb);
     if (f == NULL)
         return 0;
     /* a scalar float16 signalling NaN keeps its bits on the caller's path */

@@ -264,7 +264,8 @@ void tl_convert_f64_to_bf16_strided(const char *src, ptrdiff_t ss, char *dst, pt
  * broadcast; o is contiguous; the result kind ko is the float16/bfloat16 operand's kind.  An
  * integer operand wider than 8 bits is converted as the blocked loops do (a C cast to float32,
  * rounded to nearest even to ko: NumPy's / ml_dtypes' cast of the operand, flags included);
- * 64-bit integers only on AVX-512 (DQ).  OP is
+ * 64-bit integers only on AVX-512 (DQ).  ko TL_HK_F32: a float32 result (o of floats, no
+ * rounding) of float16/bfloat16 operands with float32 (TL_HK_F32) or the other half type.  OP is
  * the float32 element function of tl_elem.h named by TL_HOP_* (maximum/minimum: quiet
  * compares; _H: NumPy's float16 choice of the first operand on ties); fn is that same element
  * function, used for vectors holding a float16 signalling NaN (kept unquieted, as NumPy).
@@ -273,18 +274,21 @@ void tl_convert_f64_to_bf16_strided(const char *src, ptrdiff_t ss, char *dst, pt
  * no kernel for (op, kinds), or a scalar float16 signalling NaN operand.  Inputs and o must
  * not overlap other than element for element. */
 enum { TL_HK_F16, TL_HK_BF16, TL_HK_I8, TL_HK_U8, TL_HK_B, TL_HK_I16, TL_HK_U16, TL_HK_I32,
-       TL_HK_U32, TL_HK_I64, TL_HK_U64 };
-/* bytes of an element of operand kind k */
+       TL_HK_U32, TL_HK_I64, TL_HK_U64, TL_HK_F32 };
+/* integers of more than 8 bits (rounded to the result kind) */
+#define TL_HK_WIDE(k) ((k) >= TL_HK_I16 && (k) <= TL_HK_U64)
+/* bytes of an element of kind k */
 static inline int tl_hk_size(int k)
 {
-    return k == TL_HK_I8 || k == TL_HK_U8 || k == TL_HK_B ? 1 : k <= TL_HK_U16 ? 2 : k <= TL_HK_U32 ? 4 : 8;
+    static const unsigned char size[] = {2, 2, 1, 1, 1, 2, 2, 4, 4, 8, 8, 4};
+    return size[k];
 }
 enum { TL_HOP_ADD, TL_HOP_SUBTRACT, TL_HOP_MULTIPLY, TL_HOP_DIVIDE, TL_HOP_MAXIMUM,
        TL_HOP_MINIMUM, TL_HOP_FMAX, TL_HOP_FMIN, TL_HOP_MAXIMUM_H, TL_HOP_MINIMUM_H,
        TL_HOP_FMAX_H, TL_HOP_FMIN_H };
 typedef float (*tl_half_elem_fn)(float, float, unsigned *);
 int tl_half_binary(int op, tl_half_elem_fn fn, int ko, int ka, const void *a, int ca,
-                   int kb, const void *b, int cb, uint16_t *o, ptrdiff_t n);
+                   int kb, const void *b, int cb, void *o, ptrdiff_t n);
 
 /* "avx512", "avx2+f16c" or "scalar": the path in use.  The choice is made
  * once, at first use: the best the CPU and OS support, or "scalar" when the

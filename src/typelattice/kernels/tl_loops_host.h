@@ -729,7 +729,8 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
 
 /* float16/bfloat16 results fused in registers (tl_half_binary in tl_convert.c: load, widen,
  * compute and round one vector at a time, no block buffers) for contiguous or scalar operands of
- * kinds it has a kernel for (the half type itself; integers/bool with the half type) and a
+ * kinds it has a kernel for (the half type itself; integers/bool with the half type; for float32
+ * results (KO TL_HK_F32) a half type with float32 or the other half type) and a
  * contiguous output; FALLBACK (the blocked loop) for strided or fed-back operands, a scalar
  * float16 sNaN, and without SIMD. FN: the float32 element function of the op (for vectors holding
  * a float16 signalling NaN). */
@@ -737,6 +738,7 @@ static int tl_hkind(PyArray_Descr *d)
 {
     switch (d->type_num) {
         case NPY_HALF: return TL_HK_F16;
+        case NPY_FLOAT: return TL_HK_F32;
         case NPY_BYTE: return TL_HK_I8;
         case NPY_UBYTE: return TL_HK_U8;
         case NPY_BOOL: return TL_HK_B;
@@ -754,13 +756,13 @@ static int NAME(TL_LOOP_ARGS)                                                   
 {                                                                                                \
     npy_intp n = dims[0];                                                                        \
     int ka = tl_hkind(ctx->descriptors[0]), kb = tl_hkind(ctx->descriptors[1]);                  \
-    if (ka >= 0 && kb >= 0 && st[2] == 2                                                         \
+    if (ka >= 0 && kb >= 0 && st[2] == (npy_intp)tl_hk_size(KO)                                 \
             && (st[0] == 0 || st[0] == (npy_intp)tl_hk_size(ka))                                 \
             && (st[1] == 0 || st[1] == (npy_intp)tl_hk_size(kb))                                 \
             && !tl_feedback(data[0], st[0], data[2], st[2], n)                                   \
             && !tl_feedback(data[1], st[1], data[2], st[2], n)                                   \
             && tl_half_binary(HOP, FN, KO, ka, data[0], st[0] != 0, kb, data[1], st[1] != 0,     \
-                              (uint16_t *)data[2], n))                                           \
+                              data[2], n))                                                       \
         return 0;                                                                                \
     return FALLBACK(ctx, data, dims, st, aux);                                                   \
 }
