@@ -299,3 +299,76 @@ def test_half_operands_float32_result(isa, da, db):
             assert ok.all(), (name, isa)
             assert gf == wf, (name, isa, gf, wf)
         assert _ufuncs.mixed_loop_kind(uf, (da, db, F32)) == "blocked"
+
+
+CMPS = ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal")
+
+
+@pytest.mark.parametrize("dt", [F16, BF16], ids=["f16", "bf16"])
+def test_compare_every_bit_pattern(isa, dt):
+    """Same-dtype comparisons (vector compares in float32 lanes): NumPy's float16 results and
+    quietness (no warning, signalling NaNs included); bfloat16 as float32 compares of the exact
+    values, quiet too; tails, offsets and scalar operands."""
+    a = ALL.view(dt)
+    rng = np.random.default_rng(8)
+    for b in (ALL[::-1].view(dt), rng.permutation(ALL).view(dt), a):
+        for name in CMPS:
+            uf = getattr(tl, name)
+            ref = (lambda x, y: getattr(np, name)(x, y)) if dt == F16 else \
+                (lambda x, y: getattr(np, name)(np.asarray(x).astype(np.float32),
+                                                np.asarray(y).astype(np.float32)))
+            with np.errstate(all="ignore"):
+                want = ref(a, b)
+            got, gf = _flags(lambda: uf(a, b))
+            assert got.dtype == np.bool_ and (got == want).all(), (name, isa)
+            assert gf == set(), (name, isa, gf)
+            for n, off in ((37, 0), (21, 3), (5, 1)):
+                x, y = a[off:off + n], b[:n]
+                for xx, yy in ((x, y), (x, b[7]), (a[9], y), (x, y[:1])):
+                    with np.errstate(all="ignore"):
+                        w = ref(xx, yy)
+                    g, gf = _flags(lambda: uf(xx, yy))
+                    assert (g == w).all() and gf == set(), (name, isa, n)
+            snan = np.array([0x7d01 if dt == F16 else 0x7f81], np.uint16).view(dt)
+            g, gf = _flags(lambda: uf(a[:40], snan[0]))
+            assert (g == (name == "not_equal")).all() and gf == set(), (name, isa)
+
+
+@pytest.mark.parametrize("da,db", [(F16, F32), (BF16, F32), (F16, BF16), (np.int8, F16),
+                                   (F16, np.int32), (np.int64, BF16), (BF16, np.uint16),
+                                   (np.bool_, BF16)], ids=str)
+def test_compare_mixed(isa, da, db):
+    """Mixed comparisons computed in the promoted type (integers rounded to the half type as the
+    cast): NumPy's compare of the operands cast first; warnings as the portable path (blocked
+    loops: invalid for a signalling NaN, the cast's overflow)."""
+    rng = np.random.default_rng(9)
+
+    def vals(dt, n):
+        dt = np.dtype(dt)
+        if dt in (F16, BF16):
+            v = rng.integers(0, 1 << 16, n).astype(np.uint16).view(dt).copy()
+            v[::3] = rng.integers(-5, 5, v[::3].size).astype(dt)
+            return v
+        if dt == F32:
+            return rng.integers(-5, 5, n).astype(F32)
+        if dt == np.bool_:
+            return rng.integers(0, 2, n).astype(bool)
+        info = np.iinfo(dt)
+        return rng.integers(max(info.min, -70000), min(info.max, 70000), n).astype(dt)
+    a, b = vals(da, 3000), vals(db, 3000)
+    comp = tl.add.resolve_dtypes((np.dtype(da), np.dtype(db), None))[2]
+    for name in CMPS:
+        uf, ref = getattr(tl, name), getattr(np, name)
+        for x, y in ((a, b), (b, a), (a[:37], b[3:40]), (a[5], b[:33]), (a[:21], b[7]),
+                     (a[1:2], b[:1])):
+            got, gf = _flags(lambda: uf(x, y))
+            with np.errstate(all="ignore"):
+                want = ref(np.asarray(x).astype(comp).astype(F32),
+                           np.asarray(y).astype(comp).astype(F32))
+            assert got.dtype == np.bool_ and (got == want).all(), (name, isa)
+            _ufuncs.set_simd(False)
+            try:
+                pf = _flags(lambda: uf(x, y))[1]
+            finally:
+                _ufuncs.set_simd(_SET[isa])
+            assert gf == pf, (name, isa, gf, pf)

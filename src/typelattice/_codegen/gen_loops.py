@@ -102,11 +102,13 @@ VMATH = ("cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin",
 VMATH_SCALAR64 = ("sin", "cos")
 
 
-# float32 element functions with a fused float16/bfloat16 kernel (tl_half_binary, TL_HOP_*)
+# float32 element functions with a fused float16/bfloat16 kernel (tl_half_binary, TL_HOP_*), and
+# the comparisons
 FUSED16 = ("add", "subtract", "multiply", "divide", "maximum", "minimum", "fmax", "fmin",
            "maximum_h", "minimum_h", "fmax_h", "fmin_h")
 
 
+CMP16 = ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal")
 # ... and those with a float32 result of float16/bfloat16 operands (with float32 or each other)
 FUSED16_F32 = ("add", "subtract", "multiply", "divide")
 HK = {"float16": "TL_HK_F16", "bfloat16": "TL_HK_BF16", "float32": "TL_HK_F32"}
@@ -114,14 +116,12 @@ HK = {"float16": "TL_HK_F16", "bfloat16": "TL_HK_BF16", "float32": "TL_HK_F32"}
 
 def fused_name(op, t):
     """The fused float16/bfloat16 loop (tl_half_binary) of op for compute type t, or None."""
-    if (t in HALF and blocked_ok(op, t) and op.out != "bool" and kernel_name(op, t) in FUSED16) \
-            or (t == "float32" and blocked_ok(op, t) and op.out != "bool"
-                and kernel_name(op, t) in FUSED16_F32):
+    k = kernel_name(op, t)
+    ops = {"float16": FUSED16 + CMP16, "bfloat16": FUSED16 + CMP16, "float32": FUSED16_F32 + CMP16}
+    if blocked_ok(op, t) and k in ops.get(t, ()):
         return f"tl_fused_{op.name}_{SUFFIX[t]}"
     return None
 
-
-CMP16 = ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal")
 
 
 def host(fn):
@@ -335,7 +335,8 @@ def emit():
                 fused = fused_name(op, t)
                 if fused:
                     hop = "TL_HOP_" + kernel_name(op, t).upper()
-                    out.append(f"TL_LOOP_FUSED16({fused}, {hop}, {HK[t]}, {fn}, {bname})")
+                    efn = "NULL" if op.out == "bool" else fn
+                    out.append(f"TL_LOOP_FUSED16({fused}, {hop}, {HK[t]}, {efn}, {bname})")
                     bname = fused
                 mixed.append(f'    {{"{op.name}", {LOOP_TYPES.index(t)}, {bname}}},')
         if op.nin == 1:
@@ -399,6 +400,10 @@ def emit():
                 name = f"tl_cmp16_{op.name}_{SUFFIX[t]}"
                 out.append(f"TL_LOOP_CMP16({name}, {SUFFIX[t]}, {op.name}, "
                            f"tl_blocked_{op.name}_{SUFFIX[t]})")
+                # vector compares in float32 lanes first (tl_half_binary)
+                out.append(f"TL_LOOP_FUSED16({name}_v, TL_HOP_{op.name.upper()}, {HK[t]}, NULL, "
+                           f"{name})")
+                name += "_v"
             elif t in HALF and blocked_ok(op, t):
                 name = f"tl_blocked_{op.name}_{SUFFIX[t]}"
             table.append(f'    {{"{op.name}", {{{", ".join(map(str, types))}}}, {name}, '

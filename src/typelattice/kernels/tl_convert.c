@@ -36,6 +36,7 @@
 #include "tl_convert.h"
 
 #include <fenv.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -670,7 +671,7 @@ typedef struct {
     const void *a, *b;
     void *o;
     ptrdiff_t n;
-    int ka, kb, ko, ca, cb;
+    int op, ka, kb, ko, ca, cb;
 } tl_hbin_args;
 
 /* an integer as float32 (a C cast) rounded to nearest even to the result kind ko: the blocked
@@ -704,11 +705,38 @@ static inline float tl_hld(int kind, int ko, const void *p, ptrdiff_t i, unsigne
     }
 }
 
+/* a NaN made quiet (comparisons of one half type raise no flag) */
+static inline float tl_hquiet(float f)
+{
+    uint32_t u = tl_f32_to_bits(f);
+    return (u & 0x7fffffffu) > 0x7f800000u ? tl_bits_to_f32(u | 0x00400000u) : f;
+}
+
+/* a comparison as the vector ones (C99's quiet isless...: no flag for a quiet NaN) */
+static inline unsigned char tl_hcmp1(int op, float a, float b)
+{
+    switch (op) {
+    case TL_HOP_LESS: return isless(a, b);
+    case TL_HOP_LESS_EQUAL: return islessequal(a, b);
+    case TL_HOP_GREATER: return isgreater(a, b);
+    case TL_HOP_GREATER_EQUAL: return isgreaterequal(a, b);
+    case TL_HOP_EQUAL: return a == b;
+    default: return a != b;
+    }
+}
+
 /* elements [i, i + m) one by one: the caller's element function and the scalar roundings */
 static void tl_hbin_elems(const tl_hbin_args *x, ptrdiff_t i, ptrdiff_t m, unsigned *fl)
 {
     for (ptrdiff_t j = i; j < i + m; j++) {
         unsigned e = 0;
+        if (TL_HOP_IS_CMP(x->op)) {
+            float a = tl_hld(x->ka, x->ko, x->a, x->ca ? j : 0, fl);
+            float b = tl_hld(x->kb, x->ko, x->b, x->cb ? j : 0, fl);
+            if (x->ka == x->kb) { a = tl_hquiet(a); b = tl_hquiet(b); }
+            ((unsigned char *)x->o)[j] = tl_hcmp1(x->op, a, b);
+            continue;
+        }
         uint32_t r = tl_f32_to_bits(x->fn(tl_hld(x->ka, x->ko, x->a, x->ca ? j : 0, fl),
                                           tl_hld(x->kb, x->ko, x->b, x->cb ? j : 0, fl), &e));
         if (x->ko == TL_HK_F32)
@@ -820,6 +848,34 @@ TL_TARGET_AVX512 TL_VINLINE __m512 avx512_hop(int op, __m512 a, __m512 b, __mmas
     return _mm512_mask_blend_ps(m, b, a);
 }
 
+/* the comparisons in lanes tm (quiet predicates: a signalling NaN raises invalid) */
+TL_TARGET_AVX512 TL_VINLINE __mmask16 avx512_hcmp(int op, __m512 a, __m512 b, __mmask16 tm)
+{
+    switch (op) {
+    case TL_HOP_LESS: return _mm512_mask_cmp_ps_mask(tm, a, b, _CMP_LT_OQ);
+    case TL_HOP_LESS_EQUAL: return _mm512_mask_cmp_ps_mask(tm, a, b, _CMP_LE_OQ);
+    case TL_HOP_GREATER: return _mm512_mask_cmp_ps_mask(tm, a, b, _CMP_GT_OQ);
+    case TL_HOP_GREATER_EQUAL: return _mm512_mask_cmp_ps_mask(tm, a, b, _CMP_GE_OQ);
+    case TL_HOP_EQUAL: return _mm512_mask_cmp_ps_mask(tm, a, b, _CMP_EQ_OQ);
+    default: return _mm512_mask_cmp_ps_mask(tm, a, b, _CMP_NEQ_UQ);
+    }
+}
+
+/* float16 signalling NaNs made quiet (vcvtph2ps would raise invalid) */
+TL_TARGET_AVX512 TL_VINLINE __m256i avx512_f16_quiet(__m256i h)
+{
+    return _mm256_mask_blend_epi16(avx512_f16_snan(h), h, _mm256_or_si256(h, _mm256_set1_epi16(0x0200)));
+}
+
+/* float32 NaNs made quiet (a compare would raise invalid for a signalling one) */
+TL_TARGET_AVX512 TL_VINLINE __m512 avx512_quiet(__m512 f)
+{
+    __m512i u = _mm512_castps_si512(f);
+    __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff)),
+                                            _mm512_set1_epi32(0x7f800000));
+    return _mm512_castsi512_ps(_mm512_mask_or_epi32(u, nan, u, _mm512_set1_epi32(0x00400000)));
+}
+
 /* elements [i, i + m) (m <= 16, tm: their lanes); ca/cb: contiguous operand or scalar va/vb */
 TL_TARGET_AVX512 TL_VINLINE void
 avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *x,
@@ -827,6 +883,7 @@ avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args
               ptrdiff_t i, ptrdiff_t m, __mmask16 tm, __m512 va, __m512 vb,
               __mmask16 *bnd, __mmask16 *snr, unsigned *fl)
 {
+    const int cmp = TL_HOP_IS_CMP(op), quiet = cmp && ka == kb;
     __mmask16 sn = 0;
     __m256i ra = _mm256_setzero_si256(), rb = _mm256_setzero_si256();
     __m512 a = va, b = vb, r;
@@ -836,7 +893,8 @@ avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args
         a = avx512_hint(ka, ko, pa, i, tm);
     } else if (ca) {
         ra = avx512_hraw(ka, pa, i, tm);
-        if (ka == TL_HK_F16) sn |= avx512_f16_snan(ra);
+        if (ka == TL_HK_F16 && quiet) ra = avx512_f16_quiet(ra);
+        else if (ka == TL_HK_F16 && !cmp) sn |= avx512_f16_snan(ra);
     }
     if (cb && kb == TL_HK_F32) {
         b = _mm512_mask_loadu_ps(_mm512_set1_ps(1.0f), tm, (const float *)pb + i);
@@ -844,7 +902,8 @@ avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args
         b = avx512_hint(kb, ko, pb, i, tm);
     } else if (cb) {
         rb = avx512_hraw(kb, pb, i, tm);
-        if (kb == TL_HK_F16) sn |= avx512_f16_snan(rb);
+        if (kb == TL_HK_F16 && quiet) rb = avx512_f16_quiet(rb);
+        else if (kb == TL_HK_F16 && !cmp) sn |= avx512_f16_snan(rb);
     }
     if (TL_UNLIKELY(sn)) {
         tl_hbin_elems(x, i, m, fl);
@@ -853,6 +912,14 @@ avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args
     /* (the compiler may hoist a conversion above the branch: convert only sNaN-free bits) */
     if (ca && ka <= TL_HK_B) a = avx512_hwiden(ka, ka == TL_HK_F16 ? _mm256_maskz_mov_epi16((__mmask16)~sn, ra) : ra);
     if (cb && kb <= TL_HK_B) b = avx512_hwiden(kb, kb == TL_HK_F16 ? _mm256_maskz_mov_epi16((__mmask16)~sn, rb) : rb);
+    if (cmp) {
+        if (quiet && ka == TL_HK_BF16) {
+            if (ca) a = avx512_quiet(a);
+            if (cb) b = avx512_quiet(b);
+        }
+        _mm_mask_storeu_epi8((char *)po + i, tm, _mm_maskz_mov_epi8(avx512_hcmp(op, a, b, tm), _mm_set1_epi8(1)));
+        return;
+    }
     r = avx512_hop(op, a, b, tm);
     if (ko == TL_HK_F32)
         _mm512_mask_storeu_ps((float *)po + i, tm, r);
@@ -868,8 +935,9 @@ avx512_hbin(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *
     const ptrdiff_t n = x->n;
     const void *pa = x->a, *pb = x->b;
     void *po = x->o;
-    const __m512 va = _mm512_set1_ps(ca ? 0.0f : tl_hld(ka, ko, pa, 0, fl));
-    const __m512 vb = _mm512_set1_ps(cb ? 0.0f : tl_hld(kb, ko, pb, 0, fl));
+    const int quiet = TL_HOP_IS_CMP(op) && ka == kb;
+    const __m512 va = _mm512_set1_ps(ca ? 0.0f : quiet ? tl_hquiet(tl_hld(ka, ko, pa, 0, fl)) : tl_hld(ka, ko, pa, 0, fl));
+    const __m512 vb = _mm512_set1_ps(cb ? 0.0f : quiet ? tl_hquiet(tl_hld(kb, ko, pb, 0, fl)) : tl_hld(kb, ko, pb, 0, fl));
     __mmask16 bnd = 0, snr = 0;
     ptrdiff_t i = 0;
     for (; i + 16 <= n; i += 16)
@@ -948,12 +1016,33 @@ TL_TARGET_AVX2 TL_VINLINE __m256 avx2_hop(int op, __m256 a, __m256 b)
     return _mm256_blendv_ps(b, a, m);
 }
 
+TL_TARGET_AVX2 TL_VINLINE __m256 avx2_hcmp(int op, __m256 a, __m256 b)
+{
+    switch (op) {
+    case TL_HOP_LESS: return _mm256_cmp_ps(a, b, _CMP_LT_OQ);
+    case TL_HOP_LESS_EQUAL: return _mm256_cmp_ps(a, b, _CMP_LE_OQ);
+    case TL_HOP_GREATER: return _mm256_cmp_ps(a, b, _CMP_GT_OQ);
+    case TL_HOP_GREATER_EQUAL: return _mm256_cmp_ps(a, b, _CMP_GE_OQ);
+    case TL_HOP_EQUAL: return _mm256_cmp_ps(a, b, _CMP_EQ_OQ);
+    default: return _mm256_cmp_ps(a, b, _CMP_NEQ_UQ);
+    }
+}
+
+TL_TARGET_AVX2 TL_VINLINE __m256 avx2_quiet(__m256 f)
+{
+    __m256i u = _mm256_castps_si256(f);
+    __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff)),
+                                     _mm256_set1_epi32(0x7f800000));
+    return _mm256_castsi256_ps(_mm256_or_si256(u, _mm256_and_si256(nan, _mm256_set1_epi32(0x00400000))));
+}
+
 /* 8 elements from pa/pb (contiguous operands) or va/vb (scalar) to po; 0 when an operand vector
  * holds a float16 signalling NaN (nothing computed: the caller goes element by element) */
 TL_TARGET_AVX2 TL_VINLINE int
 avx2_hbin8(int op, int ko, int ka, int kb, int ca, int cb, const void *pa, const void *pb,
            ptrdiff_t i, void *po, __m256 va, __m256 vb, __m256i *bnd, __m256i *snr, unsigned *fl)
 {
+    const int cmp = TL_HOP_IS_CMP(op), quiet = cmp && ka == kb;
     __m128i ra = _mm_setzero_si128(), rb = _mm_setzero_si128(), sn = _mm_setzero_si128();
     __m256 a = va, b = vb, r;
     if (ca && ka == TL_HK_F32) {
@@ -962,7 +1051,8 @@ avx2_hbin8(int op, int ko, int ka, int kb, int ca, int cb, const void *pa, const
         a = avx2_hint(ka, ko, pa, i);
     } else if (ca) {
         ra = avx2_hraw(ka, pa, i);
-        if (ka == TL_HK_F16) sn = avx2_f16_snan(ra);
+        if (ka == TL_HK_F16 && quiet) ra = _mm_or_si128(ra, _mm_and_si128(avx2_f16_snan(ra), _mm_set1_epi16(0x0200)));
+        else if (ka == TL_HK_F16 && !cmp) sn = avx2_f16_snan(ra);
     }
     if (cb && kb == TL_HK_F32) {
         b = _mm256_loadu_ps((const float *)pb + i);
@@ -970,13 +1060,26 @@ avx2_hbin8(int op, int ko, int ka, int kb, int ca, int cb, const void *pa, const
         b = avx2_hint(kb, ko, pb, i);
     } else if (cb) {
         rb = avx2_hraw(kb, pb, i);
-        if (kb == TL_HK_F16) sn = _mm_or_si128(sn, avx2_f16_snan(rb));
+        if (kb == TL_HK_F16 && quiet) rb = _mm_or_si128(rb, _mm_and_si128(avx2_f16_snan(rb), _mm_set1_epi16(0x0200)));
+        else if (kb == TL_HK_F16 && !cmp) sn = _mm_or_si128(sn, avx2_f16_snan(rb));
     }
     if (TL_UNLIKELY(!_mm_testz_si128(sn, sn)))
         return 0;
     /* (the compiler may hoist a conversion above the branch: convert only sNaN-free bits) */
     if (ca && ka <= TL_HK_B) a = avx2_hwiden(ka, ka == TL_HK_F16 ? _mm_andnot_si128(sn, ra) : ra);
     if (cb && kb <= TL_HK_B) b = avx2_hwiden(kb, kb == TL_HK_F16 ? _mm_andnot_si128(sn, rb) : rb);
+    if (cmp) {
+        __m256i c;
+        __m128i w;
+        if (quiet && ka == TL_HK_BF16) {
+            if (ca) a = avx2_quiet(a);
+            if (cb) b = avx2_quiet(b);
+        }
+        c = _mm256_castps_si256(avx2_hcmp(op, a, b));
+        w = _mm_packs_epi32(_mm256_castsi256_si128(c), _mm256_extracti128_si256(c, 1));
+        _mm_storel_epi64((__m128i *)po, _mm_and_si128(_mm_packs_epi16(w, w), _mm_set1_epi8(1)));
+        return 1;
+    }
     r = avx2_hop(op, a, b);
     if (ko == TL_HK_F32) {
         _mm256_storeu_ps((float *)po, r);
@@ -1007,12 +1110,14 @@ avx2_hbin(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *x,
     const ptrdiff_t n = x->n;
     const void *pa = x->a, *pb = x->b;
     void *po = x->o;
-    const __m256 va = _mm256_set1_ps(ca ? 0.0f : tl_hld(ka, ko, pa, 0, fl));
-    const __m256 vb = _mm256_set1_ps(cb ? 0.0f : tl_hld(kb, ko, pb, 0, fl));
+    const int quiet = TL_HOP_IS_CMP(op) && ka == kb;
+    const size_t so = TL_HOP_IS_CMP(op) ? 1 : (size_t)tl_hk_size(ko);
+    const __m256 va = _mm256_set1_ps(ca ? 0.0f : quiet ? tl_hquiet(tl_hld(ka, ko, pa, 0, fl)) : tl_hld(ka, ko, pa, 0, fl));
+    const __m256 vb = _mm256_set1_ps(cb ? 0.0f : quiet ? tl_hquiet(tl_hld(kb, ko, pb, 0, fl)) : tl_hld(kb, ko, pb, 0, fl));
     __m256i bnd = _mm256_setzero_si256(), snr = _mm256_setzero_si256();
     ptrdiff_t i = 0;
     for (; i + 8 <= n; i += 8)
-        if (!avx2_hbin8(op, ko, ka, kb, ca, cb, pa, pb, i, (char *)po + i * tl_hk_size(ko), va, vb, &bnd, &snr, fl))
+        if (!avx2_hbin8(op, ko, ka, kb, ca, cb, pa, pb, i, (char *)po + i * so, va, vb, &bnd, &snr, fl))
             tl_hbin_elems(x, i, 8, fl);
     /* (a tail with a broadcast operand: the padding 1 could raise a flag, 1 / tiny overflows) */
     if (i < n && !(ca && cb)) {
@@ -1027,7 +1132,7 @@ avx2_hbin(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *x,
         if (ca) memcpy(ta, (const char *)pa + i * sa, (size_t)m * sa);
         if (cb) memcpy(tb, (const char *)pb + i * sb, (size_t)m * sb);
         if (avx2_hbin8(op, ko, ka, kb, ca, cb, ta, tb, 0, to, va, vb, &bnd, &snr, fl))
-            memcpy((char *)po + i * tl_hk_size(ko), to, (size_t)(m * tl_hk_size(ko)));
+            memcpy((char *)po + i * so, to, (size_t)m * so);
         else
             tl_hbin_elems(x, i, m, fl);
     }
@@ -1069,9 +1174,12 @@ avx2_hbin(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *x,
 #define TL_HBIN_ARITH(X, X512, OP)                                                           \
     TL_HBIN_SAME(X, OP) TL_HBIN_MIXEDK(X, X512, OP, F16) TL_HBIN_MIXEDK(X, X512, OP, BF16)   \
     TL_HBIN_F32(X, OP)
+/* (greater / greater_equal: less / less_equal with the operands swapped, tl_half_binary) */
 #define TL_HBIN_LIST(X, X512)                                                                \
     TL_HBIN_ARITH(X, X512, ADD) TL_HBIN_ARITH(X, X512, SUBTRACT)                             \
     TL_HBIN_ARITH(X, X512, MULTIPLY) TL_HBIN_ARITH(X, X512, DIVIDE)                          \
+    TL_HBIN_ARITH(X, X512, LESS) TL_HBIN_ARITH(X, X512, LESS_EQUAL)                          \
+    TL_HBIN_ARITH(X, X512, EQUAL) TL_HBIN_ARITH(X, X512, NOT_EQUAL)                          \
     TL_HBIN_SAME(X, MAXIMUM) TL_HBIN_SAME(X, MINIMUM) TL_HBIN_SAME(X, FMAX)                  \
     TL_HBIN_SAME(X, FMIN) TL_HBIN_SAME(X, MAXIMUM_H) TL_HBIN_SAME(X, MINIMUM_H)              \
     TL_HBIN_SAME(X, FMAX_H) TL_HBIN_SAME(X, FMIN_H)
@@ -1203,6 +1311,13 @@ int tl_half_binary(int op, tl_half_elem_fn fn, int ko, int ka, const void *a, in
     unsigned fl = 0;
     if (k != &K_avx512 && k != &K_avx2)
         return 0;
+    if (op == TL_HOP_GREATER || op == TL_HOP_GREATER_EQUAL) {
+        const void *t = a;
+        int kt = ka, ct = ca;
+        op = op == TL_HOP_GREATER ? TL_HOP_LESS : TL_HOP_LESS_EQUAL;
+        a = b; ka = kb; ca = cb;
+        b = t; kb = kt; cb = ct;
+    }
     f = tl_hbin_find(k == &K_avx512, op, ko, ka, kb);
     if (f == NULL)
         return 0;
@@ -1214,7 +1329,7 @@ int tl_half_binary(int op, tl_half_elem_fn fn, int ko, int ka, const void *a, in
         return 1;
     if (!ca && !cb)
         return 0;
-    x.fn = fn; x.a = a; x.b = b; x.o = o; x.n = n;
+    x.fn = fn; x.op = op; x.a = a; x.b = b; x.o = o; x.n = n;
     x.ka = ka; x.kb = kb; x.ko = ko; x.ca = ca; x.cb = cb;
     f(&x, &fl);
     tl_raise(fl);

@@ -265,7 +265,11 @@ void tl_convert_f64_to_bf16_strided(const char *src, ptrdiff_t ss, char *dst, pt
  * integer operand wider than 8 bits is converted as the blocked loops do (a C cast to float32,
  * rounded to nearest even to ko: NumPy's / ml_dtypes' cast of the operand, flags included);
  * 64-bit integers only on AVX-512 (DQ).  ko TL_HK_F32: a float32 result (o of floats, no
- * rounding) of float16/bfloat16 operands with float32 (TL_HK_F32) or the other half type.  OP is
+ * rounding) of float16/bfloat16 operands with float32 (TL_HK_F32) or the other half type.
+ * Comparisons (TL_HOP_LESS...; ko: the compute kind, o: bools): quiet ordered compares (NaN:
+ * false, true for not_equal); operands of one half type raise no flag at all (as NumPy's
+ * float16 loop and the bit compares of the same-dtype loops), mixed ones raise invalid for a
+ * signalling NaN as the blocked loops' float32 compares do.  OP is
  * the float32 element function of tl_elem.h named by TL_HOP_* (maximum/minimum: quiet
  * compares; _H: NumPy's float16 choice of the first operand on ties); fn is that same element
  * function, used for vectors holding a float16 signalling NaN (kept unquieted, as NumPy).
@@ -285,7 +289,10 @@ static inline int tl_hk_size(int k)
 }
 enum { TL_HOP_ADD, TL_HOP_SUBTRACT, TL_HOP_MULTIPLY, TL_HOP_DIVIDE, TL_HOP_MAXIMUM,
        TL_HOP_MINIMUM, TL_HOP_FMAX, TL_HOP_FMIN, TL_HOP_MAXIMUM_H, TL_HOP_MINIMUM_H,
-       TL_HOP_FMAX_H, TL_HOP_FMIN_H };
+       TL_HOP_FMAX_H, TL_HOP_FMIN_H, TL_HOP_LESS, TL_HOP_LESS_EQUAL, TL_HOP_GREATER,
+       TL_HOP_GREATER_EQUAL, TL_HOP_EQUAL, TL_HOP_NOT_EQUAL };
+/* comparisons: bool results (o of bytes), fn unused */
+#define TL_HOP_IS_CMP(op) ((op) >= TL_HOP_LESS)
 typedef float (*tl_half_elem_fn)(float, float, unsigned *);
 int tl_half_binary(int op, tl_half_elem_fn fn, int ko, int ka, const void *a, int ca,
                    int kb, const void *b, int cb, void *o, ptrdiff_t n);

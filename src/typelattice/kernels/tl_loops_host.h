@@ -730,7 +730,8 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
 /* float16/bfloat16 results fused in registers (tl_half_binary in tl_convert.c: load, widen,
  * compute and round one vector at a time, no block buffers) for contiguous or scalar operands of
  * kinds it has a kernel for (the half type itself; integers/bool with the half type; for float32
- * results (KO TL_HK_F32) a half type with float32 or the other half type) and a
+ * results (KO TL_HK_F32) a half type with float32 or the other half type; comparisons: KO the
+ * compute kind, bool results, FN NULL) and a
  * contiguous output; FALLBACK (the blocked loop) for strided or fed-back operands, a scalar
  * float16 sNaN, and without SIMD. FN: the float32 element function of the op (for vectors holding
  * a float16 signalling NaN). */
@@ -756,7 +757,7 @@ static int NAME(TL_LOOP_ARGS)                                                   
 {                                                                                                \
     npy_intp n = dims[0];                                                                        \
     int ka = tl_hkind(ctx->descriptors[0]), kb = tl_hkind(ctx->descriptors[1]);                  \
-    if (ka >= 0 && kb >= 0 && st[2] == (npy_intp)tl_hk_size(KO)                                 \
+    if (ka >= 0 && kb >= 0 && st[2] == (npy_intp)(TL_HOP_IS_CMP(HOP) ? 1 : tl_hk_size(KO))     \
             && (st[0] == 0 || st[0] == (npy_intp)tl_hk_size(ka))                                 \
             && (st[1] == 0 || st[1] == (npy_intp)tl_hk_size(kb))                                 \
             && !tl_feedback(data[0], st[0], data[2], st[2], n)                                   \
