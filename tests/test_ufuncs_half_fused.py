@@ -306,9 +306,9 @@ CMPS = ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal")
 
 @pytest.mark.parametrize("dt", [F16, BF16], ids=["f16", "bf16"])
 def test_compare_every_bit_pattern(isa, dt):
-    """Same-dtype comparisons (vector compares in float32 lanes): NumPy's float16 results and
-    quietness (no warning, signalling NaNs included); bfloat16 as float32 compares of the exact
-    values, quiet too; tails, offsets and scalar operands."""
+    """Same-dtype comparisons (bit compares; the fused kernels are for mixed operands): NumPy's
+    float16 results and quietness (no warning, signalling NaNs included); bfloat16 as float32
+    compares of the exact values, quiet too; tails, offsets and scalar operands."""
     a = ALL.view(dt)
     rng = np.random.default_rng(8)
     for b in (ALL[::-1].view(dt), rng.permutation(ALL).view(dt), a):

@@ -400,10 +400,6 @@ def emit():
                 name = f"tl_cmp16_{op.name}_{SUFFIX[t]}"
                 out.append(f"TL_LOOP_CMP16({name}, {SUFFIX[t]}, {op.name}, "
                            f"tl_blocked_{op.name}_{SUFFIX[t]})")
-                # vector compares in float32 lanes first (tl_half_binary)
-                out.append(f"TL_LOOP_FUSED16({name}_v, TL_HOP_{op.name.upper()}, {HK[t]}, NULL, "
-                           f"{name})")
-                name += "_v"
             elif t in HALF and blocked_ok(op, t):
                 name = f"tl_blocked_{op.name}_{SUFFIX[t]}"
             table.append(f'    {{"{op.name}", {{{", ".join(map(str, types))}}}, {name}, '

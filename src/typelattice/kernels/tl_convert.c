@@ -705,14 +705,7 @@ static inline float tl_hld(int kind, int ko, const void *p, ptrdiff_t i, unsigne
     }
 }
 
-/* a NaN made quiet (comparisons of one half type raise no flag) */
-static inline float tl_hquiet(float f)
-{
-    uint32_t u = tl_f32_to_bits(f);
-    return (u & 0x7fffffffu) > 0x7f800000u ? tl_bits_to_f32(u | 0x00400000u) : f;
-}
-
-/* a comparison as the vector ones (C99's quiet isless...: no flag for a quiet NaN) */
+/* a comparison as the vector ones (C99's isless...: invalid only for a signalling NaN) */
 static inline unsigned char tl_hcmp1(int op, float a, float b)
 {
     switch (op) {
@@ -731,10 +724,8 @@ static void tl_hbin_elems(const tl_hbin_args *x, ptrdiff_t i, ptrdiff_t m, unsig
     for (ptrdiff_t j = i; j < i + m; j++) {
         unsigned e = 0;
         if (TL_HOP_IS_CMP(x->op)) {
-            float a = tl_hld(x->ka, x->ko, x->a, x->ca ? j : 0, fl);
-            float b = tl_hld(x->kb, x->ko, x->b, x->cb ? j : 0, fl);
-            if (x->ka == x->kb) { a = tl_hquiet(a); b = tl_hquiet(b); }
-            ((unsigned char *)x->o)[j] = tl_hcmp1(x->op, a, b);
+            ((unsigned char *)x->o)[j] = tl_hcmp1(x->op, tl_hld(x->ka, x->ko, x->a, x->ca ? j : 0, fl),
+                                                  tl_hld(x->kb, x->ko, x->b, x->cb ? j : 0, fl));
             continue;
         }
         uint32_t r = tl_f32_to_bits(x->fn(tl_hld(x->ka, x->ko, x->a, x->ca ? j : 0, fl),
@@ -861,21 +852,6 @@ TL_TARGET_AVX512 TL_VINLINE __mmask16 avx512_hcmp(int op, __m512 a, __m512 b, __
     }
 }
 
-/* float16 signalling NaNs made quiet (vcvtph2ps would raise invalid) */
-TL_TARGET_AVX512 TL_VINLINE __m256i avx512_f16_quiet(__m256i h)
-{
-    return _mm256_mask_blend_epi16(avx512_f16_snan(h), h, _mm256_or_si256(h, _mm256_set1_epi16(0x0200)));
-}
-
-/* float32 NaNs made quiet (a compare would raise invalid for a signalling one) */
-TL_TARGET_AVX512 TL_VINLINE __m512 avx512_quiet(__m512 f)
-{
-    __m512i u = _mm512_castps_si512(f);
-    __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff)),
-                                            _mm512_set1_epi32(0x7f800000));
-    return _mm512_castsi512_ps(_mm512_mask_or_epi32(u, nan, u, _mm512_set1_epi32(0x00400000)));
-}
-
 /* elements [i, i + m) (m <= 16, tm: their lanes); ca/cb: contiguous operand or scalar va/vb */
 TL_TARGET_AVX512 TL_VINLINE void
 avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *x,
@@ -883,7 +859,7 @@ avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args
               ptrdiff_t i, ptrdiff_t m, __mmask16 tm, __m512 va, __m512 vb,
               __mmask16 *bnd, __mmask16 *snr, unsigned *fl)
 {
-    const int cmp = TL_HOP_IS_CMP(op), quiet = cmp && ka == kb;
+    const int cmp = TL_HOP_IS_CMP(op);
     __mmask16 sn = 0;
     __m256i ra = _mm256_setzero_si256(), rb = _mm256_setzero_si256();
     __m512 a = va, b = vb, r;
@@ -893,8 +869,7 @@ avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args
         a = avx512_hint(ka, ko, pa, i, tm);
     } else if (ca) {
         ra = avx512_hraw(ka, pa, i, tm);
-        if (ka == TL_HK_F16 && quiet) ra = avx512_f16_quiet(ra);
-        else if (ka == TL_HK_F16 && !cmp) sn |= avx512_f16_snan(ra);
+        if (ka == TL_HK_F16 && !cmp) sn |= avx512_f16_snan(ra);
     }
     if (cb && kb == TL_HK_F32) {
         b = _mm512_mask_loadu_ps(_mm512_set1_ps(1.0f), tm, (const float *)pb + i);
@@ -902,8 +877,7 @@ avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args
         b = avx512_hint(kb, ko, pb, i, tm);
     } else if (cb) {
         rb = avx512_hraw(kb, pb, i, tm);
-        if (kb == TL_HK_F16 && quiet) rb = avx512_f16_quiet(rb);
-        else if (kb == TL_HK_F16 && !cmp) sn |= avx512_f16_snan(rb);
+        if (kb == TL_HK_F16 && !cmp) sn |= avx512_f16_snan(rb);
     }
     if (TL_UNLIKELY(sn)) {
         tl_hbin_elems(x, i, m, fl);
@@ -913,10 +887,6 @@ avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args
     if (ca && ka <= TL_HK_B) a = avx512_hwiden(ka, ka == TL_HK_F16 ? _mm256_maskz_mov_epi16((__mmask16)~sn, ra) : ra);
     if (cb && kb <= TL_HK_B) b = avx512_hwiden(kb, kb == TL_HK_F16 ? _mm256_maskz_mov_epi16((__mmask16)~sn, rb) : rb);
     if (cmp) {
-        if (quiet && ka == TL_HK_BF16) {
-            if (ca) a = avx512_quiet(a);
-            if (cb) b = avx512_quiet(b);
-        }
         _mm_mask_storeu_epi8((char *)po + i, tm, _mm_maskz_mov_epi8(avx512_hcmp(op, a, b, tm), _mm_set1_epi8(1)));
         return;
     }
@@ -935,9 +905,8 @@ avx512_hbin(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *
     const ptrdiff_t n = x->n;
     const void *pa = x->a, *pb = x->b;
     void *po = x->o;
-    const int quiet = TL_HOP_IS_CMP(op) && ka == kb;
-    const __m512 va = _mm512_set1_ps(ca ? 0.0f : quiet ? tl_hquiet(tl_hld(ka, ko, pa, 0, fl)) : tl_hld(ka, ko, pa, 0, fl));
-    const __m512 vb = _mm512_set1_ps(cb ? 0.0f : quiet ? tl_hquiet(tl_hld(kb, ko, pb, 0, fl)) : tl_hld(kb, ko, pb, 0, fl));
+    const __m512 va = _mm512_set1_ps(ca ? 0.0f : tl_hld(ka, ko, pa, 0, fl));
+    const __m512 vb = _mm512_set1_ps(cb ? 0.0f : tl_hld(kb, ko, pb, 0, fl));
     __mmask16 bnd = 0, snr = 0;
     ptrdiff_t i = 0;
     for (; i + 16 <= n; i += 16)
@@ -1028,21 +997,13 @@ TL_TARGET_AVX2 TL_VINLINE __m256 avx2_hcmp(int op, __m256 a, __m256 b)
     }
 }
 
-TL_TARGET_AVX2 TL_VINLINE __m256 avx2_quiet(__m256 f)
-{
-    __m256i u = _mm256_castps_si256(f);
-    __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff)),
-                                     _mm256_set1_epi32(0x7f800000));
-    return _mm256_castsi256_ps(_mm256_or_si256(u, _mm256_and_si256(nan, _mm256_set1_epi32(0x00400000))));
-}
-
 /* 8 elements from pa/pb (contiguous operands) or va/vb (scalar) to po; 0 when an operand vector
  * holds a float16 signalling NaN (nothing computed: the caller goes element by element) */
 TL_TARGET_AVX2 TL_VINLINE int
 avx2_hbin8(int op, int ko, int ka, int kb, int ca, int cb, const void *pa, const void *pb,
            ptrdiff_t i, void *po, __m256 va, __m256 vb, __m256i *bnd, __m256i *snr, unsigned *fl)
 {
-    const int cmp = TL_HOP_IS_CMP(op), quiet = cmp && ka == kb;
+    const int cmp = TL_HOP_IS_CMP(op);
     __m128i ra = _mm_setzero_si128(), rb = _mm_setzero_si128(), sn = _mm_setzero_si128();
     __m256 a = va, b = vb, r;
     if (ca && ka == TL_HK_F32) {
@@ -1051,8 +1012,7 @@ avx2_hbin8(int op, int ko, int ka, int kb, int ca, int cb, const void *pa, const
         a = avx2_hint(ka, ko, pa, i);
     } else if (ca) {
         ra = avx2_hraw(ka, pa, i);
-        if (ka == TL_HK_F16 && quiet) ra = _mm_or_si128(ra, _mm_and_si128(avx2_f16_snan(ra), _mm_set1_epi16(0x0200)));
-        else if (ka == TL_HK_F16 && !cmp) sn = avx2_f16_snan(ra);
+        if (ka == TL_HK_F16 && !cmp) sn = avx2_f16_snan(ra);
     }
     if (cb && kb == TL_HK_F32) {
         b = _mm256_loadu_ps((const float *)pb + i);
@@ -1060,8 +1020,7 @@ avx2_hbin8(int op, int ko, int ka, int kb, int ca, int cb, const void *pa, const
         b = avx2_hint(kb, ko, pb, i);
     } else if (cb) {
         rb = avx2_hraw(kb, pb, i);
-        if (kb == TL_HK_F16 && quiet) rb = _mm_or_si128(rb, _mm_and_si128(avx2_f16_snan(rb), _mm_set1_epi16(0x0200)));
-        else if (kb == TL_HK_F16 && !cmp) sn = _mm_or_si128(sn, avx2_f16_snan(rb));
+        if (kb == TL_HK_F16 && !cmp) sn = _mm_or_si128(sn, avx2_f16_snan(rb));
     }
     if (TL_UNLIKELY(!_mm_testz_si128(sn, sn)))
         return 0;
@@ -1071,10 +1030,6 @@ avx2_hbin8(int op, int ko, int ka, int kb, int ca, int cb, const void *pa, const
     if (cmp) {
         __m256i c;
         __m128i w;
-        if (quiet && ka == TL_HK_BF16) {
-            if (ca) a = avx2_quiet(a);
-            if (cb) b = avx2_quiet(b);
-        }
         c = _mm256_castps_si256(avx2_hcmp(op, a, b));
         w = _mm_packs_epi32(_mm256_castsi256_si128(c), _mm256_extracti128_si256(c, 1));
         _mm_storel_epi64((__m128i *)po, _mm_and_si128(_mm_packs_epi16(w, w), _mm_set1_epi8(1)));
@@ -1110,10 +1065,9 @@ avx2_hbin(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *x,
     const ptrdiff_t n = x->n;
     const void *pa = x->a, *pb = x->b;
     void *po = x->o;
-    const int quiet = TL_HOP_IS_CMP(op) && ka == kb;
     const size_t so = TL_HOP_IS_CMP(op) ? 1 : (size_t)tl_hk_size(ko);
-    const __m256 va = _mm256_set1_ps(ca ? 0.0f : quiet ? tl_hquiet(tl_hld(ka, ko, pa, 0, fl)) : tl_hld(ka, ko, pa, 0, fl));
-    const __m256 vb = _mm256_set1_ps(cb ? 0.0f : quiet ? tl_hquiet(tl_hld(kb, ko, pb, 0, fl)) : tl_hld(kb, ko, pb, 0, fl));
+    const __m256 va = _mm256_set1_ps(ca ? 0.0f : tl_hld(ka, ko, pa, 0, fl));
+    const __m256 vb = _mm256_set1_ps(cb ? 0.0f : tl_hld(kb, ko, pb, 0, fl));
     __m256i bnd = _mm256_setzero_si256(), snr = _mm256_setzero_si256();
     ptrdiff_t i = 0;
     for (; i + 8 <= n; i += 8)
@@ -1162,24 +1116,30 @@ avx2_hbin(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *x,
  * float16/bfloat16 one, in either order */
 #define TL_HBIN_SAME(X, OP) X(OP, F16, F16, F16) X(OP, BF16, BF16, BF16)
 #define TL_HBIN_MIXED1(X, OP, K, I) X(OP, K, K, I) X(OP, K, I, K)
-#define TL_HBIN_MIXEDK(X, X512, OP, K)                                                       \
-    TL_HBIN_MIXED1(X, OP, K, I8) TL_HBIN_MIXED1(X, OP, K, U8) TL_HBIN_MIXED1(X, OP, K, B)      \
-    TL_HBIN_MIXED1(X, OP, K, I16) TL_HBIN_MIXED1(X, OP, K, U16)                               \
-    TL_HBIN_MIXED1(X, OP, K, I32) TL_HBIN_MIXED1(X, OP, K, U32)                               \
-    TL_HBIN_MIXED1(X512, OP, K, I64) TL_HBIN_MIXED1(X512, OP, K, U64)
+#define TL_HBIN_MIXED1C(X, OP, K, I) X(OP, K, K, I)
+#define TL_HBIN_MIXEDK(M, X, X512, OP, K)                                                    \
+    M(X, OP, K, I8) M(X, OP, K, U8) M(X, OP, K, B) M(X, OP, K, I16) M(X, OP, K, U16)            \
+    M(X, OP, K, I32) M(X, OP, K, U32) M(X512, OP, K, I64) M(X512, OP, K, U64)
 /* float32 results: a float16/bfloat16 operand with a float32 one or with the other half type */
 #define TL_HBIN_F32(X, OP)                                                                   \
     X(OP, F32, F16, F32) X(OP, F32, F32, F16) X(OP, F32, BF16, F32) X(OP, F32, F32, BF16)   \
     X(OP, F32, F16, BF16) X(OP, F32, BF16, F16)
 #define TL_HBIN_ARITH(X, X512, OP)                                                           \
-    TL_HBIN_SAME(X, OP) TL_HBIN_MIXEDK(X, X512, OP, F16) TL_HBIN_MIXEDK(X, X512, OP, BF16)   \
-    TL_HBIN_F32(X, OP)
+    TL_HBIN_SAME(X, OP) TL_HBIN_MIXEDK(TL_HBIN_MIXED1, X, X512, OP, F16)                       \
+    TL_HBIN_MIXEDK(TL_HBIN_MIXED1, X, X512, OP, BF16) TL_HBIN_F32(X, OP)
+/* comparisons: mixed operands only (the same-dtype loops compare the bits, as fast) */
+#define TL_HBIN_CMP(M, X, X512, OP)                                                          \
+    TL_HBIN_MIXEDK(M, X, X512, OP, F16) TL_HBIN_MIXEDK(M, X, X512, OP, BF16) TL_HBIN_F32(X, OP)
+/* commutative ops: the half operand first only (tl_half_binary swaps an integer first one) */
+#define TL_HBIN_COMM(X, X512, OP)                                                            \
+    TL_HBIN_SAME(X, OP) TL_HBIN_MIXEDK(TL_HBIN_MIXED1C, X, X512, OP, F16)                      \
+    TL_HBIN_MIXEDK(TL_HBIN_MIXED1C, X, X512, OP, BF16) TL_HBIN_F32(X, OP)
 /* (greater / greater_equal: less / less_equal with the operands swapped, tl_half_binary) */
 #define TL_HBIN_LIST(X, X512)                                                                \
-    TL_HBIN_ARITH(X, X512, ADD) TL_HBIN_ARITH(X, X512, SUBTRACT)                             \
-    TL_HBIN_ARITH(X, X512, MULTIPLY) TL_HBIN_ARITH(X, X512, DIVIDE)                          \
-    TL_HBIN_ARITH(X, X512, LESS) TL_HBIN_ARITH(X, X512, LESS_EQUAL)                          \
-    TL_HBIN_ARITH(X, X512, EQUAL) TL_HBIN_ARITH(X, X512, NOT_EQUAL)                          \
+    TL_HBIN_COMM(X, X512, ADD) TL_HBIN_ARITH(X, X512, SUBTRACT)                              \
+    TL_HBIN_COMM(X, X512, MULTIPLY) TL_HBIN_ARITH(X, X512, DIVIDE)                           \
+    TL_HBIN_CMP(TL_HBIN_MIXED1, X, X512, LESS) TL_HBIN_CMP(TL_HBIN_MIXED1, X, X512, LESS_EQUAL) \
+    TL_HBIN_CMP(TL_HBIN_MIXED1C, X, X512, EQUAL) TL_HBIN_CMP(TL_HBIN_MIXED1C, X, X512, NOT_EQUAL) \
     TL_HBIN_SAME(X, MAXIMUM) TL_HBIN_SAME(X, MINIMUM) TL_HBIN_SAME(X, FMAX)                  \
     TL_HBIN_SAME(X, FMIN) TL_HBIN_SAME(X, MAXIMUM_H) TL_HBIN_SAME(X, MINIMUM_H)              \
     TL_HBIN_SAME(X, FMAX_H) TL_HBIN_SAME(X, FMIN_H)
@@ -1311,10 +1271,14 @@ int tl_half_binary(int op, tl_half_elem_fn fn, int ko, int ka, const void *a, in
     unsigned fl = 0;
     if (k != &K_avx512 && k != &K_avx2)
         return 0;
-    if (op == TL_HOP_GREATER || op == TL_HOP_GREATER_EQUAL) {
+    /* greater: less of the swapped operands; an integer/bool with a half type in a commutative
+     * op: the half operand first (exact: only it can be a NaN) */
+    if (op == TL_HOP_GREATER || op == TL_HOP_GREATER_EQUAL
+            || ((op == TL_HOP_ADD || op == TL_HOP_MULTIPLY || op == TL_HOP_EQUAL
+                 || op == TL_HOP_NOT_EQUAL) && ka >= TL_HK_I8 && ka <= TL_HK_U64)) {
         const void *t = a;
         int kt = ka, ct = ca;
-        op = op == TL_HOP_GREATER ? TL_HOP_LESS : TL_HOP_LESS_EQUAL;
+        op = op == TL_HOP_GREATER ? TL_HOP_LESS : op == TL_HOP_GREATER_EQUAL ? TL_HOP_LESS_EQUAL : op;
         a = b; ka = kb; ca = cb;
         b = t; kb = kt; cb = ct;
     }

@@ -266,10 +266,9 @@ void tl_convert_f64_to_bf16_strided(const char *src, ptrdiff_t ss, char *dst, pt
  * rounded to nearest even to ko: NumPy's / ml_dtypes' cast of the operand, flags included);
  * 64-bit integers only on AVX-512 (DQ).  ko TL_HK_F32: a float32 result (o of floats, no
  * rounding) of float16/bfloat16 operands with float32 (TL_HK_F32) or the other half type.
- * Comparisons (TL_HOP_LESS...; ko: the compute kind, o: bools): quiet ordered compares (NaN:
- * false, true for not_equal); operands of one half type raise no flag at all (as NumPy's
- * float16 loop and the bit compares of the same-dtype loops), mixed ones raise invalid for a
- * signalling NaN as the blocked loops' float32 compares do.  OP is
+ * Comparisons (TL_HOP_LESS...; ko: the compute kind, o: bools) of mixed operands: quiet
+ * ordered compares (NaN: false, true for not_equal; invalid only for a signalling NaN, as the
+ * blocked loops' float32 compares).  OP is
  * the float32 element function of tl_elem.h named by TL_HOP_* (maximum/minimum: quiet
  * compares; _H: NumPy's float16 choice of the first operand on ties); fn is that same element
  * function, used for vectors holding a float16 signalling NaN (kept unquieted, as NumPy).
