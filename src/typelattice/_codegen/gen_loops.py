@@ -189,6 +189,9 @@ FUSED_OPS = ("add", "subtract", "multiply", "divide", "maximum", "minimum", "bit
 FUSED_COMPUTE = ("uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
                  "float32", "float64")
 FUSED_INPUTS = ("bool",) + FUSED_COMPUTE
+# float comparisons of the fused loops: one-pass SIMD kernels (TL_FUSED_KERNEL_FCMP), quiet predicates
+FCMP_PRED = {"less": "_CMP_LT_OQ", "less_equal": "_CMP_LE_OQ", "greater": "_CMP_GT_OQ",
+             "greater_equal": "_CMP_GE_OQ", "equal": "_CMP_EQ_OQ"}
 SWAPPED = {"less": "greater", "greater": "less", "less_equal": "greater_equal",
            "greater_equal": "less_equal"}
 
@@ -285,11 +288,11 @@ def emit_fused(out):
         if kname not in kernels:
             kernels[kname] = True
             post = "TL_FUSED_XOR" if bool_out else "TL_FUSED_ID"
-            if fn(kop, t) in VCMP:
-                assert x == 0
-                out.append(f"TL_FUSED_KERNEL_VCMP({kname}, {STORAGE[ka]}, {STORAGE[kb]}, "
-                           f"{STORAGE[t]}, {cvt(ka, t)}, {cvt(kb, t)}, {VCMP[fn(kop, t)]}, "
-                           f"{int(ka != t)}, {int(kb != t)})")
+            if kind(t) == "f" and kop in FCMP_PRED:
+                vcv = ["TL_VCVB" if y == "bool" else "TL_VCV" for y in (ka, kb)]
+                out.append(f"TL_FUSED_KERNEL_FCMP({kname}, {STORAGE[ka]}, {STORAGE[kb]}, "
+                           f"{SUFFIX[t]}, {SUFFIX[ka]}, {SUFFIX[kb]}, {cvt(ka, t)}, {cvt(kb, t)}, "
+                           f"{FCMP_PRED[kop]}, {fn(kop, t)})")
             else:
                 out.append(f"TL_FUSED_KERNEL({kname}, {STORAGE[ka]}, {STORAGE[kb]}, {SO}, "
                            f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {post})")

@@ -110,7 +110,8 @@ static void tl_host_init(void)
     __builtin_cpu_init();
     tl_host_avx2 = __builtin_cpu_supports("avx2") != 0;
     tl_host_avx512 = tl_host_avx2 && __builtin_cpu_supports("avx512f")
-                     && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+                     && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")
+                     && __builtin_cpu_supports("avx512dq");
 #endif
     if (tl_simd_disabled()) tl_host_avx2 = tl_host_avx512 = 0;
 }
@@ -1127,22 +1128,115 @@ static const char *tl_fused_load(char *buf, const char *src, npy_intp stride, np
     return buf;
 }
 
-/* float32/float64 ordered comparisons: the converted chunk goes through the block comparison VFN
- * (AVX-512/AVX2 quiet compares, tl_vcmp_*), as the same-dtype loops; C: compute type, CV1/CV2:
- * which operands convert (the other is read in place). */
-#define TL_FUSED_KERNEL_VCMP(K, S1, S2, C, LD1, LD2, VFN, CV1, CV2)                              \
+/* float32/float64 comparisons in one pass: each operand is loaded and converted in registers
+ * (TL_LD<bits>_<compute>_<operand>: the C casts of TL_CV_*, exact or rounded once), compared with
+ * a quiet (_CMP_*_OQ: a NaN gives false and raises nothing) AVX-512 or AVX2 compare, the mask
+ * turned into bytes; the element function FN where set_simd(False) turned SIMD off. */
+#if defined(TL_X86_DISPATCH_CLONES)
+#define TL_LDB128(p) _mm_min_epu8(_mm_loadu_si128((const __m128i *)(p)), _mm_set1_epi8(1))
+#define TL_LDB64(p) _mm_min_epu8(_mm_loadl_epi64((const __m128i *)(p)), _mm_set1_epi8(1))
+#define TL_LDB32(p) _mm_min_epu8(_mm_cvtsi32_si128(tl_ld32(p)), _mm_set1_epi8(1))
+static inline int tl_ld32(const void *p) { int v; memcpy(&v, p, 4); return v; }
+/* AVX-512, 16 float32 lanes */
+#define TL_LD512_f32_f32(p) _mm512_loadu_ps(p)
+#define TL_LD512_f32_i32(p) _mm512_cvtepi32_ps(_mm512_loadu_si512(p))
+#define TL_LD512_f32_u32(p) _mm512_cvtepu32_ps(_mm512_loadu_si512(p))
+#define TL_LD512_f32_i16(p) _mm512_cvtepi32_ps(_mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)(p))))
+#define TL_LD512_f32_u16(p) _mm512_cvtepi32_ps(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(p))))
+#define TL_LD512_f32_i8(p) _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(p))))
+#define TL_LD512_f32_u8(p) _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(p))))
+#define TL_LD512_f32_b(p) _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(TL_LDB128(p)))
+/* AVX-512, 8 float64 lanes */
+#define TL_LD512_f64_f64(p) _mm512_loadu_pd(p)
+#define TL_LD512_f64_f32(p) _mm512_cvtps_pd(_mm256_loadu_ps(p))
+#define TL_LD512_f64_i64(p) _mm512_cvtepi64_pd(_mm512_loadu_si512(p))
+#define TL_LD512_f64_i32(p) _mm512_cvtepi32_pd(_mm256_loadu_si256((const __m256i *)(p)))
+#define TL_LD512_f64_u32(p) _mm512_cvtepu32_pd(_mm256_loadu_si256((const __m256i *)(p)))
+#define TL_LD512_f64_i16(p) _mm512_cvtepi32_pd(_mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(p))))
+#define TL_LD512_f64_u16(p) _mm512_cvtepi32_pd(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(p))))
+#define TL_LD512_f64_i8(p) _mm512_cvtepi32_pd(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(p))))
+#define TL_LD512_f64_u8(p) _mm512_cvtepi32_pd(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(p))))
+#define TL_LD512_f64_b(p) _mm512_cvtepi32_pd(_mm256_cvtepu8_epi32(TL_LDB64(p)))
+/* AVX2, 8 float32 lanes; uint32 as two exact halves summed (one rounding) */
+#define TL_LD256_f32_f32(p) _mm256_loadu_ps(p)
+#define TL_LD256_f32_i32(p) _mm256_cvtepi32_ps(_mm256_loadu_si256((const __m256i *)(p)))
+#define TL_LD256_f32_u32(p) tl_u32_f32_avx2(_mm256_loadu_si256((const __m256i *)(p)))
+#define TL_LD256_f32_i16(p) _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(p))))
+#define TL_LD256_f32_u16(p) _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(p))))
+#define TL_LD256_f32_i8(p) _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(p))))
+#define TL_LD256_f32_u8(p) _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(p))))
+#define TL_LD256_f32_b(p) _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(TL_LDB64(p)))
+/* AVX2, 4 float64 lanes; uint32 offset by 2^31 (exact); int64 by scalar conversions */
+#define TL_LD256_f64_f64(p) _mm256_loadu_pd(p)
+#define TL_LD256_f64_f32(p) _mm256_cvtps_pd(_mm_loadu_ps(p))
+#define TL_LD256_f64_i64(p) _mm256_set_pd((double)(p)[3], (double)(p)[2], (double)(p)[1], (double)(p)[0])
+#define TL_LD256_f64_i32(p) _mm256_cvtepi32_pd(_mm_loadu_si128((const __m128i *)(p)))
+#define TL_LD256_f64_u32(p) _mm256_add_pd(_mm256_cvtepi32_pd(_mm_xor_si128(                     \
+    _mm_loadu_si128((const __m128i *)(p)), _mm_set1_epi32(INT32_MIN))), _mm256_set1_pd(2147483648.0))
+#define TL_LD256_f64_i16(p) _mm256_cvtepi32_pd(_mm_cvtepi16_epi32(_mm_loadl_epi64((const __m128i *)(p))))
+#define TL_LD256_f64_u16(p) _mm256_cvtepi32_pd(_mm_cvtepu16_epi32(_mm_loadl_epi64((const __m128i *)(p))))
+#define TL_LD256_f64_i8(p) _mm256_cvtepi32_pd(_mm_cvtepi8_epi32(_mm_cvtsi32_si128(tl_ld32(p))))
+#define TL_LD256_f64_u8(p) _mm256_cvtepi32_pd(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(tl_ld32(p))))
+#define TL_LD256_f64_b(p) _mm256_cvtepi32_pd(_mm_cvtepu8_epi32(TL_LDB32(p)))
+__attribute__((target("avx2"))) static inline __m256 tl_u32_f32_avx2(__m256i v)
+{
+    __m256 hi = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32(v, 16)), _mm256_set1_ps(65536.0f));
+    return _mm256_add_ps(hi, _mm256_cvtepi32_ps(_mm256_and_si256(v, _mm256_set1_epi32(0xffff))));
+}
+#define TL_L512_f32 16    /* lanes */
+#define TL_L512_f64 8
+#define TL_L256_f32 8
+#define TL_L256_f64 4
+#define TL_CMPM512_f32(a, b, P) _mm512_cmp_ps_mask(a, b, P)
+#define TL_CMPM512_f64(a, b, P) _mm512_cmp_pd_mask(a, b, P)
+#define TL_CMPM256_f32(a, b, P) _mm256_movemask_ps(_mm256_cmp_ps(a, b, P))
+#define TL_CMPM256_f64(a, b, P) _mm256_movemask_pd(_mm256_cmp_pd(a, b, P))
+/* m: mask of the 32 elements at pa, pb; L: lanes of a BITS-bit vector of C */
+#define TL_FCMP32(m, pa, pb, SFX, SFX1, SFX2, BITS, L, P)                                         \
+    {                                                                                            \
+        int h_;                                                                                  \
+        m = 0;                                                                                   \
+        for (h_ = 0; h_ < 32; h_ += (L))                                                         \
+            m |= (uint32_t)TL_CMPM##BITS##_##SFX(TL_LD##BITS##_##SFX##_##SFX1((pa) + h_),         \
+                                                 TL_LD##BITS##_##SFX##_##SFX2((pb) + h_), P) << h_; \
+    }
+#define TL_FUSED_FCMP_X86(K, S1, S2, SFX, SFX1, SFX2, P)                                         \
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) static void K##_avx512(            \
+    const S1 *pa, const S2 *pb, tl_bool *po, npy_intp n, uint32_t xm)                            \
+{                                                                                                \
+    npy_intp i; uint32_t m;                                                                      \
+    for (i = 0; i < n; i += 32) {                                                                \
+        TL_FCMP32(m, pa + i, pb + i, SFX, SFX1, SFX2, 512, TL_L512_##SFX, P)                      \
+        _mm256_storeu_si256((__m256i *)(po + i), _mm256_maskz_mov_epi8(m ^ xm, _mm256_set1_epi8(1))); \
+    }                                                                                            \
+}                                                                                                \
+__attribute__((target("avx2"))) static void K##_avx2(                                            \
+    const S1 *pa, const S2 *pb, tl_bool *po, npy_intp n, uint32_t xm)                            \
+{                                                                                                \
+    npy_intp i; uint32_t m; int k;                                                               \
+    for (i = 0; i < n; i += 32) {                                                                \
+        TL_FCMP32(m, pa + i, pb + i, SFX, SFX1, SFX2, 256, TL_L256_##SFX, P)                  \
+        m ^= xm;                                                                                 \
+        for (k = 0; k < 4; k++) memcpy(po + i + 8 * k, &tl_bytes8[(m >> (8 * k)) & 255], 8);     \
+    }                                                                                            \
+}
+#define TL_FUSED_FCMP_DISPATCH(K)                                                                \
+    if (tl_host_avx512) { K##_avx512(pa, pb, po, n, x ? ~0u : 0u); return 0; }                   \
+    if (tl_host_avx2) { K##_avx2(pa, pb, po, n, x ? ~0u : 0u); return 0; }
+#else
+#define TL_FUSED_FCMP_X86(K, S1, S2, SFX, SFX1, SFX2, P)
+#define TL_FUSED_FCMP_DISPATCH(K)
+#endif
+/* kernel K of a float32/float64 (SFX) comparison of S1 (suffix SFX1) and S2 (SFX2) operands:
+ * predicate P, element function FN, LD1/LD2: the conversions of the portable loop */
+#define TL_FUSED_KERNEL_FCMP(K, S1, S2, SFX, SFX1, SFX2, LD1, LD2, P, FN)                         \
+TL_FUSED_FCMP_X86(K, S1, S2, SFX, SFX1, SFX2, P)                                                 \
 TL_FUSED_TARGET static unsigned K(const void *va, const void *vb, void *vo, npy_intp n, int x)   \
 {                                                                                                \
     const S1 *pa = (const S1 *)va; const S2 *pb = (const S2 *)vb; tl_bool *po = (tl_bool *)vo;   \
-    C ca[TL_FUSED_CHUNK * 8], cb[TL_FUSED_CHUNK * 8];                                            \
-    npy_intp i, k, m;                                                                            \
-    (void)x; (void)ca; (void)cb;                                                                 \
-    for (i = 0; i < n; i += m) {                                                                 \
-        m = n - i < TL_FUSED_CHUNK * 8 ? n - i : TL_FUSED_CHUNK * 8;                             \
-        if (CV1) for (k = 0; k < m; k++) ca[k] = LD1(pa[i + k]);                                 \
-        if (CV2) for (k = 0; k < m; k++) cb[k] = LD2(pb[i + k]);                                 \
-        VFN(CV1 ? ca : (const C *)(pa + i), 1, CV2 ? cb : (const C *)(pb + i), 1, po + i, m);    \
-    }                                                                                            \
+    npy_intp i;                                                                                  \
+    TL_FUSED_FCMP_DISPATCH(K)                                                                    \
+    for (i = 0; i < n; i++) po[i] = (tl_bool)(FN(LD1(pa[i]), LD2(pb[i]), NULL) ^ x);             \
     return 0;                                                                                    \
 }
 
