@@ -94,6 +94,10 @@ VCMP = {h: "tl_vcmp_" + h[len("tl_h"):] for h in HOST_FAST.values() if "less" in
 VROUND = ("floor", "ceil", "trunc")
 
 
+# float32/float64 bool-valued unary ops with SIMD block kernels in tl_loops_host.h (tl_vclass_*)
+VCLASS = ("isnan", "isinf", "isfinite", "signbit")
+
+
 # float32/float64 ops with libmvec vector loops (TL_VMATH_OPS of tl_loops_host.h)
 VMATH = ("cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan",
          "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh")
@@ -163,6 +167,9 @@ def emit_unary(op, out):
         if op.kernel in VROUND and t in ("float32", "float64"):
             out.append(f"TL_LOOP1_CONTIG({name}, {STORAGE[t]}, "
                        f"tl_vround_{op.kernel}_{SUFFIX[t]}, {fn})")
+        elif op.kernel in VCLASS and t in ("float32", "float64"):
+            out.append(f"TL_LOOP1_BOOL({name}, {STORAGE[t]}, "
+                       f"tl_vclass_{op.kernel}_{SUFFIX[t]}, {fn})")
         elif (len(outs) == 1 and op.kernel in VMATH and t in ("float32", "float64")
                 and not (t == "float64" and op.kernel in VMATH_SCALAR64)):
             out.append(f"TL_LOOP1_VEC({name}, {STORAGE[t]}, {t[-2:]}, {op.kernel}, {fn})")

@@ -964,6 +964,90 @@ static void tl_vround_##OPN##_##S(const F *a, F *o, npy_intp n)                 
 TL_VROUND(floor, f32, float, f) TL_VROUND(ceil, f32, float, f) TL_VROUND(trunc, f32, float, f)
 TL_VROUND(floor, f64, double, ) TL_VROUND(ceil, f64, double, ) TL_VROUND(trunc, f64, double, )
 
+/* S -> bool through a block function VFN(const S *in, tl_bool *out, n) when input and output are
+ * contiguous, element by element with FN otherwise */
+#define TL_LOOP1_BOOL(NAME, S, VFN, FN)                                                          \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    if (st[0] == (npy_intp)sizeof(S) && st[1] == 1) {                                            \
+        (void)ctx; (void)aux;                                                                    \
+        VFN((const S *)data[0], (tl_bool *)data[1], dims[0]);                                    \
+        return 0;                                                                                \
+    }                                                                                            \
+    { TL_LOOP1_BODY(S, npy_bool, TL_LD_id, TL_ST_id, FN) }                                       \
+}
+
+/* isnan/isinf/isfinite/signbit of float32/float64 blocks: integer compares of the bits (no FP
+ * instruction, no flag for a signalling NaN) to masks, then bytes (gcc does not vectorize the
+ * narrowing to bool). OPN(x) = (bits(x) & ABSM) PRED REF; W: 32/64, NL: lanes of a vector. */
+#define TL_VCLASS_SCALAR(OPN, S, F)                                                              \
+static void tl_vclass_##OPN##_##S##_scalar(const F *a, tl_bool *o, npy_intp n)                   \
+{ npy_intp i; for (i = 0; i < n; i++) o[i] = tl_##OPN##_##S(a[i], NULL); }
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TL_SET256_32 _mm256_set1_epi32
+#define TL_SET256_64 _mm256_set1_epi64x
+#define TL_MOVEMASK256_32(v) _mm256_movemask_ps(_mm256_castsi256_ps(v))
+#define TL_MOVEMASK256_64(v) _mm256_movemask_pd(_mm256_castsi256_pd(v))
+#define TL_ICMP256_gt(W, v, r) _mm256_cmpgt_epi##W(v, r)
+#define TL_ICMP256_eq(W, v, r) _mm256_cmpeq_epi##W(v, r)
+#define TL_ICMP256_lt(W, v, r) _mm256_cmpgt_epi##W(r, v)
+#define TL_ICMP512_gt _MM_CMPINT_NLE
+#define TL_ICMP512_eq _MM_CMPINT_EQ
+#define TL_ICMP512_lt _MM_CMPINT_LT
+#define TL_VCLASS_AVX(OPN, S, F, W, NL512, NL256, ABSM, REF, PRED)                               \
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static void tl_vclass_##OPN##_##S##_avx512( \
+    const F *a, tl_bool *o, npy_intp n)                                                          \
+{                                                                                                \
+    const __m512i am = _mm512_set1_epi##W(ABSM), r = _mm512_set1_epi##W(REF);                    \
+    npy_intp i;                                                                                  \
+    for (i = 0; i < n; i += 16) {                                                                \
+        unsigned t = i + 16 <= n ? 0xffffu : (1u << (n - i)) - 1, m = 0;                         \
+        int h;                                                                                   \
+        for (h = 0; h < 16; h += NL512) {                                                        \
+            __m512i v = _mm512_and_si512(_mm512_maskz_loadu_epi##W(t >> h, a + i + h), am);      \
+            m |= (unsigned)_mm512_cmp_epi##W##_mask(v, r, TL_ICMP512_##PRED) << h;               \
+        }                                                                                        \
+        _mm_mask_storeu_epi8(o + i, (__mmask16)t, _mm_maskz_mov_epi8((__mmask16)m, _mm_set1_epi8(1))); \
+    }                                                                                            \
+}                                                                                                \
+__attribute__((target("avx2"))) static void tl_vclass_##OPN##_##S##_avx2(                        \
+    const F *a, tl_bool *o, npy_intp n)                                                          \
+{                                                                                                \
+    const __m256i am = TL_SET256_##W(ABSM), r = TL_SET256_##W(REF);                              \
+    npy_intp i = 0;                                                                              \
+    for (; i + 8 <= n; i += 8) {                                                                 \
+        int m = 0, h;                                                                            \
+        for (h = 0; h < 8; h += NL256) {                                                         \
+            __m256i v = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(a + i + h)), am);  \
+            m |= TL_MOVEMASK256_##W(TL_ICMP256_##PRED(W, v, r)) << h;                            \
+        }                                                                                        \
+        memcpy(o + i, &tl_bytes8[m], 8);                                                         \
+    }                                                                                            \
+    tl_vclass_##OPN##_##S##_scalar(a + i, o + i, n - i);                                         \
+}
+#define TL_VCLASS_DISPATCH(OPN, S)                                                               \
+    if (tl_host_avx512) { tl_vclass_##OPN##_##S##_avx512(a, o, n); return; }                     \
+    if (tl_host_avx2) { tl_vclass_##OPN##_##S##_avx2(a, o, n); return; }
+#else
+#define TL_VCLASS_AVX(OPN, S, F, W, NL512, NL256, ABSM, REF, PRED)
+#define TL_VCLASS_DISPATCH(OPN, S)
+#endif
+#define TL_VCLASS(OPN, S, F, W, NL512, NL256, ABSM, REF, PRED)                                   \
+TL_VCLASS_SCALAR(OPN, S, F)                                                                      \
+TL_VCLASS_AVX(OPN, S, F, W, NL512, NL256, ABSM, REF, PRED)                                       \
+static void tl_vclass_##OPN##_##S(const F *a, tl_bool *o, npy_intp n)                            \
+{                                                                                                \
+    TL_VCLASS_DISPATCH(OPN, S)                                                                   \
+    tl_vclass_##OPN##_##S##_scalar(a, o, n);                                                     \
+}
+#define TL_VCLASS_OPS(S, F, W, NL512, NL256, ABSM, INF)                                          \
+TL_VCLASS(isnan, S, F, W, NL512, NL256, ABSM, INF, gt)                                           \
+TL_VCLASS(isinf, S, F, W, NL512, NL256, ABSM, INF, eq)                                           \
+TL_VCLASS(isfinite, S, F, W, NL512, NL256, ABSM, INF, lt)                                        \
+TL_VCLASS(signbit, S, F, W, NL512, NL256, -1, 0, lt)
+TL_VCLASS_OPS(f32, float, 32, 16, 8, 0x7fffffff, 0x7f800000)
+TL_VCLASS_OPS(f64, double, 64, 8, 4, 0x7fffffffffffffffLL, 0x7ff0000000000000LL)
+
 /* SI -> (SO1, SO2): out1 = ST1(FN(LD(x), &o2, &fpe)), out2 = ST2(o2); CT2 is the compute type of
  * the second result (frexp: int32 exponent; modf: the integral part) */
 #define TL_LOOP1_2(NAME, SI, SO1, SO2, CT2, LD, ST1, ST2, FN)                                    \
