@@ -88,6 +88,7 @@ HOST_FAST = {f"tl_{c}_{s}": f"tl_h{c}_{s}" for c in ("less", "less_equal", "grea
 
 # ... and their block versions (AVX2 quiet compares when the CPU has them)
 VCMP = {h: "tl_vcmp_" + h[len("tl_h"):] for h in HOST_FAST.values() if "less" in h or "greater" in h}
+VCMP.update({f"tl_{c}_{s}": f"tl_vcmp_{c}_{s}" for c in ("equal", "not_equal") for s in ("f32", "f64")})
 
 
 # float32/float64 unary ops with SIMD block kernels in tl_loops_host.h (tl_vround_*)

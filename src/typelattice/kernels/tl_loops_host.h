@@ -74,6 +74,10 @@ static inline tl_bool tl_hgreater_equal_##S(F a, F b, unsigned *e)              
 { return tl_hless_equal_##S(b, a, e); }
 TL_HCMP(f32, float, int32_t, uint32_t, 0x7fffffffu, 0x7f800000u, 31)
 TL_HCMP(f64, double, int64_t, uint64_t, 0x7fffffffffffffffull, 0x7ff0000000000000ull, 63)
+#define tl_hequal_f32 tl_equal_f32         /* == and != are quiet in C */
+#define tl_hnot_equal_f32 tl_not_equal_f32
+#define tl_hequal_f64 tl_equal_f64
+#define tl_hnot_equal_f64 tl_not_equal_f64
 
 /* NumPy's sign on the bits (NaN returned as it is, +-0 -> +0, else +-1): selects instead of the
  * quiet comparisons of tl_elem.h, so gcc vectorizes it */
@@ -156,38 +160,35 @@ __attribute__((target("avx2"))) static void tl_vcmp_##OPN##_f64_avx2(           
     }                                                                                            \
     for (; i < n; i++) o[i] = tl_h##OPN##_f64(a[ca ? i : 0], b[cb ? i : 0], NULL);               \
 }
-#define TL_VCMP_AVX512(OPN, PRED)                                                                \
-__attribute__((target("avx512f,avx512bw,avx512vl"))) static void tl_vcmp_##OPN##_f32_avx512(     \
-    const float *a, int ca, const float *b, int cb, tl_bool *o, npy_intp n)                      \
+/* 64 elements (one 64-byte store of bools) per iteration, as NumPy's AVX-512 loops; the tail in
+ * NL-lane steps with masked loads (masked-off lanes read nothing) and a masked store */
+#define TL_VCMP_AVX512_T(OPN, PRED, S, F, V, NL, P)                                              \
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static void tl_vcmp_##OPN##_##S##_avx512(   \
+    const F *a, int ca, const F *b, int cb, tl_bool *o, npy_intp n)                              \
 {                                                                                                \
     npy_intp i = 0;                                                                              \
-    __m512 va, vb;                                                                               \
-    const __m128i one = _mm_set1_epi8(1);                                                        \
+    int h;                                                                                       \
+    const __m512i one = _mm512_set1_epi8(1);                                                     \
+    V va, vb;                                                                                    \
     if (n <= 0) return;                                                                          \
-    va = _mm512_set1_ps(a[0]); vb = _mm512_set1_ps(b[0]);                                        \
-    for (; i + 16 <= n; i += 16) {                                                               \
-        __m512 x = ca ? _mm512_loadu_ps(a + i) : va, y = cb ? _mm512_loadu_ps(b + i) : vb;       \
-        _mm_storeu_si128((__m128i *)(o + i), _mm_maskz_mov_epi8(_mm512_cmp_ps_mask(x, y, PRED), one)); \
+    va = _mm512_set1_##P(a[0]); vb = _mm512_set1_##P(b[0]);                                      \
+    for (; i + 64 <= n; i += 64) {                                                               \
+        uint64_t m = 0;                                                                          \
+        for (h = 0; h < 64; h += NL)                                                             \
+            m |= (uint64_t)_mm512_cmp_##P##_mask(ca ? _mm512_loadu_##P(a + i + h) : va,          \
+                                                 cb ? _mm512_loadu_##P(b + i + h) : vb, PRED) << h; \
+        _mm512_storeu_si512(o + i, _mm512_maskz_mov_epi8(m, one));                               \
     }                                                                                            \
-    for (; i < n; i++) o[i] = tl_h##OPN##_f32(a[ca ? i : 0], b[cb ? i : 0], NULL);               \
-}                                                                                                \
-__attribute__((target("avx512f,avx512bw,avx512vl"))) static void tl_vcmp_##OPN##_f64_avx512(     \
-    const double *a, int ca, const double *b, int cb, tl_bool *o, npy_intp n)                    \
-{                                                                                                \
-    npy_intp i = 0;                                                                              \
-    __m512d va, vb;                                                                              \
-    const __m128i one = _mm_set1_epi8(1);                                                        \
-    if (n <= 0) return;                                                                          \
-    va = _mm512_set1_pd(a[0]); vb = _mm512_set1_pd(b[0]);                                        \
-    for (; i + 16 <= n; i += 16) {                                                               \
-        __m512d x0 = ca ? _mm512_loadu_pd(a + i) : va, y0 = cb ? _mm512_loadu_pd(b + i) : vb;    \
-        __m512d x1 = ca ? _mm512_loadu_pd(a + i + 8) : va, y1 = cb ? _mm512_loadu_pd(b + i + 8) : vb; \
-        __mmask16 m = (__mmask16)(_mm512_cmp_pd_mask(x0, y0, PRED)                               \
-                                  | ((unsigned)_mm512_cmp_pd_mask(x1, y1, PRED) << 8));          \
-        _mm_storeu_si128((__m128i *)(o + i), _mm_maskz_mov_epi8(m, one));                        \
+    for (; i < n; i += NL) {                                                                     \
+        unsigned k = n - i >= NL ? (1u << NL) - 1 : (1u << (n - i)) - 1;                         \
+        unsigned m = _mm512_cmp_##P##_mask(ca ? _mm512_maskz_loadu_##P(k, a + i) : va,           \
+                                           cb ? _mm512_maskz_loadu_##P(k, b + i) : vb, PRED);    \
+        _mm_mask_storeu_epi8(o + i, (__mmask16)k, _mm_maskz_mov_epi8((__mmask16)m, _mm512_castsi512_si128(one))); \
     }                                                                                            \
-    for (; i < n; i++) o[i] = tl_h##OPN##_f64(a[ca ? i : 0], b[cb ? i : 0], NULL);               \
 }
+#define TL_VCMP_AVX512(OPN, PRED)                                                                \
+TL_VCMP_AVX512_T(OPN, PRED, f32, float, __m512, 16, ps)                                                  \
+TL_VCMP_AVX512_T(OPN, PRED, f64, double, __m512d, 8, pd)
 TL_VCMP_AVX512(less, _CMP_LT_OQ)
 TL_VCMP_AVX512(less_equal, _CMP_LE_OQ)
 TL_VCMP_AVX512(greater, _CMP_GT_OQ)
@@ -196,6 +197,10 @@ TL_VCMP_AVX2(less, _CMP_LT_OQ)
 TL_VCMP_AVX2(less_equal, _CMP_LE_OQ)
 TL_VCMP_AVX2(greater, _CMP_GT_OQ)
 TL_VCMP_AVX2(greater_equal, _CMP_GE_OQ)
+TL_VCMP_AVX512(equal, _CMP_EQ_OQ)
+TL_VCMP_AVX512(not_equal, _CMP_NEQ_UQ)
+TL_VCMP_AVX2(equal, _CMP_EQ_OQ)
+TL_VCMP_AVX2(not_equal, _CMP_NEQ_UQ)
 #define TL_VCMP_HAVE_AVX2 1
 #endif
 #define TL_VCMP(OPN, S, F)                                                                       \
@@ -217,6 +222,8 @@ TL_VCMP(less, f32, float) TL_VCMP(less_equal, f32, float)
 TL_VCMP(greater, f32, float) TL_VCMP(greater_equal, f32, float)
 TL_VCMP(less, f64, double) TL_VCMP(less_equal, f64, double)
 TL_VCMP(greater, f64, double) TL_VCMP(greater_equal, f64, double)
+TL_VCMP(equal, f32, float) TL_VCMP(not_equal, f32, float)
+TL_VCMP(equal, f64, double) TL_VCMP(not_equal, f64, double)
 
 #define TL_LOOP_ARGS PyArrayMethod_Context *ctx, char *const data[], npy_intp const dims[], \
                      npy_intp const st[], NpyAuxData *aux
