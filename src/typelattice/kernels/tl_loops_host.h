@@ -163,15 +163,14 @@ __attribute__((target("avx2"))) static void tl_vcmp_##OPN##_f64_avx2(           
 /* 64 elements (one 64-byte store of bools) per iteration, as NumPy's AVX-512 loops; the tail in
  * NL-lane steps with masked loads (masked-off lanes read nothing) and a masked store */
 #define TL_VCMP_AVX512_T(OPN, PRED, S, F, V, NL, P)                                              \
-__attribute__((target("avx512f,avx512bw,avx512vl"))) static void tl_vcmp_##OPN##_##S##_avx512(   \
-    const F *a, int ca, const F *b, int cb, tl_bool *o, npy_intp n)                              \
+__attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) static inline void           \
+tl_vcmp_##OPN##_##S##_avx512_body(const F *a, const int ca, const F *b, const int cb, tl_bool *o, \
+                                  npy_intp n)                                                    \
 {                                                                                                \
     npy_intp i = 0;                                                                              \
     int h;                                                                                       \
     const __m512i one = _mm512_set1_epi8(1);                                                     \
-    V va, vb;                                                                                    \
-    if (n <= 0) return;                                                                          \
-    va = _mm512_set1_##P(a[0]); vb = _mm512_set1_##P(b[0]);                                      \
+    const V va = _mm512_set1_##P(a[0]), vb = _mm512_set1_##P(b[0]);                             \
     for (; i + 64 <= n; i += 64) {                                                               \
         uint64_t m = 0;                                                                          \
         for (h = 0; h < 64; h += NL)                                                             \
@@ -185,6 +184,16 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) static void tl_vcmp_##OPN##
                                            cb ? _mm512_maskz_loadu_##P(k, b + i) : vb, PRED);    \
         _mm_mask_storeu_epi8(o + i, (__mmask16)k, _mm_maskz_mov_epi8((__mmask16)m, _mm512_castsi512_si128(one))); \
     }                                                                                            \
+}                                                                                                \
+/* one loop per operand layout (no select in the loop) */                                       \
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static void tl_vcmp_##OPN##_##S##_avx512(   \
+    const F *a, int ca, const F *b, int cb, tl_bool *o, npy_intp n)                              \
+{                                                                                                \
+    if (n <= 0) return;                                                                          \
+    if (ca && cb) tl_vcmp_##OPN##_##S##_avx512_body(a, 1, b, 1, o, n);                           \
+    else if (ca) tl_vcmp_##OPN##_##S##_avx512_body(a, 1, b, 0, o, n);                            \
+    else if (cb) tl_vcmp_##OPN##_##S##_avx512_body(a, 0, b, 1, o, n);                            \
+    else tl_vcmp_##OPN##_##S##_avx512_body(a, 0, b, 0, o, n);                                    \
 }
 #define TL_VCMP_AVX512(OPN, PRED)                                                                \
 TL_VCMP_AVX512_T(OPN, PRED, f32, float, __m512, 16, ps)                                                  \
