@@ -1304,8 +1304,14 @@ __attribute__((target("avx2"))) static inline __m256 tl_u32_f32_avx2(__m256i v)
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) static void K##_avx512(            \
     const S1 *pa, const S2 *pb, tl_bool *po, npy_intp n, uint32_t xm)                            \
 {                                                                                                \
-    npy_intp i; uint32_t m;                                                                      \
-    for (i = 0; i < n; i += 32) {                                                                \
+    npy_intp i = 0; uint32_t m, m2;                                                              \
+    for (; i + 64 <= n; i += 64) {     /* one 64-byte store, as the same-dtype loops */          \
+        TL_FCMP32(m, pa + i, pb + i, SFX, SFX1, SFX2, 512, TL_L512_##SFX, P)                      \
+        TL_FCMP32(m2, pa + i + 32, pb + i + 32, SFX, SFX1, SFX2, 512, TL_L512_##SFX, P)           \
+        _mm512_storeu_si512(po + i, _mm512_maskz_mov_epi8(((uint64_t)(m2 ^ xm) << 32) | (m ^ xm), \
+                                                          _mm512_set1_epi8(1)));                 \
+    }                                                                                            \
+    if (i < n) {                                                                                 \
         TL_FCMP32(m, pa + i, pb + i, SFX, SFX1, SFX2, 512, TL_L512_##SFX, P)                      \
         _mm256_storeu_si256((__m256i *)(po + i), _mm256_maskz_mov_epi8(m ^ xm, _mm256_set1_epi8(1))); \
     }                                                                                            \
