@@ -301,9 +301,9 @@ def simd_path(request):
 
 
 def test_float_comparisons_every_simd_path(simd_path):
-    """The one-pass float comparison kernels (TL_FUSED_KERNEL_FCMP) on the AVX-512, AVX2 and portable
-    paths: every operand type, NaN (quiet and signalling), inf, -0.0, every tail length up to two
-    chunks, scalar and strided operands, in place into a bool operand; no FP warning."""
+    """The one-pass float comparison kernels (TL_FUSED_KERNEL_FCMP) on the AVX-512, AVX2 and
+    portable paths: every operand type, NaN (quiet and signalling), inf, -0.0, every tail length
+    up to two chunks, scalar and strided operands, in place into a bool operand; no FP warning."""
     keys = sorted({k for rname in RULES for k in fused_pairs({rname: RULES[rname]})
                    if k[0] in FCMP and np.dtype(k[3]).kind == "f"})
     assert {(a, b) for _, a, b, t in keys if t == "float32"} >= {("int32", "float32"),

@@ -88,7 +88,8 @@ HOST_FAST = {f"tl_{c}_{s}": f"tl_h{c}_{s}" for c in ("less", "less_equal", "grea
 
 # ... and their block versions (AVX2 quiet compares when the CPU has them)
 VCMP = {h: "tl_vcmp_" + h[len("tl_h"):] for h in HOST_FAST.values() if "less" in h or "greater" in h}
-VCMP.update({f"tl_{c}_{s}": f"tl_vcmp_{c}_{s}" for c in ("equal", "not_equal") for s in ("f32", "f64")})
+VCMP.update({f"tl_{c}_{s}": f"tl_vcmp_{c}_{s}" for c in ("equal", "not_equal")
+             for s in ("f32", "f64")})
 
 
 # float32/float64 unary ops with SIMD block kernels in tl_loops_host.h (tl_vround_*)
@@ -197,7 +198,8 @@ FUSED_OPS = ("add", "subtract", "multiply", "divide", "maximum", "minimum", "bit
 FUSED_COMPUTE = ("uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
                  "float32", "float64")
 FUSED_INPUTS = ("bool",) + FUSED_COMPUTE
-# float comparisons of the fused loops: one-pass SIMD kernels (TL_FUSED_KERNEL_FCMP), quiet predicates
+# float comparisons of the fused loops: one-pass SIMD kernels (TL_FUSED_KERNEL_FCMP), quiet
+# predicates
 FCMP_PRED = {"less": "_CMP_LT_OQ", "less_equal": "_CMP_LE_OQ", "greater": "_CMP_GT_OQ",
              "greater_equal": "_CMP_GE_OQ", "equal": "_CMP_EQ_OQ"}
 SWAPPED = {"less": "greater", "greater": "less", "less_equal": "greater_equal",
