@@ -306,6 +306,8 @@ def emit_fused(out):
             else:
                 out.append(f"TL_FUSED_KERNEL({kname}, {STORAGE[ka]}, {STORAGE[kb]}, {SO}, "
                            f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {post})")
+            out.append(f"TL_FUSED_SCALAR({kname}, {STORAGE[ka]}, {STORAGE[kb]}, {SO}, "
+                       f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {post})")
         lname = f"tl_fused_{name}_{SUFFIX[a]}_{SUFFIX[b]}_{SUFFIX[t]}"
         out.append(f"TL_FUSED_LOOP({lname}, {kname}, {swap}, {x}, {STORAGE[a]}, {STORAGE[b]}, {SO})")
         idx = ", ".join(str(LOOP_TYPES.index(y)) for y in (a, b, t))

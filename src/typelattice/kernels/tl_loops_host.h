@@ -1202,6 +1202,26 @@ TL_FUSED_TARGET static unsigned K(const void *va, const void *vb, void *vo, npy_
 
 typedef unsigned (*tl_fused_kernel)(const void *, const void *, void *, npy_intp, int);
 
+/* The same element function one element at a time, on strided operands: calls and tails shorter
+ * than a chunk, and outputs fed back into an input (in order). Not vectorized: short and cheap to
+ * compile beside each kernel. */
+#define TL_FUSED_SCALAR(K, S1, S2, SO, LD1, LD2, FN, POST)                                       \
+__attribute__((optimize("no-tree-vectorize"))) static unsigned K##_1(                            \
+    const char *a, npy_intp sa, const char *b, npy_intp sb, char *o, npy_intp so, npy_intp n,   \
+    int x)                                                                                       \
+{                                                                                                \
+    npy_intp i; unsigned fpe = 0;                                                                \
+    (void)x;                                                                                     \
+    for (i = 0; i < n; i++) {                                                                    \
+        SO r = POST(FN(LD1(*(const S1 *)(a + i * sa)), LD2(*(const S2 *)(b + i * sb)), &fpe), x); \
+        memcpy(o + i * so, &r, sizeof(SO));                                                      \
+    }                                                                                            \
+    return fpe;                                                                                  \
+}
+
+typedef unsigned (*tl_fused_scalar)(const char *, npy_intp, const char *, npy_intp, char *,
+                                    npy_intp, npy_intp, int);
+
 /* m items of size isz from src (stride ss) to dst (stride ds) */
 static void tl_fused_copy(char *dst, npy_intp ds, const char *src, npy_intp ss, npy_intp isz,
                           npy_intp m)
@@ -1215,16 +1235,10 @@ static void tl_fused_copy(char *dst, npy_intp ds, const char *src, npy_intp ss, 
     }
 }
 
-/* One chunk of an operand in buf: m items from src, then copies of them (padding lanes compute
- * what real lanes compute: no FP flag of their own). */
-static const char *tl_fused_load(char *buf, const char *src, npy_intp stride, npy_intp isz,
-                                 npy_intp m)
+/* One chunk of an operand (a scalar repeated, or strided items) into buf */
+static const char *tl_fused_load(char *buf, const char *src, npy_intp stride, npy_intp isz)
 {
-    npy_intp have;
-    tl_fused_copy(buf, isz, src, stride, isz, m);
-    for (have = m; have < TL_FUSED_CHUNK; have *= 2)    /* repeat the m items */
-        memcpy(buf + have * isz, buf, (size_t)((have < TL_FUSED_CHUNK - have ? have
-                                                : TL_FUSED_CHUNK - have) * isz));
+    tl_fused_copy(buf, isz, src, stride, isz, TL_FUSED_CHUNK);
     return buf;
 }
 
@@ -1348,53 +1362,56 @@ TL_FUSED_TARGET static unsigned K(const void *va, const void *vb, void *vo, npy_
 
 /* The NumPy loop of every fused pair: kernel k (its operands exchanged when swap, its bool results
  * XORed with x) on whole contiguous chunks in place; scalar (stride 0) operands are broadcast into
- * a chunk once; strided operands and the tail go through chunk buffers; an output fed back into an
- * input (reduce/accumulate with out=) one element at a time. */
-__attribute__((noinline)) static int tl_fused_run(tl_fused_kernel k, int swap, int x,
-    npy_intp s1, npy_intp s2, npy_intp so, char *const data[], npy_intp const dims[],
+ * a chunk once; strided operands go through chunk buffers; the tail, calls shorter than a chunk
+ * and an output fed back into an input (reduce/accumulate with out=) go element by element (k1). */
+__attribute__((noinline)) static int tl_fused_run(tl_fused_kernel k, tl_fused_scalar k1, int swap,
+    int x, npy_intp s1, npy_intp s2, npy_intp so, char *const data[], npy_intp const dims[],
     npy_intp const st[])
 {
     union { char c[TL_FUSED_CHUNK * 8]; double d; int64_t i; } buf[3];
     char *p[3];
     const char *in[2];
-    npy_intp s[3], isz[3], n = dims[0], i = 0, m, blk = TL_FUSED_CHUNK;
+    npy_intp s[3], isz[3], n = dims[0], i = 0, tail;
     int j, bcast[2];
     unsigned fpe = 0;
     p[0] = data[swap]; p[1] = data[!swap]; p[2] = data[2];
     s[0] = st[swap]; s[1] = st[!swap]; s[2] = st[2];
     isz[0] = swap ? s2 : s1; isz[1] = swap ? s1 : s2; isz[2] = so;
-    if (n <= 0) return 0;
-    if (tl_feedback(p[0], s[0], p[2], s[2], n) || tl_feedback(p[1], s[1], p[2], s[2], n))
-        blk = 1;
-    else if (s[0] == isz[0] && s[1] == isz[1] && s[2] == isz[2] && n >= TL_FUSED_CHUNK) {
-        i = n - n % TL_FUSED_CHUNK;
-        fpe = k(p[0], p[1], p[2], i, x);
-    }
-    for (j = 0; j < 2; j++) {
-        bcast[j] = blk > 1 && s[j] == 0;
-        if (bcast[j]) in[j] = tl_fused_load(buf[j].c, p[j], 0, isz[j], TL_FUSED_CHUNK);
-    }
-    for (; i < n; i += m) {
-        char *out;
-        m = n - i < blk ? n - i : blk;
+    if (n < TL_FUSED_CHUNK || tl_feedback(p[0], s[0], p[2], s[2], n)
+            || tl_feedback(p[1], s[1], p[2], s[2], n))
+        return tl_finish(k1(p[0], s[0], p[1], s[1], p[2], s[2], n, x));
+    tail = n % TL_FUSED_CHUNK;
+    if (s[0] == isz[0] && s[1] == isz[1] && s[2] == isz[2]) {
+        fpe = k(p[0], p[1], p[2], n - tail, x);
+    } else {
         for (j = 0; j < 2; j++) {
-            if (bcast[j]) continue;
-            if (m == TL_FUSED_CHUNK && s[j] == isz[j]) in[j] = p[j] + i * s[j];
-            else in[j] = tl_fused_load(buf[j].c, p[j] + i * s[j], s[j], isz[j], m);
+            bcast[j] = s[j] == 0;
+            if (bcast[j]) in[j] = tl_fused_load(buf[j].c, p[j], 0, isz[j]);
         }
-        out = m == TL_FUSED_CHUNK && s[2] == isz[2] ? p[2] + i * s[2] : buf[2].c;
-        fpe |= k(in[0], in[1], out, TL_FUSED_CHUNK, x);
-        if (out == buf[2].c) tl_fused_copy(p[2] + i * s[2], s[2], out, isz[2], isz[2], m);
+        for (; i < n - tail; i += TL_FUSED_CHUNK) {
+            char *out;
+            for (j = 0; j < 2; j++) {
+                if (bcast[j]) continue;
+                if (s[j] == isz[j]) in[j] = p[j] + i * s[j];
+                else in[j] = tl_fused_load(buf[j].c, p[j] + i * s[j], s[j], isz[j]);
+            }
+            out = s[2] == isz[2] ? p[2] + i * s[2] : buf[2].c;
+            fpe |= k(in[0], in[1], out, TL_FUSED_CHUNK, x);
+            if (out == buf[2].c) tl_fused_copy(p[2] + i * s[2], s[2], out, isz[2], isz[2], TL_FUSED_CHUNK);
+        }
     }
+    i = n - tail;
+    if (tail)
+        fpe |= k1(p[0] + i * s[0], s[0], p[1] + i * s[1], s[1], p[2] + i * s[2], s[2], tail, x);
     return tl_finish(fpe);
 }
 
-/* The NumPy loop (S1, S2) -> SO of one (op, pair) over kernel K */
+/* The NumPy loop (S1, S2) -> SO of one (op, pair) over kernel K (and its element loop K_1) */
 #define TL_FUSED_LOOP(NAME, K, SWAP, X, S1, S2, SO)                                              \
 static int NAME(TL_LOOP_ARGS)                                                                    \
 {                                                                                                \
     (void)ctx; (void)aux;                                                                        \
-    return tl_fused_run(K, SWAP, X, sizeof(S1), sizeof(S2), sizeof(SO), data, dims, st);         \
+    return tl_fused_run(K, K##_1, SWAP, X, sizeof(S1), sizeof(S2), sizeof(SO), data, dims, st);  \
 }
 
 typedef struct {
