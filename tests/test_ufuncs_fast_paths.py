@@ -66,13 +66,45 @@ def test_mixed_int_float_reads_ints_and_rounds_like_numpy(ity, fty):
                     assert ((_bits(got) == _bits(want)) | nan).all(), (name, ity, fty)
 
 
-@pytest.mark.parametrize("simd", [False, True])
+@pytest.mark.parametrize("simd", [False, True, "avx2"])
 @pytest.mark.parametrize("dt", ["float32", "float64", "float16", BF16])
 def test_comparisons_quiet_and_exact(dt, simd):
     """SIMD and integer-key comparisons: -0 == +0, NaN compares false, no 'invalid' warning."""
     _ufuncs.set_simd(simd)
     try:
         _check_comparisons(np.dtype(dt))
+    finally:
+        _ufuncs.set_simd(None)
+
+
+@pytest.mark.parametrize("simd", [False, True, "avx2"])
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_comparison_blocks_every_tail(dt, simd):
+    """The block comparisons (tl_vcmp_*: 64 elements per AVX-512 step, masked tails): every length
+    up to two steps and more, scalar first or second operand, a signalling NaN, out=."""
+    _ufuncs.set_simd(simd)
+    try:
+        u = np.uint32 if dt == "float32" else np.uint64
+        snan = np.array([0x7f800001 if dt == "float32" else 0x7ff0000000000001], u).view(dt)
+        sp = np.concatenate([np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 2.0], dt),
+                             snan])
+        rng = np.random.default_rng(5)
+        a = rng.choice(sp, 200)
+        b = rng.choice(sp, 200)
+        for name in ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal"):
+            uf, ref = getattr(tl, name), getattr(np, name)
+            with np.errstate(all="raise"):
+                for n in list(range(0, 140)) + [200]:
+                    np.testing.assert_array_equal(uf(a[:n], b[:n]), ref(a[:n], b[:n]),
+                                                  err_msg=f"{name} {n}")
+                    np.testing.assert_array_equal(uf(a[1:n], b[0]), ref(a[1:n], b[0]))
+                    np.testing.assert_array_equal(uf(a[-1], b[:n]), ref(a[-1], b[:n]))
+                for s in sp:
+                    np.testing.assert_array_equal(uf(a, s), ref(a, s))
+                    np.testing.assert_array_equal(uf(s, b), ref(s, b))
+                out = np.ones(200, bool)
+                uf(a, b, out=out)
+                np.testing.assert_array_equal(out, ref(a, b))
     finally:
         _ufuncs.set_simd(None)
 

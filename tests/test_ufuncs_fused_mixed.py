@@ -278,3 +278,55 @@ def test_out_aliasing_an_input_of_another_dtype():
     want = y + s.astype(np.int32)
     ufs["add"](y, s, out=y)
     np.testing.assert_array_equal(y, want)
+
+
+FCMP = ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal")
+
+
+def _fcmp_values(name, n, seed):
+    """_values plus a signalling NaN, NaN payloads and float32 values rounding in float64 terms"""
+    x = _values(name, n, seed)
+    if np.dtype(name).kind == "f":
+        bits = {4: (np.uint32, [0x7f800001, 0xffc12345]),
+                8: (np.uint64, [0x7ff0000000000001, 0xfff8000000012345])}[x.itemsize]
+        x[17:19] = np.array(bits[1], bits[0]).view(x.dtype)
+    return x
+
+
+@pytest.fixture(params=[True, "avx2", False], ids=["best", "avx2", "portable"])
+def simd_path(request):
+    _ufuncs.set_simd(request.param)
+    yield request.param
+    _ufuncs.set_simd(None)
+
+
+def test_float_comparisons_every_simd_path(simd_path):
+    """The one-pass float comparison kernels (TL_FUSED_KERNEL_FCMP) on the AVX-512, AVX2 and
+    portable paths: every operand type, NaN (quiet and signalling), inf, -0.0, every tail length
+    up to two chunks, scalar and strided operands, in place into a bool operand; no FP warning."""
+    keys = sorted({k for rname in RULES for k in fused_pairs({rname: RULES[rname]})
+                   if k[0] in FCMP and np.dtype(k[3]).kind == "f"})
+    assert {(a, b) for _, a, b, t in keys if t == "float32"} >= {("int32", "float32"),
+                                                                  ("float32", "uint32"),
+                                                                  ("bool", "float32")}
+    ufs = {}
+    for name, a, b, t in keys:
+        rname = next(r for r in RULES if (name, a, b, t) in fused_pairs({r: RULES[r]}))
+        uf = ufs.setdefault(rname, _ufuncs.make_ufuncs(rname))[name]
+        ref = getattr(np, name)
+        x, y = _fcmp_values(a, 2 * N, 1), np.roll(_fcmp_values(b, 2 * N, 2), 3)
+        x[40:44], y[40:44] = x[1], y[1]                 # equal operands (a -0.0 / 0.0 pair too)
+        with np.errstate(all="ignore"):
+            xc, yc = x.astype(t), y.astype(t)
+        msg = (simd_path, name, a, b, t)
+        with np.errstate(all="raise"):
+            for n in list(range(0, 67)) + [2 * N]:
+                _same(uf(x[:n], y[:n]), ref(xc[:n], yc[:n]), msg + (n,))
+            _same(uf(x[7:8], y), ref(xc[7:8], yc), msg + ("scalar first",))
+            _same(uf(x, y[9]), ref(xc, yc[9]), msg + ("scalar second",))
+            _same(uf(x[::3], y[1::3]), ref(xc[::3], yc[1::3]), msg + ("strided",))
+            for k, v in ((0, x), (1, y)):
+                if v.dtype == bool:
+                    w, want = v.copy(), ref(xc, yc)
+                    uf(*((w, y) if k == 0 else (x, w)), out=w)
+                    _same(w, want, msg + ("in place",))

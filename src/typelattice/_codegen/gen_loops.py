@@ -88,10 +88,16 @@ HOST_FAST = {f"tl_{c}_{s}": f"tl_h{c}_{s}" for c in ("less", "less_equal", "grea
 
 # ... and their block versions (AVX2 quiet compares when the CPU has them)
 VCMP = {h: "tl_vcmp_" + h[len("tl_h"):] for h in HOST_FAST.values() if "less" in h or "greater" in h}
+VCMP.update({f"tl_{c}_{s}": f"tl_vcmp_{c}_{s}" for c in ("equal", "not_equal")
+             for s in ("f32", "f64")})
 
 
 # float32/float64 unary ops with SIMD block kernels in tl_loops_host.h (tl_vround_*)
 VROUND = ("floor", "ceil", "trunc")
+
+
+# float32/float64 bool-valued unary ops with SIMD block kernels in tl_loops_host.h (tl_vclass_*)
+VCLASS = ("isnan", "isinf", "isfinite", "signbit")
 
 
 # float32/float64 ops with libmvec vector loops (TL_VMATH_OPS of tl_loops_host.h)
@@ -170,6 +176,9 @@ def emit_unary(op, out):
         if op.kernel in VROUND and t in ("float32", "float64"):
             out.append(f"TL_LOOP1_CONTIG({name}, {STORAGE[t]}, "
                        f"tl_vround_{op.kernel}_{SUFFIX[t]}, {fn})")
+        elif op.kernel in VCLASS and t in ("float32", "float64"):
+            out.append(f"TL_LOOP1_BOOL({name}, {STORAGE[t]}, "
+                       f"tl_vclass_{op.kernel}_{SUFFIX[t]}, {fn})")
         elif (len(outs) == 1 and op.kernel in VMATH and t in ("float32", "float64")
                 and not (t == "float64" and op.kernel in VMATH_SCALAR64)):
             out.append(f"TL_LOOP1_VEC({name}, {STORAGE[t]}, {t[-2:]}, {op.kernel}, {fn})")
@@ -196,6 +205,10 @@ FUSED_OPS = ("add", "subtract", "multiply", "divide", "maximum", "minimum", "bit
 FUSED_COMPUTE = ("uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
                  "float32", "float64")
 FUSED_INPUTS = ("bool",) + FUSED_COMPUTE
+# float comparisons of the fused loops: one-pass SIMD kernels (TL_FUSED_KERNEL_FCMP), quiet
+# predicates
+FCMP_PRED = {"less": "_CMP_LT_OQ", "less_equal": "_CMP_LE_OQ", "greater": "_CMP_GT_OQ",
+             "greater_equal": "_CMP_GE_OQ", "equal": "_CMP_EQ_OQ"}
 SWAPPED = {"less": "greater", "greater": "less", "less_equal": "greater_equal",
            "greater_equal": "less_equal"}
 
@@ -292,14 +305,16 @@ def emit_fused(out):
         if kname not in kernels:
             kernels[kname] = True
             post = "TL_FUSED_XOR" if bool_out else "TL_FUSED_ID"
-            if fn(kop, t) in VCMP:
-                assert x == 0
-                out.append(f"TL_FUSED_KERNEL_VCMP({kname}, {STORAGE[ka]}, {STORAGE[kb]}, "
-                           f"{STORAGE[t]}, {cvt(ka, t)}, {cvt(kb, t)}, {VCMP[fn(kop, t)]}, "
-                           f"{int(ka != t)}, {int(kb != t)})")
+            if kind(t) == "f" and kop in FCMP_PRED:
+                vcv = ["TL_VCVB" if y == "bool" else "TL_VCV" for y in (ka, kb)]
+                out.append(f"TL_FUSED_KERNEL_FCMP({kname}, {STORAGE[ka]}, {STORAGE[kb]}, "
+                           f"{SUFFIX[t]}, {SUFFIX[ka]}, {SUFFIX[kb]}, {cvt(ka, t)}, {cvt(kb, t)}, "
+                           f"{FCMP_PRED[kop]}, {fn(kop, t)})")
             else:
                 out.append(f"TL_FUSED_KERNEL({kname}, {STORAGE[ka]}, {STORAGE[kb]}, {SO}, "
                            f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {post})")
+            out.append(f"TL_FUSED_SCALAR({kname}, {STORAGE[ka]}, {STORAGE[kb]}, {SO}, "
+                       f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {post})")
         lname = f"tl_fused_{name}_{SUFFIX[a]}_{SUFFIX[b]}_{SUFFIX[t]}"
         out.append(f"TL_FUSED_LOOP({lname}, {kname}, {swap}, {x}, {STORAGE[a]}, {STORAGE[b]}, {SO})")
         idx = ", ".join(str(LOOP_TYPES.index(y)) for y in (a, b, t))

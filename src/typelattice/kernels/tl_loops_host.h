@@ -74,6 +74,10 @@ static inline tl_bool tl_hgreater_equal_##S(F a, F b, unsigned *e)              
 { return tl_hless_equal_##S(b, a, e); }
 TL_HCMP(f32, float, int32_t, uint32_t, 0x7fffffffu, 0x7f800000u, 31)
 TL_HCMP(f64, double, int64_t, uint64_t, 0x7fffffffffffffffull, 0x7ff0000000000000ull, 63)
+#define tl_hequal_f32 tl_equal_f32         /* == and != are quiet in C */
+#define tl_hnot_equal_f32 tl_not_equal_f32
+#define tl_hequal_f64 tl_equal_f64
+#define tl_hnot_equal_f64 tl_not_equal_f64
 
 /* NumPy's sign on the bits (NaN returned as it is, +-0 -> +0, else +-1): selects instead of the
  * quiet comparisons of tl_elem.h, so gcc vectorizes it */
@@ -110,7 +114,8 @@ static void tl_host_init(void)
     __builtin_cpu_init();
     tl_host_avx2 = __builtin_cpu_supports("avx2") != 0;
     tl_host_avx512 = tl_host_avx2 && __builtin_cpu_supports("avx512f")
-                     && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+                     && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")
+                     && __builtin_cpu_supports("avx512dq");
 #endif
     if (tl_simd_disabled()) tl_host_avx2 = tl_host_avx512 = 0;
 }
@@ -155,38 +160,44 @@ __attribute__((target("avx2"))) static void tl_vcmp_##OPN##_f64_avx2(           
     }                                                                                            \
     for (; i < n; i++) o[i] = tl_h##OPN##_f64(a[ca ? i : 0], b[cb ? i : 0], NULL);               \
 }
-#define TL_VCMP_AVX512(OPN, PRED)                                                                \
-__attribute__((target("avx512f,avx512bw,avx512vl"))) static void tl_vcmp_##OPN##_f32_avx512(     \
-    const float *a, int ca, const float *b, int cb, tl_bool *o, npy_intp n)                      \
+/* 64 elements (one 64-byte store of bools) per iteration, as NumPy's AVX-512 loops; the tail in
+ * NL-lane steps with masked loads (masked-off lanes read nothing) and a masked store */
+#define TL_VCMP_AVX512_T(OPN, PRED, S, F, V, NL, P)                                              \
+__attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) static inline void           \
+tl_vcmp_##OPN##_##S##_avx512_body(const F *a, const int ca, const F *b, const int cb, tl_bool *o, \
+                                  npy_intp n)                                                    \
 {                                                                                                \
     npy_intp i = 0;                                                                              \
-    __m512 va, vb;                                                                               \
-    const __m128i one = _mm_set1_epi8(1);                                                        \
-    if (n <= 0) return;                                                                          \
-    va = _mm512_set1_ps(a[0]); vb = _mm512_set1_ps(b[0]);                                        \
-    for (; i + 16 <= n; i += 16) {                                                               \
-        __m512 x = ca ? _mm512_loadu_ps(a + i) : va, y = cb ? _mm512_loadu_ps(b + i) : vb;       \
-        _mm_storeu_si128((__m128i *)(o + i), _mm_maskz_mov_epi8(_mm512_cmp_ps_mask(x, y, PRED), one)); \
+    int h;                                                                                       \
+    const __m512i one = _mm512_set1_epi8(1);                                                     \
+    const V va = _mm512_set1_##P(a[0]), vb = _mm512_set1_##P(b[0]);                             \
+    for (; i + 64 <= n; i += 64) {                                                               \
+        uint64_t m = 0;                                                                          \
+        for (h = 0; h < 64; h += NL)                                                             \
+            m |= (uint64_t)_mm512_cmp_##P##_mask(ca ? _mm512_loadu_##P(a + i + h) : va,          \
+                                                 cb ? _mm512_loadu_##P(b + i + h) : vb, PRED) << h; \
+        _mm512_storeu_si512(o + i, _mm512_maskz_mov_epi8(m, one));                               \
     }                                                                                            \
-    for (; i < n; i++) o[i] = tl_h##OPN##_f32(a[ca ? i : 0], b[cb ? i : 0], NULL);               \
+    for (; i < n; i += NL) {                                                                     \
+        unsigned k = n - i >= NL ? (1u << NL) - 1 : (1u << (n - i)) - 1;                         \
+        unsigned m = _mm512_cmp_##P##_mask(ca ? _mm512_maskz_loadu_##P(k, a + i) : va,           \
+                                           cb ? _mm512_maskz_loadu_##P(k, b + i) : vb, PRED);    \
+        _mm_mask_storeu_epi8(o + i, (__mmask16)k, _mm_maskz_mov_epi8((__mmask16)m, _mm512_castsi512_si128(one))); \
+    }                                                                                            \
 }                                                                                                \
-__attribute__((target("avx512f,avx512bw,avx512vl"))) static void tl_vcmp_##OPN##_f64_avx512(     \
-    const double *a, int ca, const double *b, int cb, tl_bool *o, npy_intp n)                    \
+/* one loop per operand layout (no select in the loop) */                                       \
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static void tl_vcmp_##OPN##_##S##_avx512(   \
+    const F *a, int ca, const F *b, int cb, tl_bool *o, npy_intp n)                              \
 {                                                                                                \
-    npy_intp i = 0;                                                                              \
-    __m512d va, vb;                                                                              \
-    const __m128i one = _mm_set1_epi8(1);                                                        \
     if (n <= 0) return;                                                                          \
-    va = _mm512_set1_pd(a[0]); vb = _mm512_set1_pd(b[0]);                                        \
-    for (; i + 16 <= n; i += 16) {                                                               \
-        __m512d x0 = ca ? _mm512_loadu_pd(a + i) : va, y0 = cb ? _mm512_loadu_pd(b + i) : vb;    \
-        __m512d x1 = ca ? _mm512_loadu_pd(a + i + 8) : va, y1 = cb ? _mm512_loadu_pd(b + i + 8) : vb; \
-        __mmask16 m = (__mmask16)(_mm512_cmp_pd_mask(x0, y0, PRED)                               \
-                                  | ((unsigned)_mm512_cmp_pd_mask(x1, y1, PRED) << 8));          \
-        _mm_storeu_si128((__m128i *)(o + i), _mm_maskz_mov_epi8(m, one));                        \
-    }                                                                                            \
-    for (; i < n; i++) o[i] = tl_h##OPN##_f64(a[ca ? i : 0], b[cb ? i : 0], NULL);               \
+    if (ca && cb) tl_vcmp_##OPN##_##S##_avx512_body(a, 1, b, 1, o, n);                           \
+    else if (ca) tl_vcmp_##OPN##_##S##_avx512_body(a, 1, b, 0, o, n);                            \
+    else if (cb) tl_vcmp_##OPN##_##S##_avx512_body(a, 0, b, 1, o, n);                            \
+    else tl_vcmp_##OPN##_##S##_avx512_body(a, 0, b, 0, o, n);                                    \
 }
+#define TL_VCMP_AVX512(OPN, PRED)                                                                \
+TL_VCMP_AVX512_T(OPN, PRED, f32, float, __m512, 16, ps)                                                  \
+TL_VCMP_AVX512_T(OPN, PRED, f64, double, __m512d, 8, pd)
 TL_VCMP_AVX512(less, _CMP_LT_OQ)
 TL_VCMP_AVX512(less_equal, _CMP_LE_OQ)
 TL_VCMP_AVX512(greater, _CMP_GT_OQ)
@@ -195,6 +206,10 @@ TL_VCMP_AVX2(less, _CMP_LT_OQ)
 TL_VCMP_AVX2(less_equal, _CMP_LE_OQ)
 TL_VCMP_AVX2(greater, _CMP_GT_OQ)
 TL_VCMP_AVX2(greater_equal, _CMP_GE_OQ)
+TL_VCMP_AVX512(equal, _CMP_EQ_OQ)
+TL_VCMP_AVX512(not_equal, _CMP_NEQ_UQ)
+TL_VCMP_AVX2(equal, _CMP_EQ_OQ)
+TL_VCMP_AVX2(not_equal, _CMP_NEQ_UQ)
 #define TL_VCMP_HAVE_AVX2 1
 #endif
 #define TL_VCMP(OPN, S, F)                                                                       \
@@ -216,6 +231,8 @@ TL_VCMP(less, f32, float) TL_VCMP(less_equal, f32, float)
 TL_VCMP(greater, f32, float) TL_VCMP(greater_equal, f32, float)
 TL_VCMP(less, f64, double) TL_VCMP(less_equal, f64, double)
 TL_VCMP(greater, f64, double) TL_VCMP(greater_equal, f64, double)
+TL_VCMP(equal, f32, float) TL_VCMP(not_equal, f32, float)
+TL_VCMP(equal, f64, double) TL_VCMP(not_equal, f64, double)
 
 #define TL_LOOP_ARGS PyArrayMethod_Context *ctx, char *const data[], npy_intp const dims[], \
                      npy_intp const st[], NpyAuxData *aux
@@ -1008,6 +1025,90 @@ static void tl_vround_##OPN##_##S(const F *a, F *o, npy_intp n)                 
 TL_VROUND(floor, f32, float, f) TL_VROUND(ceil, f32, float, f) TL_VROUND(trunc, f32, float, f)
 TL_VROUND(floor, f64, double, ) TL_VROUND(ceil, f64, double, ) TL_VROUND(trunc, f64, double, )
 
+/* S -> bool through a block function VFN(const S *in, tl_bool *out, n) when input and output are
+ * contiguous, element by element with FN otherwise */
+#define TL_LOOP1_BOOL(NAME, S, VFN, FN)                                                          \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    if (st[0] == (npy_intp)sizeof(S) && st[1] == 1) {                                            \
+        (void)ctx; (void)aux;                                                                    \
+        VFN((const S *)data[0], (tl_bool *)data[1], dims[0]);                                    \
+        return 0;                                                                                \
+    }                                                                                            \
+    { TL_LOOP1_BODY(S, npy_bool, TL_LD_id, TL_ST_id, FN) }                                       \
+}
+
+/* isnan/isinf/isfinite/signbit of float32/float64 blocks: integer compares of the bits (no FP
+ * instruction, no flag for a signalling NaN) to masks, then bytes (gcc does not vectorize the
+ * narrowing to bool). OPN(x) = (bits(x) & ABSM) PRED REF; W: 32/64, NL: lanes of a vector. */
+#define TL_VCLASS_SCALAR(OPN, S, F)                                                              \
+static void tl_vclass_##OPN##_##S##_scalar(const F *a, tl_bool *o, npy_intp n)                   \
+{ npy_intp i; for (i = 0; i < n; i++) o[i] = tl_##OPN##_##S(a[i], NULL); }
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TL_SET256_32 _mm256_set1_epi32
+#define TL_SET256_64 _mm256_set1_epi64x
+#define TL_MOVEMASK256_32(v) _mm256_movemask_ps(_mm256_castsi256_ps(v))
+#define TL_MOVEMASK256_64(v) _mm256_movemask_pd(_mm256_castsi256_pd(v))
+#define TL_ICMP256_gt(W, v, r) _mm256_cmpgt_epi##W(v, r)
+#define TL_ICMP256_eq(W, v, r) _mm256_cmpeq_epi##W(v, r)
+#define TL_ICMP256_lt(W, v, r) _mm256_cmpgt_epi##W(r, v)
+#define TL_ICMP512_gt _MM_CMPINT_NLE
+#define TL_ICMP512_eq _MM_CMPINT_EQ
+#define TL_ICMP512_lt _MM_CMPINT_LT
+#define TL_VCLASS_AVX(OPN, S, F, W, NL512, NL256, ABSM, REF, PRED)                               \
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static void tl_vclass_##OPN##_##S##_avx512( \
+    const F *a, tl_bool *o, npy_intp n)                                                          \
+{                                                                                                \
+    const __m512i am = _mm512_set1_epi##W(ABSM), r = _mm512_set1_epi##W(REF);                    \
+    npy_intp i;                                                                                  \
+    for (i = 0; i < n; i += 16) {                                                                \
+        unsigned t = i + 16 <= n ? 0xffffu : (1u << (n - i)) - 1, m = 0;                         \
+        int h;                                                                                   \
+        for (h = 0; h < 16; h += NL512) {                                                        \
+            __m512i v = _mm512_and_si512(_mm512_maskz_loadu_epi##W(t >> h, a + i + h), am);      \
+            m |= (unsigned)_mm512_cmp_epi##W##_mask(v, r, TL_ICMP512_##PRED) << h;               \
+        }                                                                                        \
+        _mm_mask_storeu_epi8(o + i, (__mmask16)t, _mm_maskz_mov_epi8((__mmask16)m, _mm_set1_epi8(1))); \
+    }                                                                                            \
+}                                                                                                \
+__attribute__((target("avx2"))) static void tl_vclass_##OPN##_##S##_avx2(                        \
+    const F *a, tl_bool *o, npy_intp n)                                                          \
+{                                                                                                \
+    const __m256i am = TL_SET256_##W(ABSM), r = TL_SET256_##W(REF);                              \
+    npy_intp i = 0;                                                                              \
+    for (; i + 8 <= n; i += 8) {                                                                 \
+        int m = 0, h;                                                                            \
+        for (h = 0; h < 8; h += NL256) {                                                         \
+            __m256i v = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(a + i + h)), am);  \
+            m |= TL_MOVEMASK256_##W(TL_ICMP256_##PRED(W, v, r)) << h;                            \
+        }                                                                                        \
+        memcpy(o + i, &tl_bytes8[m], 8);                                                         \
+    }                                                                                            \
+    tl_vclass_##OPN##_##S##_scalar(a + i, o + i, n - i);                                         \
+}
+#define TL_VCLASS_DISPATCH(OPN, S)                                                               \
+    if (tl_host_avx512) { tl_vclass_##OPN##_##S##_avx512(a, o, n); return; }                     \
+    if (tl_host_avx2) { tl_vclass_##OPN##_##S##_avx2(a, o, n); return; }
+#else
+#define TL_VCLASS_AVX(OPN, S, F, W, NL512, NL256, ABSM, REF, PRED)
+#define TL_VCLASS_DISPATCH(OPN, S)
+#endif
+#define TL_VCLASS(OPN, S, F, W, NL512, NL256, ABSM, REF, PRED)                                   \
+TL_VCLASS_SCALAR(OPN, S, F)                                                                      \
+TL_VCLASS_AVX(OPN, S, F, W, NL512, NL256, ABSM, REF, PRED)                                       \
+static void tl_vclass_##OPN##_##S(const F *a, tl_bool *o, npy_intp n)                            \
+{                                                                                                \
+    TL_VCLASS_DISPATCH(OPN, S)                                                                   \
+    tl_vclass_##OPN##_##S##_scalar(a, o, n);                                                     \
+}
+#define TL_VCLASS_OPS(S, F, W, NL512, NL256, ABSM, INF)                                          \
+TL_VCLASS(isnan, S, F, W, NL512, NL256, ABSM, INF, gt)                                           \
+TL_VCLASS(isinf, S, F, W, NL512, NL256, ABSM, INF, eq)                                           \
+TL_VCLASS(isfinite, S, F, W, NL512, NL256, ABSM, INF, lt)                                        \
+TL_VCLASS(signbit, S, F, W, NL512, NL256, -1, 0, lt)
+TL_VCLASS_OPS(f32, float, 32, 16, 8, 0x7fffffff, 0x7f800000)
+TL_VCLASS_OPS(f64, double, 64, 8, 4, 0x7fffffffffffffffLL, 0x7ff0000000000000LL)
+
 /* SI -> (SO1, SO2): out1 = ST1(FN(LD(x), &o2, &fpe)), out2 = ST2(o2); CT2 is the compute type of
  * the second result (frexp: int32 exponent; modf: the integral part) */
 #define TL_LOOP1_2(NAME, SI, SO1, SO2, CT2, LD, ST1, ST2, FN)                                    \
@@ -1146,6 +1247,26 @@ TL_FUSED_TARGET static unsigned K(const void *va, const void *vb, void *vo, npy_
 
 typedef unsigned (*tl_fused_kernel)(const void *, const void *, void *, npy_intp, int);
 
+/* The same element function one element at a time, on strided operands: calls and tails shorter
+ * than a chunk, and outputs fed back into an input (in order). Not vectorized: short and cheap to
+ * compile beside each kernel. */
+#define TL_FUSED_SCALAR(K, S1, S2, SO, LD1, LD2, FN, POST)                                       \
+__attribute__((optimize("no-tree-vectorize"))) static unsigned K##_1(                            \
+    const char *a, npy_intp sa, const char *b, npy_intp sb, char *o, npy_intp so, npy_intp n,   \
+    int x)                                                                                       \
+{                                                                                                \
+    npy_intp i; unsigned fpe = 0;                                                                \
+    (void)x;                                                                                     \
+    for (i = 0; i < n; i++) {                                                                    \
+        SO r = POST(FN(LD1(*(const S1 *)(a + i * sa)), LD2(*(const S2 *)(b + i * sb)), &fpe), x); \
+        memcpy(o + i * so, &r, sizeof(SO));                                                      \
+    }                                                                                            \
+    return fpe;                                                                                  \
+}
+
+typedef unsigned (*tl_fused_scalar)(const char *, npy_intp, const char *, npy_intp, char *,
+                                    npy_intp, npy_intp, int);
+
 /* m items of size isz from src (stride ss) to dst (stride ds) */
 static void tl_fused_copy(char *dst, npy_intp ds, const char *src, npy_intp ss, npy_intp isz,
                           npy_intp m)
@@ -1159,87 +1280,183 @@ static void tl_fused_copy(char *dst, npy_intp ds, const char *src, npy_intp ss, 
     }
 }
 
-/* One chunk of an operand in buf: m items from src, then copies of them (padding lanes compute
- * what real lanes compute: no FP flag of their own). */
-static const char *tl_fused_load(char *buf, const char *src, npy_intp stride, npy_intp isz,
-                                 npy_intp m)
+/* One chunk of an operand (a scalar repeated, or strided items) into buf */
+static const char *tl_fused_load(char *buf, const char *src, npy_intp stride, npy_intp isz)
 {
-    npy_intp have;
-    tl_fused_copy(buf, isz, src, stride, isz, m);
-    for (have = m; have < TL_FUSED_CHUNK; have *= 2)    /* repeat the m items */
-        memcpy(buf + have * isz, buf, (size_t)((have < TL_FUSED_CHUNK - have ? have
-                                                : TL_FUSED_CHUNK - have) * isz));
+    tl_fused_copy(buf, isz, src, stride, isz, TL_FUSED_CHUNK);
     return buf;
 }
 
-/* float32/float64 ordered comparisons: the converted chunk goes through the block comparison VFN
- * (AVX-512/AVX2 quiet compares, tl_vcmp_*), as the same-dtype loops; C: compute type, CV1/CV2:
- * which operands convert (the other is read in place). */
-#define TL_FUSED_KERNEL_VCMP(K, S1, S2, C, LD1, LD2, VFN, CV1, CV2)                              \
+/* float32/float64 comparisons in one pass: each operand is loaded and converted in registers
+ * (TL_LD<bits>_<compute>_<operand>: the C casts of TL_CV_*, exact or rounded once), compared with
+ * a quiet (_CMP_*_OQ: a NaN gives false and raises nothing) AVX-512 or AVX2 compare, the mask
+ * turned into bytes; the element function FN where set_simd(False) turned SIMD off. */
+#if defined(TL_X86_DISPATCH_CLONES)
+#define TL_LDB128(p) _mm_min_epu8(_mm_loadu_si128((const __m128i *)(p)), _mm_set1_epi8(1))
+#define TL_LDB64(p) _mm_min_epu8(_mm_loadl_epi64((const __m128i *)(p)), _mm_set1_epi8(1))
+#define TL_LDB32(p) _mm_min_epu8(_mm_cvtsi32_si128(tl_ld32(p)), _mm_set1_epi8(1))
+static inline int tl_ld32(const void *p) { int v; memcpy(&v, p, 4); return v; }
+/* AVX-512, 16 float32 lanes */
+#define TL_LD512_f32_f32(p) _mm512_loadu_ps(p)
+#define TL_LD512_f32_i32(p) _mm512_cvtepi32_ps(_mm512_loadu_si512(p))
+#define TL_LD512_f32_u32(p) _mm512_cvtepu32_ps(_mm512_loadu_si512(p))
+#define TL_LD512_f32_i16(p) _mm512_cvtepi32_ps(_mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)(p))))
+#define TL_LD512_f32_u16(p) _mm512_cvtepi32_ps(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(p))))
+#define TL_LD512_f32_i8(p) _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(p))))
+#define TL_LD512_f32_u8(p) _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(p))))
+#define TL_LD512_f32_b(p) _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(TL_LDB128(p)))
+/* AVX-512, 8 float64 lanes */
+#define TL_LD512_f64_f64(p) _mm512_loadu_pd(p)
+#define TL_LD512_f64_f32(p) _mm512_cvtps_pd(_mm256_loadu_ps(p))
+#define TL_LD512_f64_i64(p) _mm512_cvtepi64_pd(_mm512_loadu_si512(p))
+#define TL_LD512_f64_i32(p) _mm512_cvtepi32_pd(_mm256_loadu_si256((const __m256i *)(p)))
+#define TL_LD512_f64_u32(p) _mm512_cvtepu32_pd(_mm256_loadu_si256((const __m256i *)(p)))
+#define TL_LD512_f64_i16(p) _mm512_cvtepi32_pd(_mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(p))))
+#define TL_LD512_f64_u16(p) _mm512_cvtepi32_pd(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(p))))
+#define TL_LD512_f64_i8(p) _mm512_cvtepi32_pd(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(p))))
+#define TL_LD512_f64_u8(p) _mm512_cvtepi32_pd(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(p))))
+#define TL_LD512_f64_b(p) _mm512_cvtepi32_pd(_mm256_cvtepu8_epi32(TL_LDB64(p)))
+/* AVX2, 8 float32 lanes; uint32 as two exact halves summed (one rounding) */
+#define TL_LD256_f32_f32(p) _mm256_loadu_ps(p)
+#define TL_LD256_f32_i32(p) _mm256_cvtepi32_ps(_mm256_loadu_si256((const __m256i *)(p)))
+#define TL_LD256_f32_u32(p) tl_u32_f32_avx2(_mm256_loadu_si256((const __m256i *)(p)))
+#define TL_LD256_f32_i16(p) _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(p))))
+#define TL_LD256_f32_u16(p) _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(p))))
+#define TL_LD256_f32_i8(p) _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(p))))
+#define TL_LD256_f32_u8(p) _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(p))))
+#define TL_LD256_f32_b(p) _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(TL_LDB64(p)))
+/* AVX2, 4 float64 lanes; uint32 offset by 2^31 (exact); int64 by scalar conversions */
+#define TL_LD256_f64_f64(p) _mm256_loadu_pd(p)
+#define TL_LD256_f64_f32(p) _mm256_cvtps_pd(_mm_loadu_ps(p))
+#define TL_LD256_f64_i64(p) _mm256_set_pd((double)(p)[3], (double)(p)[2], (double)(p)[1], (double)(p)[0])
+#define TL_LD256_f64_i32(p) _mm256_cvtepi32_pd(_mm_loadu_si128((const __m128i *)(p)))
+#define TL_LD256_f64_u32(p) _mm256_add_pd(_mm256_cvtepi32_pd(_mm_xor_si128(                     \
+    _mm_loadu_si128((const __m128i *)(p)), _mm_set1_epi32(INT32_MIN))), _mm256_set1_pd(2147483648.0))
+#define TL_LD256_f64_i16(p) _mm256_cvtepi32_pd(_mm_cvtepi16_epi32(_mm_loadl_epi64((const __m128i *)(p))))
+#define TL_LD256_f64_u16(p) _mm256_cvtepi32_pd(_mm_cvtepu16_epi32(_mm_loadl_epi64((const __m128i *)(p))))
+#define TL_LD256_f64_i8(p) _mm256_cvtepi32_pd(_mm_cvtepi8_epi32(_mm_cvtsi32_si128(tl_ld32(p))))
+#define TL_LD256_f64_u8(p) _mm256_cvtepi32_pd(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(tl_ld32(p))))
+#define TL_LD256_f64_b(p) _mm256_cvtepi32_pd(_mm_cvtepu8_epi32(TL_LDB32(p)))
+__attribute__((target("avx2"))) static inline __m256 tl_u32_f32_avx2(__m256i v)
+{
+    __m256 hi = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32(v, 16)), _mm256_set1_ps(65536.0f));
+    return _mm256_add_ps(hi, _mm256_cvtepi32_ps(_mm256_and_si256(v, _mm256_set1_epi32(0xffff))));
+}
+#define TL_L512_f32 16    /* lanes */
+#define TL_L512_f64 8
+#define TL_L256_f32 8
+#define TL_L256_f64 4
+#define TL_CMPM512_f32(a, b, P) _mm512_cmp_ps_mask(a, b, P)
+#define TL_CMPM512_f64(a, b, P) _mm512_cmp_pd_mask(a, b, P)
+#define TL_CMPM256_f32(a, b, P) _mm256_movemask_ps(_mm256_cmp_ps(a, b, P))
+#define TL_CMPM256_f64(a, b, P) _mm256_movemask_pd(_mm256_cmp_pd(a, b, P))
+/* m: mask of the 32 elements at pa, pb; L: lanes of a BITS-bit vector of C */
+#define TL_FCMP32(m, pa, pb, SFX, SFX1, SFX2, BITS, L, P)                                         \
+    {                                                                                            \
+        int h_;                                                                                  \
+        m = 0;                                                                                   \
+        for (h_ = 0; h_ < 32; h_ += (L))                                                         \
+            m |= (uint32_t)TL_CMPM##BITS##_##SFX(TL_LD##BITS##_##SFX##_##SFX1((pa) + h_),         \
+                                                 TL_LD##BITS##_##SFX##_##SFX2((pb) + h_), P) << h_; \
+    }
+#define TL_FUSED_FCMP_X86(K, S1, S2, SFX, SFX1, SFX2, P)                                         \
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) static void K##_avx512(            \
+    const S1 *pa, const S2 *pb, tl_bool *po, npy_intp n, uint32_t xm)                            \
+{                                                                                                \
+    npy_intp i = 0; uint32_t m, m2;                                                              \
+    for (; i + 64 <= n; i += 64) {     /* one 64-byte store, as the same-dtype loops */          \
+        TL_FCMP32(m, pa + i, pb + i, SFX, SFX1, SFX2, 512, TL_L512_##SFX, P)                      \
+        TL_FCMP32(m2, pa + i + 32, pb + i + 32, SFX, SFX1, SFX2, 512, TL_L512_##SFX, P)           \
+        _mm512_storeu_si512(po + i, _mm512_maskz_mov_epi8(((uint64_t)(m2 ^ xm) << 32) | (m ^ xm), \
+                                                          _mm512_set1_epi8(1)));                 \
+    }                                                                                            \
+    if (i < n) {                                                                                 \
+        TL_FCMP32(m, pa + i, pb + i, SFX, SFX1, SFX2, 512, TL_L512_##SFX, P)                      \
+        _mm256_storeu_si256((__m256i *)(po + i), _mm256_maskz_mov_epi8(m ^ xm, _mm256_set1_epi8(1))); \
+    }                                                                                            \
+}                                                                                                \
+__attribute__((target("avx2"))) static void K##_avx2(                                            \
+    const S1 *pa, const S2 *pb, tl_bool *po, npy_intp n, uint32_t xm)                            \
+{                                                                                                \
+    npy_intp i; uint32_t m; int k;                                                               \
+    for (i = 0; i < n; i += 32) {                                                                \
+        TL_FCMP32(m, pa + i, pb + i, SFX, SFX1, SFX2, 256, TL_L256_##SFX, P)                  \
+        m ^= xm;                                                                                 \
+        for (k = 0; k < 4; k++) memcpy(po + i + 8 * k, &tl_bytes8[(m >> (8 * k)) & 255], 8);     \
+    }                                                                                            \
+}
+#define TL_FUSED_FCMP_DISPATCH(K)                                                                \
+    if (tl_host_avx512) { K##_avx512(pa, pb, po, n, x ? ~0u : 0u); return 0; }                   \
+    if (tl_host_avx2) { K##_avx2(pa, pb, po, n, x ? ~0u : 0u); return 0; }
+#else
+#define TL_FUSED_FCMP_X86(K, S1, S2, SFX, SFX1, SFX2, P)
+#define TL_FUSED_FCMP_DISPATCH(K)
+#endif
+/* kernel K of a float32/float64 (SFX) comparison of S1 (suffix SFX1) and S2 (SFX2) operands:
+ * predicate P, element function FN, LD1/LD2: the conversions of the portable loop */
+#define TL_FUSED_KERNEL_FCMP(K, S1, S2, SFX, SFX1, SFX2, LD1, LD2, P, FN)                         \
+TL_FUSED_FCMP_X86(K, S1, S2, SFX, SFX1, SFX2, P)                                                 \
 TL_FUSED_TARGET static unsigned K(const void *va, const void *vb, void *vo, npy_intp n, int x)   \
 {                                                                                                \
     const S1 *pa = (const S1 *)va; const S2 *pb = (const S2 *)vb; tl_bool *po = (tl_bool *)vo;   \
-    C ca[TL_FUSED_CHUNK * 8], cb[TL_FUSED_CHUNK * 8];                                            \
-    npy_intp i, k, m;                                                                            \
-    (void)x; (void)ca; (void)cb;                                                                 \
-    for (i = 0; i < n; i += m) {                                                                 \
-        m = n - i < TL_FUSED_CHUNK * 8 ? n - i : TL_FUSED_CHUNK * 8;                             \
-        if (CV1) for (k = 0; k < m; k++) ca[k] = LD1(pa[i + k]);                                 \
-        if (CV2) for (k = 0; k < m; k++) cb[k] = LD2(pb[i + k]);                                 \
-        VFN(CV1 ? ca : (const C *)(pa + i), 1, CV2 ? cb : (const C *)(pb + i), 1, po + i, m);    \
-    }                                                                                            \
+    npy_intp i;                                                                                  \
+    TL_FUSED_FCMP_DISPATCH(K)                                                                    \
+    for (i = 0; i < n; i++) po[i] = (tl_bool)(FN(LD1(pa[i]), LD2(pb[i]), NULL) ^ x);             \
     return 0;                                                                                    \
 }
 
 /* The NumPy loop of every fused pair: kernel k (its operands exchanged when swap, its bool results
  * XORed with x) on whole contiguous chunks in place; scalar (stride 0) operands are broadcast into
- * a chunk once; strided operands and the tail go through chunk buffers; an output fed back into an
- * input (reduce/accumulate with out=) one element at a time. */
-__attribute__((noinline)) static int tl_fused_run(tl_fused_kernel k, int swap, int x,
-    npy_intp s1, npy_intp s2, npy_intp so, char *const data[], npy_intp const dims[],
+ * a chunk once; strided operands go through chunk buffers; the tail, calls shorter than a chunk
+ * and an output fed back into an input (reduce/accumulate with out=) go element by element (k1). */
+__attribute__((noinline)) static int tl_fused_run(tl_fused_kernel k, tl_fused_scalar k1, int swap,
+    int x, npy_intp s1, npy_intp s2, npy_intp so, char *const data[], npy_intp const dims[],
     npy_intp const st[])
 {
     union { char c[TL_FUSED_CHUNK * 8]; double d; int64_t i; } buf[3];
     char *p[3];
     const char *in[2];
-    npy_intp s[3], isz[3], n = dims[0], i = 0, m, blk = TL_FUSED_CHUNK;
+    npy_intp s[3], isz[3], n = dims[0], i = 0, tail;
     int j, bcast[2];
     unsigned fpe = 0;
     p[0] = data[swap]; p[1] = data[!swap]; p[2] = data[2];
     s[0] = st[swap]; s[1] = st[!swap]; s[2] = st[2];
     isz[0] = swap ? s2 : s1; isz[1] = swap ? s1 : s2; isz[2] = so;
-    if (n <= 0) return 0;
-    if (tl_feedback(p[0], s[0], p[2], s[2], n) || tl_feedback(p[1], s[1], p[2], s[2], n))
-        blk = 1;
-    else if (s[0] == isz[0] && s[1] == isz[1] && s[2] == isz[2] && n >= TL_FUSED_CHUNK) {
-        i = n - n % TL_FUSED_CHUNK;
-        fpe = k(p[0], p[1], p[2], i, x);
-    }
-    for (j = 0; j < 2; j++) {
-        bcast[j] = blk > 1 && s[j] == 0;
-        if (bcast[j]) in[j] = tl_fused_load(buf[j].c, p[j], 0, isz[j], TL_FUSED_CHUNK);
-    }
-    for (; i < n; i += m) {
-        char *out;
-        m = n - i < blk ? n - i : blk;
+    if (n < TL_FUSED_CHUNK || tl_feedback(p[0], s[0], p[2], s[2], n)
+            || tl_feedback(p[1], s[1], p[2], s[2], n))
+        return tl_finish(k1(p[0], s[0], p[1], s[1], p[2], s[2], n, x));
+    tail = n % TL_FUSED_CHUNK;
+    if (s[0] == isz[0] && s[1] == isz[1] && s[2] == isz[2]) {
+        fpe = k(p[0], p[1], p[2], n - tail, x);
+    } else {
         for (j = 0; j < 2; j++) {
-            if (bcast[j]) continue;
-            if (m == TL_FUSED_CHUNK && s[j] == isz[j]) in[j] = p[j] + i * s[j];
-            else in[j] = tl_fused_load(buf[j].c, p[j] + i * s[j], s[j], isz[j], m);
+            bcast[j] = s[j] == 0;
+            if (bcast[j]) in[j] = tl_fused_load(buf[j].c, p[j], 0, isz[j]);
         }
-        out = m == TL_FUSED_CHUNK && s[2] == isz[2] ? p[2] + i * s[2] : buf[2].c;
-        fpe |= k(in[0], in[1], out, TL_FUSED_CHUNK, x);
-        if (out == buf[2].c) tl_fused_copy(p[2] + i * s[2], s[2], out, isz[2], isz[2], m);
+        for (; i < n - tail; i += TL_FUSED_CHUNK) {
+            char *out;
+            for (j = 0; j < 2; j++) {
+                if (bcast[j]) continue;
+                if (s[j] == isz[j]) in[j] = p[j] + i * s[j];
+                else in[j] = tl_fused_load(buf[j].c, p[j] + i * s[j], s[j], isz[j]);
+            }
+            out = s[2] == isz[2] ? p[2] + i * s[2] : buf[2].c;
+            fpe |= k(in[0], in[1], out, TL_FUSED_CHUNK, x);
+            if (out == buf[2].c) tl_fused_copy(p[2] + i * s[2], s[2], out, isz[2], isz[2], TL_FUSED_CHUNK);
+        }
     }
+    i = n - tail;
+    if (tail)
+        fpe |= k1(p[0] + i * s[0], s[0], p[1] + i * s[1], s[1], p[2] + i * s[2], s[2], tail, x);
     return tl_finish(fpe);
 }
 
-/* The NumPy loop (S1, S2) -> SO of one (op, pair) over kernel K */
+/* The NumPy loop (S1, S2) -> SO of one (op, pair) over kernel K (and its element loop K_1) */
 #define TL_FUSED_LOOP(NAME, K, SWAP, X, S1, S2, SO)                                              \
 static int NAME(TL_LOOP_ARGS)                                                                    \
 {                                                                                                \
     (void)ctx; (void)aux;                                                                        \
-    return tl_fused_run(K, SWAP, X, sizeof(S1), sizeof(S2), sizeof(SO), data, dims, st);         \
+    return tl_fused_run(K, K##_1, SWAP, X, sizeof(S1), sizeof(S2), sizeof(SO), data, dims, st);  \
 }
 
 typedef struct {
