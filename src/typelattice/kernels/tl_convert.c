@@ -1147,17 +1147,23 @@ TL_HBIN_LIST(TL_HBIN_FNS, TL_HBIN_FNS512)
 
 typedef void (*tl_hbin_kernel)(const tl_hbin_args *, unsigned *);
 
-/* the kernel for (isa, op, operand kinds), or NULL */
+/* the kernel for (isa, op, operand kinds), or NULL: one switch on a packed key (the calls of
+ * small arrays look it up every time) */
+#define TL_HBIN_KEY(op, ko, ka, kb) ((((op) * 16 + (ko)) * 16 + (ka)) * 16 + (kb))
 static tl_hbin_kernel tl_hbin_find(int avx512, int op, int ko, int ka, int kb)
 {
 #define TL_HBIN_CASE(OP, KO, KA, KB)                                                         \
-    if (op == TL_HOP_##OP && ko == TL_HK_##KO && ka == TL_HK_##KA && kb == TL_HK_##KB)         \
+    case TL_HBIN_KEY(TL_HOP_##OP, TL_HK_##KO, TL_HK_##KA, TL_HK_##KB):                       \
         return avx512 ? avx512_hbin_##OP##_##KA##_##KB : avx2_hbin_##OP##_##KA##_##KB;
 #define TL_HBIN_CASE512(OP, KO, KA, KB)                                                      \
-    if (op == TL_HOP_##OP && ko == TL_HK_##KO && ka == TL_HK_##KA && kb == TL_HK_##KB)         \
+    case TL_HBIN_KEY(TL_HOP_##OP, TL_HK_##KO, TL_HK_##KA, TL_HK_##KB):                       \
         return avx512 ? avx512_hbin_##OP##_##KA##_##KB : NULL;
+    if ((unsigned)ko >= 16 || (unsigned)ka >= 16 || (unsigned)kb >= 16 || (unsigned)op >= 64)
+        return NULL;
+    switch (TL_HBIN_KEY(op, ko, ka, kb)) {
     TL_HBIN_LIST(TL_HBIN_CASE, TL_HBIN_CASE512)
-    return NULL;
+    default: return NULL;
+    }
 }
 #endif /* TL_X86 */
 
