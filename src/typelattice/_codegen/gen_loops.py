@@ -314,7 +314,7 @@ def emit_fused(out):
             elif kind(t) in "iu" and kop in ICMP_PRED:
                 out.append(f"TL_FUSED_KERNEL_ICMP({kname}, {STORAGE[ka]}, {STORAGE[kb]}, "
                            f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {SUFFIX[t]}, "
-                           f"{t.lstrip('uint')}, {SUFFIX[ka]}, {SUFFIX[kb]}, {ICMP_PRED[kop]})")
+                           f"{t.replace('uint', '').replace('int', '')}, {SUFFIX[ka]}, {SUFFIX[kb]}, {ICMP_PRED[kop]})")
             elif fused_needs_avx512(ka, kb, t):
                 out.append(f"TL_FUSED_KERNEL_512({kname}, {STORAGE[ka]}, {STORAGE[kb]}, {SO}, "
                            f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {post})")

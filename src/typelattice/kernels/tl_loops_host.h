@@ -1147,7 +1147,8 @@ static int NAME(TL_LOOP_ARGS)                                                   
  * A kernel runs whole chunks of TL_FUSED_CHUNK contiguous elements: a fixed trip count, so gcc
  * vectorizes it without an epilogue or alias versions (several hundred kernels stay cheap to
  * compile); it has an AVX2 version only on x86-64 (the promoter uses the fused loops where the CPU
- * has AVX2, the blocked loops or NumPy's casts otherwise). ivdep: an in-place call (out == an
+ * has AVX2, the blocked loops or NumPy's casts otherwise); some have an AVX-512 version too
+ * (TL_FUSED_KERNEL_512, _ICMP, _FCMP), chosen at run time. ivdep: an in-place call (out == an
  * input, element for element) carries no dependency; NumPy copies partially overlapping operands.
  * Kernels are shared: op(x, t) runs the kernel of op(t, x) (swapped comparison for less/greater),
  * and a negated comparison (not_equal, integer less_equal/greater_equal) XORs the kernel's result
