@@ -312,9 +312,10 @@ def emit_fused(out):
                            f"{SUFFIX[t]}, {SUFFIX[ka]}, {SUFFIX[kb]}, {cvt(ka, t)}, {cvt(kb, t)}, "
                            f"{FCMP_PRED[kop]}, {fn(kop, t)})")
             elif kind(t) in "iu" and kop in ICMP_PRED:
+                bits = t.replace("uint", "").replace("int", "")
                 out.append(f"TL_FUSED_KERNEL_ICMP({kname}, {STORAGE[ka]}, {STORAGE[kb]}, "
-                           f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {SUFFIX[t]}, "
-                           f"{t.replace('uint', '').replace('int', '')}, {SUFFIX[ka]}, {SUFFIX[kb]}, {ICMP_PRED[kop]})")
+                           f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {SUFFIX[t]}, {bits}, "
+                           f"{SUFFIX[ka]}, {SUFFIX[kb]}, {ICMP_PRED[kop]})")
             elif fused_needs_avx512(ka, kb, t):
                 out.append(f"TL_FUSED_KERNEL_512({kname}, {STORAGE[ka]}, {STORAGE[kb]}, {SO}, "
                            f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {post})")

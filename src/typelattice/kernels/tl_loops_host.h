@@ -1377,7 +1377,8 @@ __attribute__((target("avx2"))) static void K##_avx2(                           
 
 /* Integer comparisons (AVX-512BW): TL_ILD<bits>_<operand> loads 512/bits lanes (8-bit compute
  * types: 32 lanes of 256 bits) and widens them to the compute type (the C casts: sign or zero
- * extension, bool as 0/1, uint32 -> int32 and uint64 -> int64 the same bits); compares into masks */
+ * extension, bool as 0/1, uint32 -> int32 and uint64 -> int64 the same bits), compares into
+ * masks */
 #define TL_IL256(p) _mm256_loadu_si256((const __m256i *)(p))
 #define TL_IL128(p) _mm_loadu_si128((const __m128i *)(p))
 #define TL_IL64(p) _mm_loadl_epi64((const __m128i *)(p))
