@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from typelattice import _ufuncs
-from typelattice._codegen.gen_loops import FUSED_OPS, fused_pairs
+from typelattice._codegen.gen_loops import FUSED_OPS, fused_needs_avx512, fused_pairs
 from typelattice.rules import builtin
 
 FUSED = _ufuncs.fused_loops()
@@ -69,7 +69,8 @@ CASES = list(_cases())
 
 def test_table_is_the_generated_pair_set():
     keys = fused_pairs()
-    assert FUSED == keys
+    # the AVX-512 rows (int64 + float32...) only where the CPU has AVX-512
+    assert FUSED in (keys, {k for k in keys if not fused_needs_avx512(*k[1:])})
     assert {k[0] for k in keys} == set(FUSED_OPS)
     for name, a, b, t in (("add", "int32", "float32", "float32"), ("add", "uint8", "int8", "int16"),
                           ("multiply", "int8", "float32", "float32"),
@@ -77,7 +78,10 @@ def test_table_is_the_generated_pair_set():
                           ("add", "int64", "float64", "float64"),
                           ("less", "int16", "int32", "int32"), ("add", "bool", "int8", "int8"),
                           ("bitwise_and", "uint16", "int16", "int32"),
-                          ("divide", "int32", "float32", "float32")):
+                          ("divide", "int32", "float32", "float32"),
+                          ("add", "int64", "float32", "float32"),
+                          ("less", "float32", "uint64", "float32"),
+                          ("multiply", "uint64", "float64", "float64")):
         assert (name, a, b, t) in keys
 
 
@@ -96,7 +100,8 @@ def test_values_and_layouts(rname):
             want = ref(xc, yc)
             got = uf(x, y)
             _same(got, want, msg)
-            assert _ufuncs.mixed_loop_kind(uf, (a, b, want.dtype)) == "fused", msg
+            kind = "fused" if (name, a, b, t) in FUSED else "blocked"     # no AVX-512
+            assert _ufuncs.mixed_loop_kind(uf, (a, b, want.dtype)) == kind, msg
             assert uf.resolve_dtypes((x.dtype, y.dtype, None)) == (x.dtype, y.dtype, want.dtype)
             for n in (1, 5, 40):
                 _same(uf(x[:n], y[:n]), want[:n], msg + (n,))
@@ -316,6 +321,104 @@ def test_float_comparisons_every_simd_path(simd_path):
         ref = getattr(np, name)
         x, y = _fcmp_values(a, 2 * N, 1), np.roll(_fcmp_values(b, 2 * N, 2), 3)
         x[40:44], y[40:44] = x[1], y[1]                 # equal operands (a -0.0 / 0.0 pair too)
+        with np.errstate(all="ignore"):
+            xc, yc = x.astype(t), y.astype(t)
+        msg = (simd_path, name, a, b, t)
+        with np.errstate(all="raise"):
+            for n in list(range(0, 67)) + [2 * N]:
+                _same(uf(x[:n], y[:n]), ref(xc[:n], yc[:n]), msg + (n,))
+            _same(uf(x[7:8], y), ref(xc[7:8], yc), msg + ("scalar first",))
+            _same(uf(x, y[9]), ref(xc, yc[9]), msg + ("scalar second",))
+            _same(uf(x[::3], y[1::3]), ref(xc[::3], yc[1::3]), msg + ("strided",))
+            for k, v in ((0, x), (1, y)):
+                if v.dtype == bool:
+                    w, want = v.copy(), ref(xc, yc)
+                    uf(*((w, y) if k == 0 else (x, w)), out=w)
+                    _same(w, want, msg + ("in place",))
+
+
+def _rule_of(key):
+    return next(r for r in RULES if key in fused_pairs({r: RULES[r]}))
+
+
+def _int64_float_values(name, n, seed):
+    """int64/uint64 values rounding in float32/float64: 2**k plus a half ulp (ties to even, down
+    and up) and one off a tie, k = 24..63, their negatives, uint64 above 2**63; then _values"""
+    x = _values(name, n, seed)
+    if name not in ("int64", "uint64"):
+        return x
+    v = []
+    for k in range(24, 64):
+        for m in (24, 53):
+            if k > m:
+                h = 2 ** (k - m)
+                v += [2 ** k + h, 2 ** k + 3 * h, 2 ** k + h - 1, 2 ** k + h + 1,
+                      2 ** k + 3 * h + 1]
+    v += [2 ** 64 - 1, 2 ** 64 - 2 ** 39, 2 ** 64 - 2 ** 39 - 1, 2 ** 63 + 2 ** 39,
+          2 ** 64 - 2 ** 10, 2 ** 63, 2 ** 63 - 1]
+    if name == "int64":
+        v = [y for y in v if y < 2 ** 63] + [-y for y in v if y <= 2 ** 63]
+    v = np.array(v, dtype=object).astype(name)
+    rng = np.random.default_rng(seed)
+    x[:n - n // 4] = rng.choice(v, n - n // 4)
+    return x
+
+
+def test_int64_to_float_every_simd_path(simd_path):
+    """(u)int64 + float32 and uint64 + float64 (AVX-512DQ kernels, TL_FUSED_KERNEL_512 and the
+    comparisons of TL_FUSED_KERNEL_FCMP): every op on the AVX-512, AVX2 and portable paths, bit
+    for bit NumPy's on the operands cast first (one rounding, ties to even), every tail length up
+    to two chunks, scalar and strided operands, NumPy's FP warnings."""
+    keys = sorted(k for k in FUSED if fused_needs_avx512(*k[1:]))
+    if not keys:
+        pytest.skip("no AVX-512 on this CPU: the blocked loops run these pairs")
+    assert {(a, b) for _, a, b, _ in keys} >= {("int64", "float32"), ("float32", "uint64"),
+                                               ("uint64", "float64")}
+    assert {k[0] for k in keys} == set(FUSED_OPS) - {"bitwise_and", "bitwise_or", "bitwise_xor"}
+    ufs = {}
+    for key in keys:
+        name, a, b, t = key
+        rname = _rule_of(key)
+        uf = ufs.setdefault(rname, _ufuncs.make_ufuncs(rname))[name]
+        ref = getattr(np, name)
+        x = _int64_float_values(a, 2 * N, 1)
+        y = np.roll(_int64_float_values(b, 2 * N, 2), 3)
+        xc, yc = x.astype(t), y.astype(t)
+        msg = (simd_path, name, a, b, t)
+        with np.errstate(all="ignore"):
+            _same(uf(x, y), ref(xc, yc), msg)
+            assert _ufuncs.mixed_loop_kind(uf, (a, b, ref(xc, yc).dtype)) == "fused", msg
+            for n in list(range(0, 67)) + [2 * N]:
+                _same(uf(x[:n], y[:n]), ref(xc[:n], yc[:n]), msg + (n,))
+            _same(uf(x[7:8], y), ref(xc[7:8], yc), msg + ("scalar first",))
+            _same(uf(x, y[9]), ref(xc, yc[9]), msg + ("scalar second",))
+            _same(uf(x[::3], y[1::3]), ref(xc[::3], yc[1::3]), msg + ("strided",))
+            zero = np.zeros_like(y[:64])
+        for xx, yy in ((x, y), (x[-70:], y[-70:]), (x[:64], zero), (x[::2], y[1::2])):
+            assert _flags(uf, xx, yy) == _flags(ref, xx.astype(t), yy.astype(t)), msg
+
+
+def test_integer_comparisons_every_simd_path(simd_path):
+    """The integer comparison kernels (TL_FUSED_KERNEL_ICMP: AVX-512BW compares to masks, gcc's
+    AVX2 code otherwise) for every (compute type, operand) pair: extremes, wraparound of uint32
+    -> int32 / uint64 -> int64, equal operands, bool bytes other than 0/1, every tail length up
+    to two chunks, scalar and strided operands, in place into a bool operand."""
+    keys = sorted({k for k in FUSED if k[0] in FCMP and np.dtype(k[3]).kind in "iu"})
+    assert {(a, b, t) for _, a, b, t in keys} >= {("uint8", "int8", "int16"),
+                                                  ("int8", "uint8", "int16"),
+                                                  ("bool", "int8", "int8"),
+                                                  ("uint64", "int64", "int64"),
+                                                  ("uint32", "int32", "int64")}
+    ufs = {}
+    for key in keys:
+        name, a, b, t = key
+        uf = ufs.setdefault(_rule_of(key), _ufuncs.make_ufuncs(_rule_of(key)))[name]
+        ref = getattr(np, name)
+        x, y = _values(a, 2 * N, 1), np.roll(_values(b, 2 * N, 2), 3)
+        if x.dtype == bool:
+            x = np.where(np.arange(x.size) % 5 == 1, 7, x).astype(np.uint8).view(bool)
+        x[40:50] = x[0]
+        y[40:50] = x[0].astype(t).astype(y.dtype) if y.dtype != bool else True
         with np.errstate(all="ignore"):
             xc, yc = x.astype(t), y.astype(t)
         msg = (simd_path, name, a, b, t)

@@ -209,22 +209,31 @@ FUSED_INPUTS = ("bool",) + FUSED_COMPUTE
 # predicates
 FCMP_PRED = {"less": "_CMP_LT_OQ", "less_equal": "_CMP_LE_OQ", "greater": "_CMP_GT_OQ",
              "greater_equal": "_CMP_GE_OQ", "equal": "_CMP_EQ_OQ"}
+# integer comparisons of the fused loops (the others negate these): AVX-512BW kernels
+ICMP_PRED = {"less": "_MM_CMPINT_LT", "greater": "_MM_CMPINT_NLE", "equal": "_MM_CMPINT_EQ"}
 SWAPPED = {"less": "greater", "greater": "less", "less_equal": "greater_equal",
            "greater_equal": "less_equal"}
+
+
+# conversions with a vector instruction only in AVX-512DQ (vcvt(u)qq2ps/pd): their fused loops are
+# used where the CPU has AVX-512 (the blocked loops elsewhere)
+CONVERTS_512 = (("int64", "float32"), ("uint64", "float32"), ("uint64", "float64"))
 
 
 def fused_converts(a, t):
     """Does operand type a convert to compute type t inline (a C cast, as NumPy's cast)?
 
-    Integers and bool to any integer or float, float32 to float64; not (u)int64 -> float32 (no
-    vector conversion: they stay with the blocked loops), not uint64 -> float64 (likewise)."""
+    Integers and bool to any integer or float, float32 to float64."""
     if a == t:
         return True
     if kind(t) == "f":
-        if a in ("int64", "uint64"):
-            return a == "int64" and t == "float64"
         return kind(a) in "bui" or (a, t) == ("float32", "float64")
     return kind(a) in "bui"
+
+
+def fused_needs_avx512(a, b, t):
+    """Does the fused loop of operands a, b in compute type t need AVX-512 (CONVERTS_512)?"""
+    return (a, t) in CONVERTS_512 or (b, t) in CONVERTS_512
 
 
 def fused_pairs(registry=None):
@@ -306,10 +315,17 @@ def emit_fused(out):
             kernels[kname] = True
             post = "TL_FUSED_XOR" if bool_out else "TL_FUSED_ID"
             if kind(t) == "f" and kop in FCMP_PRED:
-                vcv = ["TL_VCVB" if y == "bool" else "TL_VCV" for y in (ka, kb)]
                 out.append(f"TL_FUSED_KERNEL_FCMP({kname}, {STORAGE[ka]}, {STORAGE[kb]}, "
                            f"{SUFFIX[t]}, {SUFFIX[ka]}, {SUFFIX[kb]}, {cvt(ka, t)}, {cvt(kb, t)}, "
                            f"{FCMP_PRED[kop]}, {fn(kop, t)})")
+            elif kind(t) in "iu" and kop in ICMP_PRED:
+                bits = t.replace("uint", "").replace("int", "")
+                out.append(f"TL_FUSED_KERNEL_ICMP({kname}, {STORAGE[ka]}, {STORAGE[kb]}, "
+                           f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {SUFFIX[t]}, {bits}, "
+                           f"{SUFFIX[ka]}, {SUFFIX[kb]}, {ICMP_PRED[kop]})")
+            elif fused_needs_avx512(ka, kb, t):
+                out.append(f"TL_FUSED_KERNEL_512({kname}, {STORAGE[ka]}, {STORAGE[kb]}, {SO}, "
+                           f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {post})")
             else:
                 out.append(f"TL_FUSED_KERNEL({kname}, {STORAGE[ka]}, {STORAGE[kb]}, {SO}, "
                            f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {post})")
@@ -318,7 +334,7 @@ def emit_fused(out):
         lname = f"tl_fused_{name}_{SUFFIX[a]}_{SUFFIX[b]}_{SUFFIX[t]}"
         out.append(f"TL_FUSED_LOOP({lname}, {kname}, {swap}, {x}, {STORAGE[a]}, {STORAGE[b]}, {SO})")
         idx = ", ".join(str(LOOP_TYPES.index(y)) for y in (a, b, t))
-        rows.append(f'    {{"{name}", {{{idx}}}, {lname}}},')
+        rows.append(f'    {{"{name}", {{{idx}}}, {lname}, {int(fused_needs_avx512(a, b, t))}}},')
     print(f"gen_loops: {len(rows)} fused mixed-input loops, {len(kernels)} kernels",
           file=sys.stderr)
     return rows

@@ -1192,7 +1192,8 @@ static int NAME(TL_LOOP_ARGS)                                                   
  * A kernel runs whole chunks of TL_FUSED_CHUNK contiguous elements: a fixed trip count, so gcc
  * vectorizes it without an epilogue or alias versions (several hundred kernels stay cheap to
  * compile); it has an AVX2 version only on x86-64 (the promoter uses the fused loops where the CPU
- * has AVX2, the blocked loops or NumPy's casts otherwise). ivdep: an in-place call (out == an
+ * has AVX2, the blocked loops or NumPy's casts otherwise); some have an AVX-512 version too
+ * (TL_FUSED_KERNEL_512, _ICMP, _FCMP), chosen at run time. ivdep: an in-place call (out == an
  * input, element for element) carries no dependency; NumPy copies partially overlapping operands.
  * Kernels are shared: op(x, t) runs the kernel of op(t, x) (swapped comparison for less/greater),
  * and a negated comparison (not_equal, integer less_equal/greater_equal) XORs the kernel's result
@@ -1232,7 +1233,9 @@ static int tl_fused_ok(void) { return 1; }
 
 /* kernel K: n (a multiple of TL_FUSED_CHUNK) contiguous elements; POST(r, x) applies the XOR */
 #define TL_FUSED_KERNEL(K, S1, S2, SO, LD1, LD2, FN, POST)                                       \
-TL_FUSED_TARGET static unsigned K(const void *va, const void *vb, void *vo, npy_intp n, int x)   \
+    TL_FUSED_BODY(K, TL_FUSED_TARGET, S1, S2, SO, LD1, LD2, FN, POST)
+#define TL_FUSED_BODY(K, ATTR, S1, S2, SO, LD1, LD2, FN, POST)                                   \
+ATTR static unsigned K(const void *va, const void *vb, void *vo, npy_intp n, int x)              \
 {                                                                                                \
     const S1 *pa = (const S1 *)va; const S2 *pb = (const S2 *)vb; SO *po = (SO *)vo;             \
     npy_intp i; int k; unsigned fpe = 0;                                                         \
@@ -1305,10 +1308,15 @@ static inline int tl_ld32(const void *p) { int v; memcpy(&v, p, 4); return v; }
 #define TL_LD512_f32_i8(p) _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(p))))
 #define TL_LD512_f32_u8(p) _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(p))))
 #define TL_LD512_f32_b(p) _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(TL_LDB128(p)))
+#define TL_LD512_f32_i64(p) tl_cat_ps(_mm512_cvtepi64_ps(_mm512_loadu_si512(p)),                   \
+                                      _mm512_cvtepi64_ps(_mm512_loadu_si512((p) + 8)))
+#define TL_LD512_f32_u64(p) tl_cat_ps(_mm512_cvtepu64_ps(_mm512_loadu_si512(p)),                   \
+                                      _mm512_cvtepu64_ps(_mm512_loadu_si512((p) + 8)))
 /* AVX-512, 8 float64 lanes */
 #define TL_LD512_f64_f64(p) _mm512_loadu_pd(p)
 #define TL_LD512_f64_f32(p) _mm512_cvtps_pd(_mm256_loadu_ps(p))
 #define TL_LD512_f64_i64(p) _mm512_cvtepi64_pd(_mm512_loadu_si512(p))
+#define TL_LD512_f64_u64(p) _mm512_cvtepu64_pd(_mm512_loadu_si512(p))
 #define TL_LD512_f64_i32(p) _mm512_cvtepi32_pd(_mm256_loadu_si256((const __m256i *)(p)))
 #define TL_LD512_f64_u32(p) _mm512_cvtepu32_pd(_mm256_loadu_si256((const __m256i *)(p)))
 #define TL_LD512_f64_i16(p) _mm512_cvtepi32_pd(_mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(p))))
@@ -1325,6 +1333,8 @@ static inline int tl_ld32(const void *p) { int v; memcpy(&v, p, 4); return v; }
 #define TL_LD256_f32_i8(p) _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(p))))
 #define TL_LD256_f32_u8(p) _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(p))))
 #define TL_LD256_f32_b(p) _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(TL_LDB64(p)))
+#define TL_LD256_f32_i64(p) tl_ld256_f32_i64(p)
+#define TL_LD256_f32_u64(p) tl_ld256_f32_u64(p)
 /* AVX2, 4 float64 lanes; uint32 offset by 2^31 (exact); int64 by scalar conversions */
 #define TL_LD256_f64_f64(p) _mm256_loadu_pd(p)
 #define TL_LD256_f64_f32(p) _mm256_cvtps_pd(_mm_loadu_ps(p))
@@ -1337,6 +1347,22 @@ static inline int tl_ld32(const void *p) { int v; memcpy(&v, p, 4); return v; }
 #define TL_LD256_f64_i8(p) _mm256_cvtepi32_pd(_mm_cvtepi8_epi32(_mm_cvtsi32_si128(tl_ld32(p))))
 #define TL_LD256_f64_u8(p) _mm256_cvtepi32_pd(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(tl_ld32(p))))
 #define TL_LD256_f64_b(p) _mm256_cvtepi32_pd(_mm_cvtepu8_epi32(TL_LDB32(p)))
+#define TL_LD256_f64_u64(p) tl_ld256_f64_u64(p)
+/* (u)int64 -> float32 and uint64 -> float64 have no AVX2 instruction: scalar C casts */
+#define TL_LD256_SCALAR(NAME, S, F, V, LOAD, L)                                                   \
+__attribute__((target("avx2"))) static inline V NAME(const S *p)                                  \
+{                                                                                                \
+    F t[L]; int k;                                                                               \
+    for (k = 0; k < L; k++) t[k] = (F)p[k];                                                      \
+    return LOAD(t);                                                                              \
+}
+TL_LD256_SCALAR(tl_ld256_f32_i64, int64_t, float, __m256, _mm256_loadu_ps, 8)
+TL_LD256_SCALAR(tl_ld256_f32_u64, uint64_t, float, __m256, _mm256_loadu_ps, 8)
+TL_LD256_SCALAR(tl_ld256_f64_u64, uint64_t, double, __m256d, _mm256_loadu_pd, 4)
+__attribute__((target("avx512f,avx512dq"))) static inline __m512 tl_cat_ps(__m256 lo, __m256 hi)
+{
+    return _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1);
+}
 __attribute__((target("avx2"))) static inline __m256 tl_u32_f32_avx2(__m256i v)
 {
     __m256 hi = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32(v, 16)), _mm256_set1_ps(65536.0f));
@@ -1350,37 +1376,42 @@ __attribute__((target("avx2"))) static inline __m256 tl_u32_f32_avx2(__m256i v)
 #define TL_CMPM512_f64(a, b, P) _mm512_cmp_pd_mask(a, b, P)
 #define TL_CMPM256_f32(a, b, P) _mm256_movemask_ps(_mm256_cmp_ps(a, b, P))
 #define TL_CMPM256_f64(a, b, P) _mm256_movemask_pd(_mm256_cmp_pd(a, b, P))
-/* m: mask of the 32 elements at pa, pb; L: lanes of a BITS-bit vector of C */
-#define TL_FCMP32(m, pa, pb, SFX, SFX1, SFX2, BITS, L, P)                                         \
+/* m: mask of the 32 elements at pa, pb; LDA/LDB load and convert L lanes, CMPM compares them */
+#define TL_CMP32(m, pa, pb, LDA, LDB, CMPM, L, P)                                                \
     {                                                                                            \
         int h_;                                                                                  \
         m = 0;                                                                                   \
         for (h_ = 0; h_ < 32; h_ += (L))                                                         \
-            m |= (uint32_t)TL_CMPM##BITS##_##SFX(TL_LD##BITS##_##SFX##_##SFX1((pa) + h_),         \
-                                                 TL_LD##BITS##_##SFX##_##SFX2((pb) + h_), P) << h_; \
+            m |= (uint32_t)CMPM(LDA((pa) + h_), LDB((pb) + h_), P) << h_;                        \
     }
-#define TL_FUSED_FCMP_X86(K, S1, S2, SFX, SFX1, SFX2, P)                                         \
+/* K_avx512: n (a multiple of 32) comparisons, 64 per step with one 64-byte store (as the
+ * same-dtype loops), results XORed with xm */
+#define TL_FUSED_CMP512(K, S1, S2, LDA, LDB, CMPM, L, P)                                         \
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) static void K##_avx512(            \
     const S1 *pa, const S2 *pb, tl_bool *po, npy_intp n, uint32_t xm)                            \
 {                                                                                                \
     npy_intp i = 0; uint32_t m, m2;                                                              \
-    for (; i + 64 <= n; i += 64) {     /* one 64-byte store, as the same-dtype loops */          \
-        TL_FCMP32(m, pa + i, pb + i, SFX, SFX1, SFX2, 512, TL_L512_##SFX, P)                      \
-        TL_FCMP32(m2, pa + i + 32, pb + i + 32, SFX, SFX1, SFX2, 512, TL_L512_##SFX, P)           \
+    for (; i + 64 <= n; i += 64) {                                                               \
+        TL_CMP32(m, pa + i, pb + i, LDA, LDB, CMPM, L, P)                                        \
+        TL_CMP32(m2, pa + i + 32, pb + i + 32, LDA, LDB, CMPM, L, P)                             \
         _mm512_storeu_si512(po + i, _mm512_maskz_mov_epi8(((uint64_t)(m2 ^ xm) << 32) | (m ^ xm), \
                                                           _mm512_set1_epi8(1)));                 \
     }                                                                                            \
     if (i < n) {                                                                                 \
-        TL_FCMP32(m, pa + i, pb + i, SFX, SFX1, SFX2, 512, TL_L512_##SFX, P)                      \
+        TL_CMP32(m, pa + i, pb + i, LDA, LDB, CMPM, L, P)                                        \
         _mm256_storeu_si256((__m256i *)(po + i), _mm256_maskz_mov_epi8(m ^ xm, _mm256_set1_epi8(1))); \
     }                                                                                            \
-}                                                                                                \
+}
+#define TL_FUSED_FCMP_X86(K, S1, S2, SFX, SFX1, SFX2, P)                                         \
+TL_FUSED_CMP512(K, S1, S2, TL_LD512_##SFX##_##SFX1, TL_LD512_##SFX##_##SFX2, TL_CMPM512_##SFX,   \
+                TL_L512_##SFX, P)                                                                \
 __attribute__((target("avx2"))) static void K##_avx2(                                            \
     const S1 *pa, const S2 *pb, tl_bool *po, npy_intp n, uint32_t xm)                            \
 {                                                                                                \
     npy_intp i; uint32_t m; int k;                                                               \
     for (i = 0; i < n; i += 32) {                                                                \
-        TL_FCMP32(m, pa + i, pb + i, SFX, SFX1, SFX2, 256, TL_L256_##SFX, P)                  \
+        TL_CMP32(m, pa + i, pb + i, TL_LD256_##SFX##_##SFX1, TL_LD256_##SFX##_##SFX2,            \
+                 TL_CMPM256_##SFX, TL_L256_##SFX, P)                                             \
         m ^= xm;                                                                                 \
         for (k = 0; k < 4; k++) memcpy(po + i + 8 * k, &tl_bytes8[(m >> (8 * k)) & 255], 8);     \
     }                                                                                            \
@@ -1388,9 +1419,78 @@ __attribute__((target("avx2"))) static void K##_avx2(                           
 #define TL_FUSED_FCMP_DISPATCH(K)                                                                \
     if (tl_host_avx512) { K##_avx512(pa, pb, po, n, x ? ~0u : 0u); return 0; }                   \
     if (tl_host_avx2) { K##_avx2(pa, pb, po, n, x ? ~0u : 0u); return 0; }
+
+/* Integer comparisons (AVX-512BW): TL_ILD<bits>_<operand> loads 512/bits lanes (8-bit compute
+ * types: 32 lanes of 256 bits) and widens them to the compute type (the C casts: sign or zero
+ * extension, bool as 0/1, uint32 -> int32 and uint64 -> int64 the same bits), compares into
+ * masks */
+#define TL_IL256(p) _mm256_loadu_si256((const __m256i *)(p))
+#define TL_IL128(p) _mm_loadu_si128((const __m128i *)(p))
+#define TL_IL64(p) _mm_loadl_epi64((const __m128i *)(p))
+#define TL_ILD8_b(p) _mm256_min_epu8(TL_IL256(p), _mm256_set1_epi8(1))
+#define TL_ILD8_i8(p) TL_IL256(p)
+#define TL_ILD8_u8(p) TL_IL256(p)
+#define TL_ILD16_b(p) _mm512_cvtepu8_epi16(TL_ILD8_b(p))
+#define TL_ILD16_i8(p) _mm512_cvtepi8_epi16(TL_IL256(p))
+#define TL_ILD16_u8(p) _mm512_cvtepu8_epi16(TL_IL256(p))
+#define TL_ILD16_i16(p) _mm512_loadu_si512(p)
+#define TL_ILD16_u16(p) _mm512_loadu_si512(p)
+#define TL_ILD32_b(p) _mm512_cvtepu8_epi32(TL_LDB128(p))
+#define TL_ILD32_i8(p) _mm512_cvtepi8_epi32(TL_IL128(p))
+#define TL_ILD32_u8(p) _mm512_cvtepu8_epi32(TL_IL128(p))
+#define TL_ILD32_i16(p) _mm512_cvtepi16_epi32(TL_IL256(p))
+#define TL_ILD32_u16(p) _mm512_cvtepu16_epi32(TL_IL256(p))
+#define TL_ILD32_i32(p) _mm512_loadu_si512(p)
+#define TL_ILD32_u32(p) _mm512_loadu_si512(p)
+#define TL_ILD64_b(p) _mm512_cvtepu8_epi64(TL_LDB64(p))
+#define TL_ILD64_i8(p) _mm512_cvtepi8_epi64(TL_IL64(p))
+#define TL_ILD64_u8(p) _mm512_cvtepu8_epi64(TL_IL64(p))
+#define TL_ILD64_i16(p) _mm512_cvtepi16_epi64(TL_IL128(p))
+#define TL_ILD64_u16(p) _mm512_cvtepu16_epi64(TL_IL128(p))
+#define TL_ILD64_i32(p) _mm512_cvtepi32_epi64(TL_IL256(p))
+#define TL_ILD64_u32(p) _mm512_cvtepu32_epi64(TL_IL256(p))
+#define TL_ILD64_i64(p) _mm512_loadu_si512(p)
+#define TL_ILD64_u64(p) _mm512_loadu_si512(p)
+#define TL_ICMPM_i8(a, b, P) _mm256_cmp_epi8_mask(a, b, P)
+#define TL_ICMPM_u8(a, b, P) _mm256_cmp_epu8_mask(a, b, P)
+#define TL_ICMPM_i16(a, b, P) _mm512_cmp_epi16_mask(a, b, P)
+#define TL_ICMPM_u16(a, b, P) _mm512_cmp_epu16_mask(a, b, P)
+#define TL_ICMPM_i32(a, b, P) _mm512_cmp_epi32_mask(a, b, P)
+#define TL_ICMPM_u32(a, b, P) _mm512_cmp_epu32_mask(a, b, P)
+#define TL_ICMPM_i64(a, b, P) _mm512_cmp_epi64_mask(a, b, P)
+#define TL_ICMPM_u64(a, b, P) _mm512_cmp_epu64_mask(a, b, P)
+#define TL_IL_8 32
+#define TL_IL_16 32
+#define TL_IL_32 16
+#define TL_IL_64 8
+/* integer comparison kernel K (compute type SFX of BITS bits, predicate P: _MM_CMPINT_*) on
+ * AVX-512 CPUs, gcc's vectorization of the element loop (TL_FUSED_KERNEL) otherwise */
+#define TL_FUSED_KERNEL_ICMP(K, S1, S2, LD1, LD2, FN, SFX, BITS, SFX1, SFX2, P)                  \
+TL_FUSED_CMP512(K, S1, S2, TL_ILD##BITS##_##SFX1, TL_ILD##BITS##_##SFX2, TL_ICMPM_##SFX,         \
+                TL_IL_##BITS, P)                                                                 \
+TL_FUSED_BODY(K##_gen, TL_FUSED_TARGET, S1, S2, tl_bool, LD1, LD2, FN, TL_FUSED_XOR)             \
+TL_FUSED_TARGET static unsigned K(const void *va, const void *vb, void *vo, npy_intp n, int x)   \
+{                                                                                                \
+    if (tl_host_avx512) { K##_avx512(va, vb, vo, n, x ? ~0u : 0u); return 0; }                   \
+    return K##_gen(va, vb, vo, n, x);                                                            \
+}
+/* kernel K (TL_FUSED_KERNEL) with an AVX-512 F+DQ version on CPUs that have it: (u)int64 ->
+ * float32 and uint64 -> float64 conversions (vcvt(u)qq2ps/pd; AVX2 has none) */
+#define TL_FUSED_KERNEL_512(K, S1, S2, SO, LD1, LD2, FN, POST)                                   \
+TL_FUSED_BODY(K##_avx512, __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))),         \
+              S1, S2, SO, LD1, LD2, FN, POST)                                                    \
+TL_FUSED_BODY(K##_gen, TL_FUSED_TARGET, S1, S2, SO, LD1, LD2, FN, POST)                          \
+TL_FUSED_TARGET static unsigned K(const void *va, const void *vb, void *vo, npy_intp n, int x)   \
+{                                                                                                \
+    return tl_host_avx512 ? K##_avx512(va, vb, vo, n, x) : K##_gen(va, vb, vo, n, x);            \
+}
 #else
 #define TL_FUSED_FCMP_X86(K, S1, S2, SFX, SFX1, SFX2, P)
 #define TL_FUSED_FCMP_DISPATCH(K)
+#define TL_FUSED_KERNEL_ICMP(K, S1, S2, LD1, LD2, FN, SFX, BITS, SFX1, SFX2, P)                  \
+    TL_FUSED_KERNEL(K, S1, S2, tl_bool, LD1, LD2, FN, TL_FUSED_XOR)
+#define TL_FUSED_KERNEL_512(K, S1, S2, SO, LD1, LD2, FN, POST)                                   \
+    TL_FUSED_KERNEL(K, S1, S2, SO, LD1, LD2, FN, POST)
 #endif
 /* kernel K of a float32/float64 (SFX) comparison of S1 (suffix SFX1) and S2 (SFX2) operands:
  * predicate P, element function FN, LD1/LD2: the conversions of the portable loop */
@@ -1404,6 +1504,9 @@ TL_FUSED_TARGET static unsigned K(const void *va, const void *vb, void *vo, npy_
     for (i = 0; i < n; i++) po[i] = (tl_bool)(FN(LD1(pa[i]), LD2(pb[i]), NULL) ^ x);             \
     return 0;                                                                                    \
 }
+
+/* AVX-512 F/BW/VL/DQ: the CPU runs the kernels that need it (rows of tl_fused_table marked so) */
+static int tl_fused_avx512_ok(void) { tl_host_init(); return tl_host_avx512; }
 
 /* The NumPy loop of every fused pair: kernel k (its operands exchanged when swap, its bool results
  * XORed with x) on whole contiguous chunks in place; scalar (stride 0) operands are broadcast into
@@ -1463,6 +1566,7 @@ typedef struct {
     const char *op;          /* op name (_ops.py) */
     int types[3];            /* first and second input, compute type: indices into LOOP_TYPES */
     PyArrayMethod_StridedLoop *loop;
+    int avx512;              /* its kernel needs AVX-512 F/BW/VL/DQ (tl_fused_avx512_ok) */
 } tl_fused_entry;
 
 typedef struct {
