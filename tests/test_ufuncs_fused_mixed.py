@@ -298,6 +298,26 @@ def _fcmp_values(name, n, seed):
     return x
 
 
+def _rule_of(key):
+    return next(r for r in RULES if key in fused_pairs({r: RULES[r]}))
+
+
+def _check_layouts(uf, ref, x, y, xc, yc, msg, in_place=False):
+    """uf(x, y) against ref on the operands cast first (xc, yc): every length up to two chunks
+    and 2 * N, a scalar first or second operand, strided operands; in_place: the result written
+    into a bool operand."""
+    for n in list(range(0, 67)) + [2 * N]:
+        _same(uf(x[:n], y[:n]), ref(xc[:n], yc[:n]), msg + (n,))
+    _same(uf(x[7:8], y), ref(xc[7:8], yc), msg + ("scalar first",))
+    _same(uf(x, y[9]), ref(xc, yc[9]), msg + ("scalar second",))
+    _same(uf(x[::3], y[1::3]), ref(xc[::3], yc[1::3]), msg + ("strided",))
+    for k, v in ((0, x), (1, y)):
+        if in_place and v.dtype == bool:
+            w, want = v.copy(), ref(xc, yc)
+            uf(*((w, y) if k == 0 else (x, w)), out=w)
+            _same(w, want, msg + ("in place",))
+
+
 @pytest.fixture(params=[True, "avx2", False], ids=["best", "avx2", "portable"])
 def simd_path(request):
     _ufuncs.set_simd(request.param)
@@ -316,7 +336,7 @@ def test_float_comparisons_every_simd_path(simd_path):
                                                                   ("bool", "float32")}
     ufs = {}
     for name, a, b, t in keys:
-        rname = next(r for r in RULES if (name, a, b, t) in fused_pairs({r: RULES[r]}))
+        rname = _rule_of((name, a, b, t))
         uf = ufs.setdefault(rname, _ufuncs.make_ufuncs(rname))[name]
         ref = getattr(np, name)
         x, y = _fcmp_values(a, 2 * N, 1), np.roll(_fcmp_values(b, 2 * N, 2), 3)
@@ -325,20 +345,7 @@ def test_float_comparisons_every_simd_path(simd_path):
             xc, yc = x.astype(t), y.astype(t)
         msg = (simd_path, name, a, b, t)
         with np.errstate(all="raise"):
-            for n in list(range(0, 67)) + [2 * N]:
-                _same(uf(x[:n], y[:n]), ref(xc[:n], yc[:n]), msg + (n,))
-            _same(uf(x[7:8], y), ref(xc[7:8], yc), msg + ("scalar first",))
-            _same(uf(x, y[9]), ref(xc, yc[9]), msg + ("scalar second",))
-            _same(uf(x[::3], y[1::3]), ref(xc[::3], yc[1::3]), msg + ("strided",))
-            for k, v in ((0, x), (1, y)):
-                if v.dtype == bool:
-                    w, want = v.copy(), ref(xc, yc)
-                    uf(*((w, y) if k == 0 else (x, w)), out=w)
-                    _same(w, want, msg + ("in place",))
-
-
-def _rule_of(key):
-    return next(r for r in RULES if key in fused_pairs({r: RULES[r]}))
+            _check_layouts(uf, ref, x, y, xc, yc, msg, in_place=True)
 
 
 def _int64_float_values(name, n, seed):
@@ -388,11 +395,7 @@ def test_int64_to_float_every_simd_path(simd_path):
         with np.errstate(all="ignore"):
             _same(uf(x, y), ref(xc, yc), msg)
             assert _ufuncs.mixed_loop_kind(uf, (a, b, ref(xc, yc).dtype)) == "fused", msg
-            for n in list(range(0, 67)) + [2 * N]:
-                _same(uf(x[:n], y[:n]), ref(xc[:n], yc[:n]), msg + (n,))
-            _same(uf(x[7:8], y), ref(xc[7:8], yc), msg + ("scalar first",))
-            _same(uf(x, y[9]), ref(xc, yc[9]), msg + ("scalar second",))
-            _same(uf(x[::3], y[1::3]), ref(xc[::3], yc[1::3]), msg + ("strided",))
+            _check_layouts(uf, ref, x, y, xc, yc, msg)
             zero = np.zeros_like(y[:64])
         for xx, yy in ((x, y), (x[-70:], y[-70:]), (x[:64], zero), (x[::2], y[1::2])):
             assert _flags(uf, xx, yy) == _flags(ref, xx.astype(t), yy.astype(t)), msg
@@ -423,13 +426,4 @@ def test_integer_comparisons_every_simd_path(simd_path):
             xc, yc = x.astype(t), y.astype(t)
         msg = (simd_path, name, a, b, t)
         with np.errstate(all="raise"):
-            for n in list(range(0, 67)) + [2 * N]:
-                _same(uf(x[:n], y[:n]), ref(xc[:n], yc[:n]), msg + (n,))
-            _same(uf(x[7:8], y), ref(xc[7:8], yc), msg + ("scalar first",))
-            _same(uf(x, y[9]), ref(xc, yc[9]), msg + ("scalar second",))
-            _same(uf(x[::3], y[1::3]), ref(xc[::3], yc[1::3]), msg + ("strided",))
-            for k, v in ((0, x), (1, y)):
-                if v.dtype == bool:
-                    w, want = v.copy(), ref(xc, yc)
-                    uf(*((w, y) if k == 0 else (x, w)), out=w)
-                    _same(w, want, msg + ("in place",))
+            _check_layouts(uf, ref, x, y, xc, yc, msg, in_place=True)
