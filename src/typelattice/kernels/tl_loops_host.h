@@ -610,36 +610,25 @@ static tl_cvt_float tl_cvtsel_float(PyArray_Descr *d)
         default: return d->type_num == tl_bf16_typenum ? tl_cvt_bf16_f : NULL;
     }
 }
-/* bfloat16 compute: integers rounded to bfloat16 first, as ml_dtypes' cast */
-static tl_cvt_float tl_cvtsel_bf16(PyArray_Descr *d)
-{
-    switch (d->type_num) {
-        case NPY_SHORT: return tl_cvt_i16_bf;
-        case NPY_USHORT: return tl_cvt_u16_bf;
-        case NPY_INT: return tl_cvt_i32_bf;
-        case NPY_UINT: return tl_cvt_u32_bf;
-        case NPY_LONG: case NPY_LONGLONG:
-            return d->elsize == 8 ? tl_cvt_i64_bf : tl_cvt_i32_bf;
-        case NPY_ULONG: case NPY_ULONGLONG:
-            return d->elsize == 8 ? tl_cvt_u64_bf : tl_cvt_u32_bf;
-        default: return tl_cvtsel_float(d);
-    }
+/* integers rounded to the half type first (SFX bf: as ml_dtypes' cast, rf16: as NumPy's cast
+ * to float16), then as float32 */
+#define TL_CVTSEL_ROUNDED(NAME, SFX)                                                             \
+static tl_cvt_float NAME(PyArray_Descr *d)                                                       \
+{                                                                                                \
+    switch (d->type_num) {                                                                       \
+        case NPY_SHORT: return tl_cvt_i16_##SFX;                                                 \
+        case NPY_USHORT: return tl_cvt_u16_##SFX;                                                \
+        case NPY_INT: return tl_cvt_i32_##SFX;                                                   \
+        case NPY_UINT: return tl_cvt_u32_##SFX;                                                  \
+        case NPY_LONG: case NPY_LONGLONG:                                                        \
+            return d->elsize == 8 ? tl_cvt_i64_##SFX : tl_cvt_i32_##SFX;                         \
+        case NPY_ULONG: case NPY_ULONGLONG:                                                      \
+            return d->elsize == 8 ? tl_cvt_u64_##SFX : tl_cvt_u32_##SFX;                         \
+        default: return tl_cvtsel_float(d);                                                      \
+    }                                                                                            \
 }
-/* float16 compute: integers of more than 8 bits rounded to float16 first, as NumPy's cast */
-static tl_cvt_float tl_cvtsel_f16(PyArray_Descr *d)
-{
-    switch (d->type_num) {
-        case NPY_SHORT: return tl_cvt_i16_rf16;
-        case NPY_USHORT: return tl_cvt_u16_rf16;
-        case NPY_INT: return tl_cvt_i32_rf16;
-        case NPY_UINT: return tl_cvt_u32_rf16;
-        case NPY_LONG: case NPY_LONGLONG:
-            return d->elsize == 8 ? tl_cvt_i64_rf16 : tl_cvt_i32_rf16;
-        case NPY_ULONG: case NPY_ULONGLONG:
-            return d->elsize == 8 ? tl_cvt_u64_rf16 : tl_cvt_u32_rf16;
-        default: return tl_cvtsel_float(d);
-    }
-}
+TL_CVTSEL_ROUNDED(tl_cvtsel_bf16, bf)
+TL_CVTSEL_ROUNDED(tl_cvtsel_f16, rf16)
 static tl_cvt_double tl_cvtsel_double(PyArray_Descr *d)
 {
     switch (d->type_num) {
