@@ -120,14 +120,16 @@ FUSED16_F32 = ("add", "subtract", "multiply", "divide")
 HK = {"float16": "TL_HK_F16", "bfloat16": "TL_HK_BF16", "float32": "TL_HK_F32"}
 
 
+# the kernel names of tl_half_binary per compute type
+FUSED16_OPS = {"float16": FUSED16 + CMP16, "bfloat16": FUSED16 + CMP16,
+               "float32": FUSED16_F32 + CMP16}
+
+
 def fused_name(op, t):
     """The fused float16/bfloat16 loop (tl_half_binary) of op for compute type t, or None."""
-    k = kernel_name(op, t)
-    ops = {"float16": FUSED16 + CMP16, "bfloat16": FUSED16 + CMP16, "float32": FUSED16_F32 + CMP16}
-    if blocked_ok(op, t) and k in ops.get(t, ()):
+    if blocked_ok(op, t) and kernel_name(op, t) in FUSED16_OPS.get(t, ()):
         return f"tl_fused_{op.name}_{SUFFIX[t]}"
     return None
-
 
 
 def host(fn):
