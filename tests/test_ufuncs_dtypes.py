@@ -70,11 +70,14 @@ def test_resolve_dtypes_agrees_with_calls(name):
                 bad.append(f"{a}|{b}: {got} vs {want}")
             cin = compute_dtypes(name, a, b)
             fused = (name, got[0].name, got[1].name, cin[0]) in _ufuncs.fused_loops()
+            weak = _ufuncs.mixed_loop_kind(uf, ins + got[2:]) == "weak"
             for k, d, c in zip((a, b), got[:2], cin):
                 # an input is converted to the compute dtype, or read as it is by a loop that
-                # converts inline: blocked (floating compute dtypes) or fused
-                own = None if k in pyt else _long(k)
-                if d.name != c and not (d.name == own and (c in FLOATS or fused)):
+                # converts inline: blocked (floating compute dtypes), fused, or the weak loop
+                # of a Python scalar (NumPy's 0-d int64/float64/complex128 array of it)
+                own = np.dtype(pyt[k]).name if k in pyt and weak else \
+                    None if k in pyt else _long(k)
+                if d.name != c and not (d.name == own and (c in FLOATS or fused or weak)):
                     bad.append(f"{a}|{b}: inputs {got[:2]} vs {cin}")
     assert not bad, "\n".join(bad)
 

@@ -254,8 +254,11 @@ def test_out_where_dtype_signature_casting_order():
     _same(tl.add(a, a, dtype=np.float32), np.add(a, a, dtype=np.float32))
     _same(tl.multiply(a, a, signature=(np.int32, np.int32, None)),
           np.multiply(a.astype(np.int32), a.astype(np.int32)))
-    with pytest.raises(TypeError, match="safe"):
-        tl.add(np.ones(2, BF16), 1.0, casting="safe")   # the Python float arrives as float64
+    # a Python scalar is weak: casting="safe" does not refuse its conversion, as in NumPy's
+    # np.add(float32_array, 1.0, casting="safe")
+    for t in (np.float32, np.float16, BF16):
+        _same(tl.add(np.ones(2, t), 1.0, casting="safe"), np.full(2, 2, t))
+    _same(tl.add(np.ones(2, np.int8), 1, casting="safe"), np.full(2, 2, np.int8))
     _same(tl.add(np.ones(2, np.int8), np.ones(2, np.int16), casting="safe"),
           np.full(2, 2, np.int16))
     f = np.ones((3, 4), np.float32)

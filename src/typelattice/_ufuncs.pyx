@@ -74,6 +74,7 @@ cdef extern from "numpy/ufuncobject.h":
         object identity_value)
     int PyUFunc_Zero, PyUFunc_One, PyUFunc_MinusOne, PyUFunc_None, PyUFunc_ReorderableNone
     int PyUFunc_IdentityValue
+    int PyUFunc_GiveFloatingpointErrors(const char *name, int fpe_errors)
 
 cdef extern from "numpy/dtype_api.h":
     ctypedef int NPY_ARRAYMETHOD_FLAGS
@@ -133,6 +134,16 @@ cdef extern from "_loops.h":
     int TL_N_ERR_SLOTS
     void *const tl_err_resolvers[]
     void *tl_err_loop_ptr "(void *)tl_err_loop"
+
+cdef extern from *:
+    """
+    #include "tl_weak.h"
+    static void *tl_weak_wrap_ptr(void *loop, int side, int to, int nargs)
+    { return (void *)tl_weak_wrap((PyArrayMethod_StridedLoop *)loop, side, to, nargs); }
+    """
+    ctypedef int (*tl_weak_fpe_cb_t)(int flags)
+    tl_weak_fpe_cb_t tl_weak_fpe_cb
+    void *tl_weak_wrap_ptr(void *loop, int side, int to, int nargs)
 
 cdef extern from *:
     """
@@ -357,6 +368,44 @@ _threads_from_env()
 atexit.register(set_num_threads, 1)     # join the workers before the interpreter goes away
 
 
+cdef dict _PY_SCALAR_DTYPES = {int: <object><PyObject *>&PyArray_PyLongDType,
+                              float: <object><PyObject *>&PyArray_PyFloatDType,
+                              complex: <object><PyObject *>&PyArray_PyComplexDType}
+cdef dict _SAME = {}           # binary ufunc -> {T: (its (T, T) loop, output type names)}
+cdef dict _WEAK_TO = {t: i for i, t in enumerate(_ops.LOOP_TYPES)}   # tl_weak.h's TL_WK_*
+
+
+cdef object _weak_loop(uf, op, CompiledRules r, names, res, int side, scalar_class):
+    """DType classes of the loop for a Python float/complex operand (``side``, DType
+    ``scalar_class``) and an array of the loop's type T (tl_weak.c: the loop reads NumPy's 0-d
+    float64/complex128 array of the scalar and converts it to T as NumPy would), registered on
+    first use; None where it does not apply (NumPy's own conversion then)."""
+    if op.nin != 2:
+        return None
+    t = res[0]
+    if res[1] != t or names[1 - side] != t:
+        return None
+    if t == "complex128" and scalar_class is _PY_SCALAR_DTYPES[complex]:
+        return None                         # NumPy's 0-d complex128 array is already T
+    loop = _SAME[uf].get(t)
+    if loop is None or loop[1] != tuple(res[2:]):
+        return None
+    t_class = _dtype_class(r, t)
+    outs = tuple(_dtype_class(r, x) for x in res[2:])
+    classes = (scalar_class, t_class) if side == 0 else (t_class, scalar_class)
+    classes += outs
+    key = (uf, classes)
+    if key not in _MIXED_DONE:
+        wrapped = tl_weak_wrap_ptr(tl_thr_wrap_ptr(<void *><size_t>loop[0], 2, op.nout), side,
+                                   _WEAK_TO[t], 2 + op.nout)
+        if wrapped == NULL:                 # not a target type, or no thunk left
+            return None
+        _add_spec(uf, op, classes, wrapped, NULL, NULL, NULL, b"tl_weak", threaded=True,
+                  fp_classes=(t_class, t_class) + outs)
+        _MIXED_DONE[key] = "weak"
+    return classes
+
+
 cdef object _mixed_loop(uf, op, CompiledRules r, names, res):
     """DType classes of a loop reading the operands' own dtypes (fused or blocked), or None."""
     if op.nin != 2 or op.nout != 1:
@@ -396,10 +445,12 @@ cdef object _mixed_loop(uf, op, CompiledRules r, names, res):
 
 
 def mixed_loop_kind(uf, dtypes):
-    """Which loop of ``uf`` reads operands of ``dtypes`` (ins + outs) without a cast: "fused",
-    "blocked", "small_float" once the promoter registered one for them (a first call does), else
-    None (the same-dtype loops, NumPy casting the operands first). For tests and benchmarks."""
-    classes = tuple(type(np.dtype(d)) for d in dtypes)
+    """Which loop of ``uf`` reads operands of ``dtypes`` (ins + outs; int/float/complex: a
+    Python scalar) without a cast: "fused", "blocked", "small_float", "weak" once the promoter
+    registered one for them (a first call does), else None (the same-dtype loops, NumPy casting
+    the operands first). For tests and benchmarks."""
+    classes = tuple(_PY_SCALAR_DTYPES[d] if d in _PY_SCALAR_DTYPES else type(np.dtype(d))
+                    for d in dtypes)
     return _MIXED_DONE.get((uf, classes))
 
 
@@ -575,7 +626,15 @@ cdef int _promoter(PyObject *ufunc, void *const *op_dtypes, void *const *signatu
                                 f"{tuple(n for n in names[:op.nin])}, rule set {r.name!r}): "
                                 "cast to a core dtype explicitly, e.g. x.astype('float32')")
         if not reduction and all(f is None for f in fixed):
-            classes = _mixed_loop(uf, op, r, names, res)
+            if op.nin == 2:
+                for i in range(2):
+                    if op_dtypes[i] == <void *>&PyArray_PyFloatDType \
+                            or op_dtypes[i] == <void *>&PyArray_PyComplexDType:
+                        classes = _weak_loop(uf, op, r, names, res, i,
+                                             <object><PyObject *>op_dtypes[i])
+                        break
+            if classes is None:
+                classes = _mixed_loop(uf, op, r, names, res)
         if classes is None:
             classes = [_dtype_class(r, t) for t in res]
     for i in range(nargs):
@@ -631,8 +690,19 @@ cdef int _err_cb(int slot, PyArray_DTypeMeta *const *dtypes) noexcept with gil:
 tl_err_cb = <tl_err_cb_t>_err_cb
 
 
+cdef int _weak_fpe(int flags) noexcept:
+    # called by tl_weak.c holding the GIL: NumPy's own report of a Python scalar's conversion
+    return PyUFunc_GiveFloatingpointErrors(b"cast", flags)
+
+
+tl_weak_fpe_cb = <tl_weak_fpe_cb_t>_weak_fpe
+
+
 cdef int _add_spec(uf, op, classes, void *loop, void *indexed, void *initial, void *resolve,
-                   bytes name) except -1:
+                   bytes name, bint threaded=False, fp_classes=None) except -1:
+    """Register a loop for DType ``classes``. threaded: ``loop`` is already wrapped by
+    tl_thr_wrap; fp_classes: the classes deciding whether the loop checks FP flags (default:
+    ``classes``)."""
     cdef PyArrayMethod_Spec spec
     cdef PyType_Slot slots[5]
     cdef PyArray_DTypeMeta *dtypes[4]
@@ -641,7 +711,8 @@ cdef int _add_spec(uf, op, classes, void *loop, void *indexed, void *initial, vo
         dtypes[k] = <PyArray_DTypeMeta *><PyObject *>classes[k]
     memset(slots, 0, sizeof(slots))
     slots[ns].slot = NPY_METH_strided_loop
-    slots[ns].pfunc = tl_thr_wrap_ptr(loop, op.nin, op.nout)   # splits large calls (threads)
+    # splits large calls (threads)
+    slots[ns].pfunc = loop if threaded else tl_thr_wrap_ptr(loop, op.nin, op.nout)
     ns += 1
     if indexed != NULL:
         slots[ns].slot = NPY_METH_contiguous_indexed_loop
@@ -661,9 +732,11 @@ cdef int _add_spec(uf, op, classes, void *loop, void *indexed, void *initial, vo
     spec.nout = op.nout
     spec.casting = NPY_NO_CASTING
     spec.flags = NPY_METH_IS_REORDERABLE if op.reorderable else 0
+    if fp_classes is None:
+        fp_classes = classes
     quiet = op.quiet and not (op.out == "bool" and op.name not in ("equal", "not_equal")
-                              and classes[0] in _COMPLEX_CLASSES)   # NumPy warns there
-    if quiet or op.name not in _RAISES_FPE and all(c in _INT_CLASSES for c in classes):
+                              and fp_classes[0] in _COMPLEX_CLASSES)   # NumPy warns there
+    if quiet or op.name not in _RAISES_FPE and all(c in _INT_CLASSES for c in fp_classes):
         # integer/bool loops that never touch the FPU: skip the FP status checks
         spec.flags |= NPY_METH_NO_FLOATINGPOINT_ERRORS
     spec.dtypes = dtypes
@@ -699,6 +772,7 @@ cdef object _make_ufunc(op, CompiledRules r, set types):
     cdef int i, k
     cdef int nargs = op.nin + op.nout
     loop_types = set(op.loop_types(tuple(types)))
+    same = {}
     for i in range(TL_N_LOOPS):
         e = &tl_loop_table[i]
         if e.op.decode() != op.name:
@@ -708,9 +782,13 @@ cdef object _make_ufunc(op, CompiledRules r, set types):
             continue
         classes = [_LOOP_DTYPES[e.types[k]] for k in range(nargs)]
         _add_spec(uf, op, classes, e.loop, e.indexed, e.initial, NULL, name)
+        if op.nin == 2 and e.types[1] == e.types[0]:
+            same[compute] = (<size_t>e.loop, tuple(_ops.LOOP_TYPES[e.types[k]]
+                                                   for k in range(2, nargs)))
     capsule = PyCapsule_New(<void *><tl_promoter_t>_promoter, b"numpy._ufunc_promoter", NULL)
     PyUFunc_AddPromoter(uf, (None,) * nargs, capsule)
     _REGISTRY[uf] = (op, r)
+    _SAME[uf] = same
     uf.__module__ = __name__
     return uf
 

@@ -6,6 +6,7 @@
  * finds it busy (another Python thread) runs single-threaded.
  */
 #include "tl_threads.h"
+#include "tl_thunks.h"
 
 #include <fenv.h>
 #include <stdint.h>
@@ -54,20 +55,8 @@ static int tl_thr_dispatch(int k, PyArrayMethod_Context *ctx, char *const data[]
                                   npy_intp const dims[], npy_intp const st[], NpyAuxData *aux)   \
     { return tl_thr_dispatch(0x##a##b##c, ctx, data, dims, st, aux); }
 #define TL_THR_PTR(a, b, c) tl_thr_t_##a##b##c,
-#define TL_THR_16(M, p, q) M(p, q, 0) M(p, q, 1) M(p, q, 2) M(p, q, 3) M(p, q, 4) M(p, q, 5)     \
-    M(p, q, 6) M(p, q, 7) M(p, q, 8) M(p, q, 9) M(p, q, a) M(p, q, b) M(p, q, c) M(p, q, d)      \
-    M(p, q, e) M(p, q, f)
-#define TL_THR_256(M, p) TL_THR_16(M, p, 0) TL_THR_16(M, p, 1) TL_THR_16(M, p, 2)                \
-    TL_THR_16(M, p, 3) TL_THR_16(M, p, 4) TL_THR_16(M, p, 5) TL_THR_16(M, p, 6)                  \
-    TL_THR_16(M, p, 7) TL_THR_16(M, p, 8) TL_THR_16(M, p, 9) TL_THR_16(M, p, a)                  \
-    TL_THR_16(M, p, b) TL_THR_16(M, p, c) TL_THR_16(M, p, d) TL_THR_16(M, p, e)                  \
-    TL_THR_16(M, p, f)
-#define TL_THR_4096(M) TL_THR_256(M, 0) TL_THR_256(M, 1) TL_THR_256(M, 2) TL_THR_256(M, 3)       \
-    TL_THR_256(M, 4) TL_THR_256(M, 5) TL_THR_256(M, 6) TL_THR_256(M, 7) TL_THR_256(M, 8)         \
-    TL_THR_256(M, 9) TL_THR_256(M, a) TL_THR_256(M, b) TL_THR_256(M, c) TL_THR_256(M, d)         \
-    TL_THR_256(M, e) TL_THR_256(M, f)
-TL_THR_4096(TL_THR_THUNK)
-static PyArrayMethod_StridedLoop *const tl_thr_thunks[TL_THR_NTHUNK] = { TL_THR_4096(TL_THR_PTR) };
+TL_THUNKS_4096(TL_THR_THUNK)
+static PyArrayMethod_StridedLoop *const tl_thr_thunks[TL_THR_NTHUNK] = { TL_THUNKS_4096(TL_THR_PTR) };
 
 PyArrayMethod_StridedLoop *tl_thr_wrap(PyArrayMethod_StridedLoop *loop, int nin, int nout)
 {
