@@ -109,6 +109,31 @@ def test_comparison_blocks_every_tail(dt, simd):
         _ufuncs.set_simd(None)
 
 
+@pytest.mark.parametrize("simd", [False, True, "avx2"])
+def test_pairwise_sum_every_path_is_numpys(simd):
+    """add.reduce's pairwise summation (AVX-512, AVX2 and portable variants, chosen at run time)
+    gives NumPy's bits: every length around the 8-wide and 128-element blocks, strides, axes,
+    NaN/inf/-0.0, values spanning magnitudes (the order of the additions shows)."""
+    _ufuncs.set_simd(simd)
+    try:
+        rng = np.random.default_rng(11)
+        for dt in (np.float16, np.float32, np.float64):
+            for n in list(range(0, 270)) + [1000, 1023, 1025, 4097, 65537, 100003]:
+                a = (rng.standard_normal(n) * 10.0 ** rng.uniform(-4, 4, n)).astype(dt)
+                if n > 20:
+                    a[[3, n // 2]] = [-0.0, np.inf if n % 7 == 0 else np.nan if n % 11 == 0 else 1]
+                for x in (a, a[::2], a[::-3]):
+                    with np.errstate(all="ignore"):
+                        got, want = tl.add.reduce(x), np.add.reduce(x)
+                    assert np.asarray(got).tobytes() == np.asarray(want).tobytes(), (dt, n)
+            m = rng.standard_normal((37, 300)).astype(dt)
+            for ax in (0, 1, None):
+                assert np.asarray(tl.add.reduce(m, axis=ax)).tobytes() \
+                    == np.asarray(np.add.reduce(m, axis=ax)).tobytes(), (dt, ax)
+    finally:
+        _ufuncs.set_simd(None)
+
+
 def _check_comparisons(dt):
     rng = np.random.default_rng(3)
     sp = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1e-45, -1e-45, 5e-324, 1.0,
