@@ -134,6 +134,94 @@ def test_pairwise_sum_every_path_is_numpys(simd):
         _ufuncs.set_simd(None)
 
 
+def _minmax_sequential(op, acc, xs):
+    """The element loop's rule, left to right (the reference of the SIMD reductions)."""
+    for x in xs:
+        if op == "maximum":
+            acc = acc if (acc > x or acc != acc) else x
+        elif op == "minimum":
+            acc = acc if (acc < x or acc != acc) else x
+        elif op == "fmax":
+            acc = acc if (acc > x or x != x) else x
+        else:
+            acc = acc if (acc < x or x != x) else x
+    return acc
+
+
+@pytest.mark.parametrize("simd", [False, True, "avx2"])
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_minmax_reductions_every_path(dt, simd):
+    """maximum/minimum/fmax/fmin reduce (a SIMD pass for the extreme, scans for NaN and for the
+    sign of a zero) give the element loop's exact result: the first NaN (maximum/minimum), NaNs
+    skipped (fmax/fmin), the last of equal values (the sign of a zero); every offset and length;
+    values equal to NumPy's."""
+    _ufuncs.set_simd(simd)
+    try:
+        rng = np.random.default_rng(4)
+        dt = np.dtype(dt)
+        u = np.uint32 if dt.itemsize == 4 else np.uint64
+        payload = np.array([0x7fc12345 if dt.itemsize == 4 else 0x7ff8000000012345], u).view(dt)
+        pools = [np.array([0.0, -0.0], dt), np.array([0.0, -0.0, np.nan, np.inf, -np.inf, 1, -1], dt)]
+        for trial in range(700):
+            n = int(rng.integers(1, 400))
+            kind = trial % 4
+            x = rng.standard_normal(n).astype(dt) if kind < 2 else rng.choice(pools[kind - 2], n)
+            if kind == 1:
+                x[rng.integers(0, n)] = payload[0]
+            off = int(rng.integers(0, 16))
+            buf = np.empty(n + 16, dt)
+            y = buf[off:off + n]
+            y[...] = x
+            for op in ("maximum", "minimum", "fmax", "fmin"):
+                with np.errstate(all="ignore"):
+                    got = getattr(tl, op).reduce(y)
+                    ref = getattr(np, op).reduce(x)
+                want = _minmax_sequential(op, x[0], x[1:])
+                assert np.asarray(got, dt).tobytes() == np.asarray(want, dt).tobytes(), (op, n, off)
+                assert got == ref or (np.isnan(got) and np.isnan(ref)), (op, n)
+        big = rng.standard_normal(100_003).astype(dt)
+        for op in ("maximum", "minimum", "fmax", "fmin"):
+            m = big.reshape(-1, 1)[:100_000].reshape(400, 250)
+            for ax in (0, 1, None):
+                assert np.array_equal(getattr(tl, op).reduce(m, axis=ax),
+                                      getattr(np, op).reduce(m, axis=ax)), (op, ax)
+    finally:
+        _ufuncs.set_simd(None)
+
+
+@pytest.mark.parametrize("simd", [False, True, "avx2"])
+def test_integer_and_bool_reductions_every_path(simd):
+    """Integer max/min (lanes in any order: exact) and bool reductions (early exits) against
+    NumPy: every integer type, offsets and lengths, bool bytes other than 0/1."""
+    _ufuncs.set_simd(simd)
+    try:
+        rng = np.random.default_rng(6)
+        for t in ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"):
+            info = np.iinfo(t)
+            for trial in range(60):
+                n = int(rng.integers(1, 1200))
+                off = int(rng.integers(0, 9))
+                x = rng.integers(info.min, info.max, n + 9, dtype=t, endpoint=True)[off:off + n]
+                for op in ("maximum", "minimum", "fmax", "fmin"):
+                    got, want = getattr(tl, op).reduce(x), getattr(np, op).reduce(x)
+                    assert got == want and np.asarray(got).dtype == want.dtype, (t, op, n)
+        ops = ("maximum", "minimum", "fmax", "fmin", "bitwise_or", "bitwise_and", "bitwise_xor",
+               "logical_or", "logical_and", "logical_xor")
+        for trial in range(300):
+            n = int(rng.integers(0, 1500))
+            x = rng.random(n) < rng.choice([0.0, 0.001, 0.5, 0.999, 1.0])
+            if trial % 3 == 0 and n:
+                x.view(np.uint8)[rng.integers(0, n)] = 7
+            for op in ops:
+                if n == 0 and op in ("maximum", "minimum", "fmax", "fmin"):
+                    continue
+                got, want = getattr(tl, op).reduce(x), getattr(np, op).reduce(x)
+                assert bool(got) == bool(want) and np.asarray(got).view(np.uint8) <= 1, (op, n)
+                assert np.asarray(got).dtype == np.asarray(want).dtype, op
+    finally:
+        _ufuncs.set_simd(None)
+
+
 def _check_comparisons(dt):
     rng = np.random.default_rng(3)
     sp = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1e-45, -1e-45, 5e-324, 1.0,

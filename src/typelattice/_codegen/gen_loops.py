@@ -28,6 +28,13 @@ COMPUTE = dict(STORAGE, bool="tl_bool", bfloat16="float", float16="float")
 LD = {"bool": "TL_LD_b", "bfloat16": "TL_LD_bf16", "float16": "TL_LD_f16"}
 ST = {"bfloat16": "TL_ST_bf16", "float16": "TL_ST_f16"}
 HALF = ("bfloat16", "float16")
+# reductions of these run tl_red_<op>_<type> (SIMD, the element loop's exact result)
+MINMAX_RED = ("maximum", "minimum", "fmax", "fmin")
+# bool reductions: each op's reduction of bool is one of these (tl_red_logical_<x>_b)
+BOOL_RED = {"logical_or": "logical_or", "maximum": "logical_or", "fmax": "logical_or",
+            "bitwise_or": "logical_or", "logical_and": "logical_and", "minimum": "logical_and",
+            "fmin": "logical_and", "bitwise_and": "logical_and", "logical_xor": "logical_xor",
+            "bitwise_xor": "logical_xor"}
 # float16 reductions that NumPy accumulates in float32 (HALF_add/subtract/multiply/divide)
 KEEP_F16 = ("add", "subtract", "multiply", "divide")
 N_ERR_SLOTS = 512
@@ -392,7 +399,10 @@ def emit():
             elif op.rule == FIRST_INEXACT:
                 out.append(f"TL_LOOP2({name}, {S}, int64_t, {S}, {lo}, TL_LD_id, {so}, {fn})")
             elif op.out == "bool":
-                if host(fn) in VCMP and t in ("float32", "float64"):
+                if op.name in BOOL_RED and t == "bool":
+                    out.append(f"TL_LOOP2_REDFN({name}, {S}, {lo}, {host(fn)}, "
+                               f"tl_red_{BOOL_RED[op.name]}_b)")
+                elif host(fn) in VCMP and t in ("float32", "float64"):
                     out.append(f"TL_LOOP2_CMP({name}, {S}, {VCMP[host(fn)]}, {host(fn)})")
                 else:
                     out.append(f"TL_LOOP2({name}, {S}, {S}, npy_bool, {lo}, {lo}, TL_ST_id, "
@@ -404,6 +414,12 @@ def emit():
                 elif op.name == "add" and t in ("float32", "float64", "float16"):
                     pw = {"float32": "f32", "float64": "f64", "float16": "f16"}[t]
                     out.append(f"TL_LOOP2_PW({name}, {pw}, {S}, {lo}, {so}, {fn})")
+                elif op.name in BOOL_RED and t == "bool":
+                    out.append(f"TL_LOOP2_REDFN({name}, {S}, {lo}, {fn}, "
+                               f"tl_red_{BOOL_RED[op.name]}_b)")
+                elif op.name in MINMAX_RED and (kind(t) in "iu" or t in ("float32", "float64")):
+                    out.append(f"TL_LOOP2_REDFN({name}, {S}, TL_LD_id, {fn}, "
+                               f"tl_red_{op.name}_{SUFFIX[t]})")
                 elif t not in HALF or (t == "float16" and op.name in KEEP_F16):
                     out.append(f"TL_LOOP2_RED({name}, {S}, {lo}, {so}, {fn})")
                 else:

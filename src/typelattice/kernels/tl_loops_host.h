@@ -286,8 +286,8 @@ static int NAME(TL_LOOP_ARGS)                                                   
  * every type whose storage is its compute type; NumPy's float16 add/subtract/multiply/divide
  * reductions accumulate in float32 too). */
 #define TL_LOOP2_RED(NAME, S, LD, ST, FN)                                                        \
-TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                                    \
-{                                                                                                \
+TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS) { TL_LOOP2_RED_BODY(S, LD, ST, FN) }
+#define TL_LOOP2_RED_BODY(S, LD, ST, FN)                                                         \
     if (data[0] == data[2] && st[0] == 0 && st[2] == 0) {                                        \
         npy_intp n = dims[0], i, sb = st[1];                                                     \
         const char *b = data[1];                                                                 \
@@ -302,8 +302,7 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
         *(S *)data[0] = ST(acc, &fpe);                                                           \
         return tl_finish(fpe);                                                                   \
     }                                                                                            \
-    { TL_LOOP2_BODY(S, S, S, LD, LD, ST, FN) }                                                   \
-}
+    { TL_LOOP2_BODY(S, S, S, LD, LD, ST, FN) }
 
 /* NumPy's pairwise summation (loops_utils.h.src), in the compute type F; AVX-512 and AVX2
  * variants chosen at run time (tl_host_init): the summation order is fixed by the code, so every
@@ -360,6 +359,216 @@ static F tl_pairwise_##SFX(const char *a, npy_intp n, npy_intp stride)          
 #else
 #define TL_PAIRWISE(SFX, S, F, LD) TL_PAIRWISE_FN(tl_pairwise_##SFX, , S, F, LD)
 #endif
+
+/* ---- maximum/minimum/fmax/fmin reductions -------------------------------------------------
+ * The element loop's exact result (acc = FN(acc, x) left to right, acc starting as the output's
+ * value), from a SIMD pass over the values and short scans: maximum/minimum give the first NaN
+ * (acc included) if there is one; fmax/fmin skip NaNs (acc NaN: the first value that is not);
+ * among equal values the last one wins (FN returns its second operand on ties), which decides
+ * the sign of a zero result. The SIMD pass only finds the extreme value and whether NaNs and
+ * non-NaNs occur, so its order does not matter. */
+typedef struct { double m; int any_nan, any_num; } tl_mm_pass;
+#define TL_MM_BEYOND_max(m, acc) ((m) > (acc))
+#define TL_MM_BEYOND_min(m, acc) ((m) < (acc))
+#define TL_MM_PASS_SCALAR(SFX, F, DIR, CMP)                                                      \
+static tl_mm_pass tl_mm_##DIR##_##SFX##_base(const F *p, npy_intp n)                             \
+{                                                                                                \
+    tl_mm_pass r = {0, 0, 0};                                                                    \
+    F m = 0;                                                                                     \
+    npy_intp i;                                                                                  \
+    for (i = 0; i < n; i++) {                                                                    \
+        F x = p[i];                                                                              \
+        if (x != x) { r.any_nan = 1; continue; }                                                 \
+        if (!r.any_num || x CMP m) m = x;                                                        \
+        r.any_num = 1;                                                                           \
+    }                                                                                            \
+    r.m = (double)m;                                                                             \
+    return r;                                                                                    \
+}
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* 4 vectors per step. Unmasked max/min with a NaN check (UNORD of two vectors at once): a NaN
+ * only ever sends the caller to the first-NaN scan (maximum/minimum) or to the masked pass
+ * below (fmax/fmin), where NaN lanes take no part (masked off: no exception either). */
+#define TL_MM_PASS_AVX512(SFX, F, DIR, P, W, INF, K)                                             \
+__attribute__((target("avx512f,avx512dq"))) static tl_mm_pass                                    \
+tl_mm_##DIR##_##SFX##_avx512_masked(const F *p, npy_intp n)                                      \
+{                                                                                                \
+    tl_mm_pass r = {0, 0, 0};                                                                    \
+    tl_v512##P v = _mm512_set1_##P(INF);                                                         \
+    K nan = 0, num = 0;                                                                          \
+    npy_intp i;                                                                                  \
+    for (i = 0; i < n; i += W) {                                                                 \
+        K live = n - i >= W ? (K)~(K)0 : (K)((1u << (n - i)) - 1);                               \
+        tl_v512##P x = _mm512_maskz_loadu_##P(live, p + i);                                      \
+        K k = _mm512_mask_cmp_##P##_mask(live, x, x, _CMP_ORD_Q);                                \
+        v = _mm512_mask_##DIR##_##P(v, k, v, x);                                                 \
+        num |= k;                                                                                \
+        nan |= k ^ live;                                                                         \
+    }                                                                                            \
+    r.m = (double)_mm512_reduce_##DIR##_##P(v);                                                  \
+    r.any_nan = nan != 0;                                                                        \
+    r.any_num = num != 0;                                                                        \
+    return r;                                                                                    \
+}                                                                                                \
+__attribute__((target("avx512f,avx512dq"))) static tl_mm_pass                                    \
+tl_mm_##DIR##_##SFX##_avx512(const F *p, npy_intp n)                                             \
+{                                                                                                \
+    /* aligned loads in the body (NumPy's arrays start 16 bytes into a cache line) */            \
+    npy_intp head = (npy_intp)(((uintptr_t)0 - (uintptr_t)p) & 63) / (npy_intp)sizeof(F);        \
+    npy_intp end, i;                                                                             \
+    const tl_v512##P init = _mm512_set1_##P(INF);                                                \
+    tl_v512##P v0 = init, v1 = init, v2 = init, v3 = init;                                       \
+    tl_mm_pass r, t;                                                                             \
+    K nan = 0;                                                                                   \
+    if (head > n) head = n;                                                                      \
+    end = head + (n - head) / (4 * W) * (4 * W);                                                 \
+    for (i = head; i < end; i += 4 * W) {                                                        \
+        tl_v512##P x0 = _mm512_load_##P(p + i), x1 = _mm512_load_##P(p + i + W);                 \
+        tl_v512##P x2 = _mm512_load_##P(p + i + 2 * W), x3 = _mm512_load_##P(p + i + 3 * W);     \
+        nan |= _mm512_cmp_##P##_mask(x0, x1, _CMP_UNORD_Q) | _mm512_cmp_##P##_mask(x2, x3, _CMP_UNORD_Q); \
+        v0 = _mm512_##DIR##_##P(v0, x0);                                                         \
+        v1 = _mm512_##DIR##_##P(v1, x1);                                                         \
+        v2 = _mm512_##DIR##_##P(v2, x2);                                                         \
+        v3 = _mm512_##DIR##_##P(v3, x3);                                                         \
+    }                                                                                            \
+    if (nan != 0) return tl_mm_##DIR##_##SFX##_avx512_masked(p, n);                              \
+    /* the body has no NaN: its extreme, then the head and the tail (masked) */                  \
+    v0 = _mm512_##DIR##_##P(_mm512_##DIR##_##P(v0, v1), _mm512_##DIR##_##P(v2, v3));             \
+    r.m = (double)_mm512_reduce_##DIR##_##P(v0);                                                 \
+    r.any_nan = 0;                                                                               \
+    r.any_num = end > head;                                                                      \
+    for (i = 0; i < 2; i++) {                                                                    \
+        t = i == 0 ? tl_mm_##DIR##_##SFX##_avx512_masked(p, head)                                \
+                   : tl_mm_##DIR##_##SFX##_avx512_masked(p + end, n - end);                      \
+        r.any_nan |= t.any_nan;                                                                  \
+        if (t.any_num) r.m = !r.any_num || TL_MM_BEYOND_##DIR(t.m, r.m) ? t.m : r.m;              \
+        r.any_num |= t.any_num;                                                                  \
+    }                                                                                            \
+    return r;                                                                                    \
+}
+typedef __m512 tl_v512ps;
+typedef __m512d tl_v512pd;
+TL_MM_PASS_AVX512(f32, float, max, ps, 16, -INFINITY, __mmask16)
+TL_MM_PASS_AVX512(f32, float, min, ps, 16, INFINITY, __mmask16)
+TL_MM_PASS_AVX512(f64, double, max, pd, 8, -INFINITY, __mmask8)
+TL_MM_PASS_AVX512(f64, double, min, pd, 8, INFINITY, __mmask8)
+#endif
+TL_MM_PASS_SCALAR(f32, float, max, >)
+TL_MM_PASS_SCALAR(f32, float, min, <)
+TL_MM_PASS_SCALAR(f64, double, max, >)
+TL_MM_PASS_SCALAR(f64, double, min, <)
+
+/* acc, p[0..n): the element loop's result. NANSKIP: fmax/fmin. */
+#define TL_MM_RED(OPN, SFX, F, DIR, NANSKIP)                                                     \
+static F tl_red_##OPN##_##SFX(F acc, const F *p, npy_intp n)                                     \
+{                                                                                                \
+    tl_mm_pass r;                                                                                \
+    npy_intp j;                                                                                  \
+    F m;                                                                                         \
+    TL_MM_DISPATCH(DIR, SFX)                                                                     \
+    if (!NANSKIP) {                                                                              \
+        if (acc != acc) return acc;                                                              \
+        if (r.any_nan) { for (j = 0; p[j] == p[j]; j++) {} return p[j]; }                        \
+    }                                                                                            \
+    else if (!r.any_num) return acc;                                                             \
+    m = (F)r.m;                                                                                  \
+    if (!r.any_num || (acc == acc && !(TL_MM_BEYOND_##DIR(m, acc)))) {                           \
+        /* acc is the extreme (NaN-free here): it stays unless a later value equals it */        \
+        m = acc;                                                                                 \
+    }                                                                                            \
+    if (m != 0) return m;                                                                        \
+    for (j = n - 1; j >= 0; j--) if (p[j] == 0) return p[j];                                     \
+    return acc;                                                                                  \
+}
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TL_MM_DISPATCH(DIR, SFX)                                                                 \
+    r = tl_host_avx512 ? tl_mm_##DIR##_##SFX##_avx512(p, n) : tl_mm_##DIR##_##SFX##_base(p, n);
+#else
+#define TL_MM_DISPATCH(DIR, SFX) r = tl_mm_##DIR##_##SFX##_base(p, n);
+#endif
+TL_MM_RED(maximum, f32, float, max, 0) TL_MM_RED(minimum, f32, float, min, 0)
+TL_MM_RED(fmax, f32, float, max, 1) TL_MM_RED(fmin, f32, float, min, 1)
+TL_MM_RED(maximum, f64, double, max, 0) TL_MM_RED(minimum, f64, double, min, 0)
+TL_MM_RED(fmax, f64, double, max, 1) TL_MM_RED(fmin, f64, double, min, 1)
+
+/* integer max/min reductions: any order gives the same result; the plain loop,
+ * vectorized by the compiler for AVX-512 (64-bit max/min exist only there) and AVX2 */
+#define TL_MM_INT_FN(NAME, ATTR, T, CMP)                                                         \
+ATTR static T NAME(T acc, const T *p, npy_intp n)                                                \
+{                                                                                                \
+    /* a scalar head up to a 64-byte boundary, then 256 bytes per step in independent lanes */   \
+    enum { L = 256 / sizeof(T) };                                                                \
+    T a[L];                                                                                      \
+    npy_intp i = 0, k;                                                                           \
+    for (; i < n && ((uintptr_t)(p + i) & 63) != 0; i++) acc = p[i] CMP acc ? p[i] : acc;        \
+    if (n - i >= L) {                                                                            \
+        const T *q = (const T *)__builtin_assume_aligned(p + i, 64);                             \
+        npy_intp m = (n - i) / L * L, j;                                                         \
+        for (k = 0; k < L; k++) a[k] = acc;                                                      \
+        for (j = 0; j < m; j += L)                                                               \
+            for (k = 0; k < L; k++) a[k] = q[j + k] CMP a[k] ? q[j + k] : a[k];                  \
+        for (k = 0; k < L; k++) acc = a[k] CMP acc ? a[k] : acc;                                 \
+        i += m;                                                                                  \
+    }                                                                                            \
+    for (; i < n; i++) acc = p[i] CMP acc ? p[i] : acc;                                          \
+    return acc;                                                                                  \
+}
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TL_MM_INT(OPN, SFX, T, CMP)                                                              \
+TL_MM_INT_FN(tl_red_##OPN##_##SFX##_base, , T, CMP)                                              \
+TL_MM_INT_FN(tl_red_##OPN##_##SFX##_avx2, __attribute__((target("avx2"))), T, CMP)               \
+TL_MM_INT_FN(tl_red_##OPN##_##SFX##_avx512, __attribute__((target("avx512f,avx512bw,avx512vl"))), T, CMP) \
+static T tl_red_##OPN##_##SFX(T acc, const T *p, npy_intp n)                                     \
+{                                                                                                \
+    if (tl_host_avx512) return tl_red_##OPN##_##SFX##_avx512(acc, p, n);                         \
+    if (tl_host_avx2) return tl_red_##OPN##_##SFX##_avx2(acc, p, n);                             \
+    return tl_red_##OPN##_##SFX##_base(acc, p, n);                                               \
+}
+#else
+#define TL_MM_INT(OPN, SFX, T, CMP) TL_MM_INT_FN(tl_red_##OPN##_##SFX, , T, CMP)
+#endif
+#define TL_MM_INT4(SFX, T) TL_MM_INT(maximum, SFX, T, >) TL_MM_INT(minimum, SFX, T, <)           \
+    TL_MM_INT(fmax, SFX, T, >) TL_MM_INT(fmin, SFX, T, <)
+TL_MM_INT4(u8, uint8_t) TL_MM_INT4(u16, uint16_t) TL_MM_INT4(u32, uint32_t)
+TL_MM_INT4(u64, uint64_t) TL_MM_INT4(i8, int8_t) TL_MM_INT4(i16, int16_t) TL_MM_INT4(i32, int32_t)
+TL_MM_INT4(i64, int64_t)
+
+/* logical_or/and/xor reductions of bool (nonzero bytes are True): early exit at the first
+ * True (or) / False (and), as NumPy's; xor counts the True bytes */
+static int tl_any_nonzero(const npy_bool *p, npy_intp n)
+{
+    npy_intp i = 0, k;
+    for (; i + 256 <= n; i += 256) {
+        uint64_t w[32], x = 0;
+        memcpy(w, p + i, 256);
+        for (k = 0; k < 32; k++) x |= w[k];
+        if (x) return 1;
+    }
+    for (; i < n; i++) if (p[i]) return 1;
+    return 0;
+}
+static npy_bool tl_red_logical_or_b(npy_bool acc, const npy_bool *p, npy_intp n)
+{ return (npy_bool)(acc != 0 || tl_any_nonzero(p, n)); }
+static npy_bool tl_red_logical_and_b(npy_bool acc, const npy_bool *p, npy_intp n)
+{ return (npy_bool)(acc != 0 && (n == 0 || memchr(p, 0, (size_t)n) == NULL)); }
+static npy_bool tl_red_logical_xor_b(npy_bool acc, const npy_bool *p, npy_intp n)
+{
+    npy_intp i;
+    size_t c = acc != 0;
+    for (i = 0; i < n; i++) c += p[i] != 0;
+    return (npy_bool)(c & 1);
+}
+
+/* same-type loop whose contiguous reductions go through REDFN(acc, p, n) */
+#define TL_LOOP2_REDFN(NAME, S, LD, FN, REDFN)                                                   \
+TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
+{                                                                                                \
+    if (data[0] == data[2] && st[0] == 0 && st[2] == 0 && st[1] == (npy_intp)sizeof(S)) {         \
+        *(S *)data[0] = REDFN(*(const S *)data[0], (const S *)data[1], dims[0]);                 \
+        return 0;                                                                                \
+    }                                                                                            \
+    { TL_LOOP2_RED_BODY(S, LD, TL_ST_id, FN) }                                                   \
+}
 
 /* add with NumPy's pairwise reduction */
 #define TL_LOOP2_PW(NAME, SFX, S, LD, ST, FN)                                                    \
