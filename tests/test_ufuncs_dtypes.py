@@ -77,7 +77,11 @@ def test_resolve_dtypes_agrees_with_calls(name):
                 # of a Python scalar (NumPy's 0-d int64/float64/complex128 array of it)
                 own = np.dtype(pyt[k]).name if k in pyt and weak else \
                     None if k in pyt else _long(k)
-                if d.name != c and not (d.name == own and (c in FLOATS or fused or weak)):
+                # (ldexp reads an int32 exponent as it is, as NumPy's loops do)
+                int32_exp = name == "ldexp" and d.name == own == "int32" \
+                    and got[0].name in ("float32", "float64")
+                if d.name != c and not (d.name == own and (c in FLOATS or fused or weak)) \
+                        and not int32_exp:
                     bad.append(f"{a}|{b}: inputs {got[:2]} vs {cin}")
     assert not bad, "\n".join(bad)
 

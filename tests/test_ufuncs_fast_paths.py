@@ -277,3 +277,39 @@ def test_set_simd_reports_path():
     assert _ufuncs.simd_isa() == "scalar"
     _ufuncs.set_simd(None)
     assert _ufuncs.simd_isa() in ("avx512", "avx2+f16c", "scalar")
+
+
+@pytest.mark.parametrize("simd", [False, True])
+@pytest.mark.parametrize("et", ["int32", "int64"])
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_ldexp_every_path_is_numpys(dt, et, simd):
+    """ldexp (AVX-512 vscalef; int32 exponents read as they are) equals NumPy's bits and FP
+    warnings: exponents over the whole range and beyond int32, subnormal results, overflow,
+    zeros, infinities, NaN; scalar operands; every tail length."""
+    _ufuncs.set_simd(simd)
+    try:
+        rng = np.random.default_rng(12)
+        fi = np.finfo(dt)
+        x = np.concatenate([rng.standard_normal(600) * 10.0 ** rng.integers(-30, 30, 600),
+                            [0.0, -0.0, np.inf, -np.inf, np.nan, fi.tiny, fi.tiny / 3,
+                             -fi.tiny / 7, fi.max, fi.smallest_subnormal]]).astype(dt)
+        big = [2**31 - 1, -2**31] + ([2**40, -2**40, 2**62, -2**63] if et == "int64" else [0] * 4)
+        e = np.concatenate([rng.integers(-1200, 1200, x.size - 16), big,
+                            [0, 1, -1, 150, -150, -149, -1074, 1023, 127, -126]]).astype(et)
+        with np.errstate(all="ignore"):
+            for n in list(range(0, 40)) + [x.size]:
+                assert tl.ldexp(x[:n], e[:n]).tobytes() == np.ldexp(x[:n], e[:n]).tobytes(), n
+            assert tl.ldexp(x[3], e).tobytes() == np.ldexp(x[3], e).tobytes()
+            assert tl.ldexp(x, e[5]).tobytes() == np.ldexp(x, e[5]).tobytes()
+        for k in range(0, x.size, 7):
+            got, want = [], []
+            for f, res in ((tl.ldexp, got), (np.ldexp, want)):
+                with np.errstate(all="raise"):
+                    try:
+                        f(x[k:k + 7], e[k:k + 7])
+                        res.append(None)
+                    except FloatingPointError as err:
+                        res.append(str(err).replace("jax.", ""))
+            assert got == want, k
+    finally:
+        _ufuncs.set_simd(None)

@@ -559,6 +559,62 @@ static npy_bool tl_red_logical_xor_b(npy_bool acc, const npy_bool *p, npy_intp n
     return (npy_bool)(c & 1);
 }
 
+/* ldexp of float32/float64 by int32 or int64 exponents: AVX-512's vscalef (x * 2^e, rounded
+ * once, with the multiply's FP flags: C's ldexp, and NumPy's AVX-512 loop); the exponent
+ * converts to the float type exactly up to 2^24, and beyond it the result saturates (inf or 0)
+ * either way */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TL_LDEXP_TARGET __attribute__((target("avx512f,avx512dq,avx512vl")))
+TL_LDEXP_TARGET static inline __m512 tl_ldexp_E64_F32(const int64_t *e, __mmask16 live, int ce)
+{
+    __m512i lo = ce ? _mm512_maskz_loadu_epi64((__mmask8)live, e) : _mm512_set1_epi64(e[0]);
+    __m512i hi = ce ? _mm512_maskz_loadu_epi64((__mmask8)(live >> 8), e + 8) : lo;
+    return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtepi64_ps(lo)),
+                              _mm512_cvtepi64_ps(hi), 1);
+}
+TL_LDEXP_TARGET static inline __m512 tl_ldexp_E32_F32(const int32_t *e, __mmask16 live, int ce)
+{ return _mm512_cvtepi32_ps(ce ? _mm512_maskz_loadu_epi32(live, e) : _mm512_set1_epi32(e[0])); }
+TL_LDEXP_TARGET static inline __m512d tl_ldexp_E64_F64(const int64_t *e, __mmask8 live, int ce)
+{ return _mm512_cvtepi64_pd(ce ? _mm512_maskz_loadu_epi64(live, e) : _mm512_set1_epi64(e[0])); }
+TL_LDEXP_TARGET static inline __m512d tl_ldexp_E32_F64(const int32_t *e, __mmask8 live, int ce)
+{ return _mm512_cvtepi32_pd(ce ? _mm256_maskz_loadu_epi32(live, e) : _mm256_set1_epi32(e[0])); }
+#define TL_LDEXP_AVX512(SFX, F, E, EK, V, PS, W, K, ALL)                                         \
+TL_LDEXP_TARGET static void                                                                      \
+tl_ldexp_##SFX##_##EK##_avx512(const F *a, int ca, const E *e, int ce, F *o, npy_intp n)         \
+{                                                                                                \
+    npy_intp i;                                                                                  \
+    for (i = 0; i < n; i += W) {                                                                 \
+        K live = n - i >= W ? (K)ALL : (K)((1u << (n - i)) - 1);                                 \
+        V x = ca ? _mm512_maskz_loadu_##PS(live, a + i) : _mm512_set1_##PS(a[0]);                \
+        V y = tl_ldexp_##EK##_##SFX(e + (ce ? i : 0), live, ce);                                 \
+        _mm512_mask_storeu_##PS(o + i, live, _mm512_maskz_scalef_##PS(live, x, y));              \
+    }                                                                                            \
+}
+TL_LDEXP_AVX512(F32, float, int64_t, E64, __m512, ps, 16, __mmask16, 0xffff)
+TL_LDEXP_AVX512(F32, float, int32_t, E32, __m512, ps, 16, __mmask16, 0xffff)
+TL_LDEXP_AVX512(F64, double, int64_t, E64, __m512d, pd, 8, __mmask8, 0xff)
+TL_LDEXP_AVX512(F64, double, int32_t, E32, __m512d, pd, 8, __mmask8, 0xff)
+#define TL_LDEXP_FAST(SFX, S, E, EK)                                                             \
+    if (tl_host_avx512 && st[2] == (npy_intp)sizeof(S) && (st[0] == 0 || st[0] == (npy_intp)sizeof(S)) \
+            && (st[1] == 0 || st[1] == (npy_intp)sizeof(E)) && (st[0] | st[1]) != 0              \
+            && !tl_feedback(data[0], st[0], data[2], st[2], dims[0])                             \
+            && !tl_feedback(data[1], st[1], data[2], st[2], dims[0])) {                          \
+        (void)ctx; (void)aux;                                                                    \
+        tl_ldexp_##SFX##_##EK##_avx512((const S *)data[0], st[0] != 0, (const E *)data[1],       \
+                                       st[1] != 0, (S *)data[2], dims[0]);                       \
+        return 0;                                                                                \
+    }
+#else
+#define TL_LDEXP_FAST(SFX, S, E, EK)
+#endif
+/* SFX: F32/F64; E: the exponent's C type, EK: E32/E64 */
+#define TL_LOOP2_LDEXP(NAME, SFX, S, E, EK, FN)                                                  \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    TL_LDEXP_FAST(SFX, S, E, EK)                                                                 \
+    { TL_LOOP2_BODY(S, E, S, TL_LD_id, TL_LD_id, TL_ST_id, FN) }                                 \
+}
+
 /* same-type loop whose contiguous reductions go through REDFN(acc, p, n) */
 #define TL_LOOP2_REDFN(NAME, S, LD, FN, REDFN)                                                   \
 TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
