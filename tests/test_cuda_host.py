@@ -265,9 +265,14 @@ def test_element_functions_match_cpu_ufuncs(libs, hw16):
             continue  # test_complex_power_divergence_is_only_cpow
         a, b = operand_values(s)
         got, _ = run_host(lib, k, s, a, b)
-        with np.errstate(all="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            want = uf(a, b)
+        # the CPU's element functions: its libmvec (vector) arctan2 differs in the last bits
+        typelattice._ufuncs.set_vmath(False)
+        try:
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                want = uf(a, b)
+        finally:
+            typelattice._ufuncs.set_vmath(None)
         want = want if isinstance(want, tuple) else (want,)
         # hardware half conversions quiet signaling NaNs and drop NaN signs: NaN inputs excluded
         bad = compare(s, got, want, True, _nan_inputs(a, b) if hw16 else _snan_halves(a, b))

@@ -422,6 +422,8 @@ def emit():
                 elif op.name == "add" and t in ("float32", "float64", "float16"):
                     pw = {"float32": "f32", "float64": "f64", "float16": "f16"}[t]
                     out.append(f"TL_LOOP2_PW({name}, {pw}, {S}, {lo}, {so}, {fn})")
+                elif op.name == "arctan2" and t in ("float32", "float64"):
+                    out.append(f"TL_LOOP2_ATAN2({name}, {SUFFIX[t]}, {S}, {t[-2:]})")
                 elif op.name in BOOL_RED and t == "bool":
                     out.append(f"TL_LOOP2_REDFN({name}, {S}, {lo}, {fn}, "
                                f"tl_red_{BOOL_RED[op.name]}_b)")

@@ -1914,6 +1914,8 @@ static void tl_vm_domains(void)
  * (_ZGVeN16v/_ZGVeN8v); a NULL entry (symbol missing) keeps that op scalar */
 static int tl_vm_isa = 0;
 static void *tl_vm_fn32[TL_VM_N], *tl_vm_fn64[TL_VM_N];
+/* arctan2: libmvec's AVX-512 variants (_ZGVeN16vv_atan2f, _ZGVeN8vv_atan2), or NULL */
+static void *tl_vm_atan2_32, *tl_vm_atan2_64;
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(__linux__)
 #define TL_VMATH 1
@@ -2023,6 +2025,7 @@ static const char *tl_vmath_set(int on)
     int k;
     tl_vm_isa = 0;
     for (k = 0; k < TL_VM_N; k++) tl_vm_fn32[k] = tl_vm_fn64[k] = NULL;
+    tl_vm_atan2_32 = tl_vm_atan2_64 = NULL;
 #if defined(TL_VMATH)
     if (on < 0) {
         on = !tl_simd_disabled();
@@ -2047,6 +2050,10 @@ static const char *tl_vmath_set(int on)
             tl_vm_fn32[k] = dlsym(lib, name);
             snprintf(name, sizeof name, isa == 2 ? "_ZGVeN8v_%s" : "_ZGVdN4v_%s", tl_vm_libm[k]);
             tl_vm_fn64[k] = dlsym(lib, name);
+        }
+        if (isa == 2) {
+            tl_vm_atan2_32 = dlsym(lib, "_ZGVeN16vv_atan2f");
+            tl_vm_atan2_64 = dlsym(lib, "_ZGVeN8vv_atan2");
         }
         tl_vm_isa = isa;
     }
@@ -2073,6 +2080,72 @@ static const char *tl_vmath_set(int on)
 #else
 #define TL_VM_CALL(S, OP, FN)
 #endif
+#if defined(TL_VMATH)
+/* o[i] = atan2(a[i], b[i]) for whole vectors through libmvec; lanes with other than ordinary
+ * operands (zero, subnormal, inf, NaN, or exponents more than LIM apart: a quotient that could
+ * overflow or a result that underflows) are recomputed by the scalar function, as in
+ * TL_VM_LOOP (the vector calls' own flags are dropped). Returns how many elements were done. */
+#define TL_VM_ATAN2(S, F, N, V, SUF, LIM)                                                         \
+__attribute__((target("avx512f,avx512dq"))) static npy_intp tl_vm_atan2_##S##_avx512(           \
+    void *vf, const F *a, int ca, const F *b, int cb, F *o, npy_intp n, unsigned *fpe)           \
+{                                                                                                \
+    typedef V (*vfn)(V, V);                                                                      \
+    const unsigned all = (1u << N) - 1;                                                          \
+    const V lim = _mm512_set1_##SUF(LIM);                                                        \
+    unsigned csr = _mm_getcsr();                                                                 \
+    npy_intp i = 0;                                                                              \
+    for (; i + N <= n; i += N) {                                                                 \
+        V x = ca ? _mm512_loadu_##SUF(a + i) : _mm512_set1_##SUF(a[0]);                          \
+        V y = cb ? _mm512_loadu_##SUF(b + i) : _mm512_set1_##SUF(b[0]);                          \
+        V d = _mm512_sub_##SUF(_mm512_getexp_##SUF(x), _mm512_getexp_##SUF(y));                  \
+        unsigned ok = ((unsigned)_mm512_fpclass_##SUF##_mask(x, 0xbf) ^ all)                     \
+                      & ((unsigned)_mm512_fpclass_##SUF##_mask(y, 0xbf) ^ all)                   \
+                      & (unsigned)_mm512_cmp_##SUF##_mask(_mm512_abs_##SUF(d), lim, _CMP_LE_OQ); \
+        V r = ((vfn)vf)(x, y);                                                                   \
+        if (ok != all) {                                                                         \
+            F t[N];                                                                              \
+            int k;                                                                               \
+            _mm512_storeu_##SUF(t, r);                                                           \
+            _mm_setcsr(csr);                                                                     \
+            for (k = 0; k < N; k++)                                                              \
+                if (!((ok >> k) & 1)) t[k] = tl_arctan2_##S(a[ca ? i + k : 0], b[cb ? i + k : 0], fpe); \
+            csr = _mm_getcsr();                                                                  \
+            r = _mm512_loadu_##SUF(t);                                                           \
+        }                                                                                        \
+        _mm512_storeu_##SUF(o + i, r);                                                           \
+    }                                                                                            \
+    _mm_setcsr(csr);                                                                             \
+    return i;                                                                                    \
+}
+TL_VM_ATAN2(f32, float, 16, __m512, ps, 100.0f)
+TL_VM_ATAN2(f64, double, 8, __m512d, pd, 1000.0)
+#define TL_ATAN2_FAST(S, F, BITS)                                                                \
+    if (tl_vm_atan2_##BITS != NULL && st[2] == (npy_intp)sizeof(F)                               \
+            && (st[0] == 0 || st[0] == (npy_intp)sizeof(F))                                      \
+            && (st[1] == 0 || st[1] == (npy_intp)sizeof(F)) && (st[0] | st[1]) != 0              \
+            && !tl_feedback(data[0], st[0], data[2], st[2], dims[0])                             \
+            && !tl_feedback(data[1], st[1], data[2], st[2], dims[0])) {                          \
+        npy_intp n = dims[0], i;                                                                 \
+        const F *pa = (const F *)data[0], *pb = (const F *)data[1];                              \
+        F *po = (F *)data[2];                                                                    \
+        int ca = st[0] != 0, cb = st[1] != 0;                                                    \
+        unsigned fpe = 0;                                                                        \
+        (void)aux;                                                                               \
+        i = tl_vm_atan2_##S##_avx512(tl_vm_atan2_##BITS, pa, ca, pb, cb, po, n, &fpe);           \
+        for (; i < n; i++) po[i] = tl_arctan2_##S(pa[ca ? i : 0], pb[cb ? i : 0], &fpe);         \
+        return tl_finish(fpe);                                                                   \
+    }
+#else
+#define TL_ATAN2_FAST(S, F, BITS)
+#endif
+/* arctan2 of float32/float64: libmvec where it runs, the element loop otherwise */
+#define TL_LOOP2_ATAN2(NAME, S, F, BITS)                                                         \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    TL_ATAN2_FAST(S, F, BITS)                                                                    \
+    { TL_LOOP2_RED_BODY(F, TL_LD_id, TL_ST_id, tl_arctan2_##S) }                                 \
+}
+
 #define TL_LOOP1_VEC(NAME, F, S, OP, FN)                                                         \
 TL_LOOP1(NAME##_scalar, F, F, TL_LD_id, TL_ST_id, FN)                                            \
 static int NAME(TL_LOOP_ARGS)                                                                    \
