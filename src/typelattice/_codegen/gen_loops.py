@@ -422,6 +422,9 @@ def emit():
                 elif op.name == "add" and t in ("float32", "float64", "float16"):
                     pw = {"float32": "f32", "float64": "f64", "float16": "f16"}[t]
                     out.append(f"TL_LOOP2_PW({name}, {pw}, {S}, {lo}, {so}, {fn})")
+                elif op.name == "multiply" and t in ("complex64", "complex128"):
+                    F = "float" if t == "complex64" else "double"
+                    out.append(f"TL_LOOP2_CMUL({name}, {SUFFIX[t]}, {S}, {F}, {fn})")
                 elif op.name == "arctan2" and t in ("float32", "float64"):
                     out.append(f"TL_LOOP2_ATAN2({name}, {SUFFIX[t]}, {S}, {t[-2:]})")
                 elif op.name in BOOL_RED and t == "bool":

@@ -615,6 +615,53 @@ static int NAME(TL_LOOP_ARGS)                                                   
     { TL_LOOP2_BODY(S, E, S, TL_LD_id, TL_LD_id, TL_ST_id, FN) }                                 \
 }
 
+/* complex multiply, AVX-512: per element the scalar tl_multiply's operations (re = fma(ar, br,
+ * -(ai*bi)), im = fma(ar, bi, ai*br): the rounded products ai*bi / ai*br, then one fmaddsub),
+ * hence its bits and FP flags; scalar (stride 0) operands broadcast */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TL_CMUL_AVX512(SFX, F, V, PS, W, K, ALL, SWAP, DUPLO, DUPHI, BCAST)                     \
+__attribute__((target("avx512f,avx512dq"))) static void                                          \
+tl_cmul_##SFX##_avx512(const F *a, int ca, const F *b, int cb, F *o, npy_intp n)                 \
+{                                                                                                \
+    npy_intp i, m = 2 * n;                         /* scalars: re, im interleaved */             \
+    const V sa = BCAST(a), sb = BCAST(b);                                                        \
+    for (i = 0; i < m; i += W) {                                                                 \
+        K live = m - i >= W ? (K)ALL : (K)((1u << (m - i)) - 1);                                 \
+        V x = ca ? _mm512_maskz_loadu_##PS(live, a + i) : sa;                                    \
+        V y = cb ? _mm512_maskz_loadu_##PS(live, b + i) : sb;                                    \
+        V p = _mm512_mul_##PS(DUPHI(x), SWAP(y));                                                \
+        _mm512_mask_storeu_##PS(o + i, live, _mm512_fmaddsub_##PS(DUPLO(x), y, p));             \
+    }                                                                                            \
+}
+#define TL_SWAP_PS(v) _mm512_permute_ps(v, 0xB1)
+#define TL_SWAP_PD(v) _mm512_permute_pd(v, 0x55)
+#define TL_BCAST_C64(p) _mm512_castpd_ps(_mm512_set1_pd(*(const double *)(const void *)(p)))
+#define TL_BCAST_C128(p) _mm512_broadcast_f64x2(_mm_loadu_pd(p))
+TL_CMUL_AVX512(c64, float, __m512, ps, 16, __mmask16, 0xffff, TL_SWAP_PS, _mm512_moveldup_ps,
+               _mm512_movehdup_ps, TL_BCAST_C64)
+#define TL_DUPHI_PD(v) _mm512_permute_pd(v, 0xFF)
+TL_CMUL_AVX512(c128, double, __m512d, pd, 8, __mmask8, 0xff, TL_SWAP_PD, _mm512_movedup_pd,
+               TL_DUPHI_PD, TL_BCAST_C128)
+#define TL_CMUL_FAST(SFX, S, F)                                                                  \
+    if (tl_host_avx512 && st[2] == (npy_intp)sizeof(S) && (st[0] == 0 || st[0] == (npy_intp)sizeof(S)) \
+            && (st[1] == 0 || st[1] == (npy_intp)sizeof(S)) && (st[0] | st[1]) != 0             \
+            && !tl_feedback(data[0], st[0], data[2], st[2], dims[0])                             \
+            && !tl_feedback(data[1], st[1], data[2], st[2], dims[0])) {                          \
+        (void)ctx; (void)aux;                                                                    \
+        tl_cmul_##SFX##_avx512((const F *)data[0], st[0] != 0, (const F *)data[1], st[1] != 0,   \
+                               (F *)data[2], dims[0]);                                           \
+        return 0;                                                                                \
+    }
+#else
+#define TL_CMUL_FAST(SFX, S, F)
+#endif
+#define TL_LOOP2_CMUL(NAME, SFX, S, F, FN)                                                       \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    TL_CMUL_FAST(SFX, S, F)                                                                      \
+    { TL_LOOP2_RED_BODY(S, TL_LD_id, TL_ST_id, FN) }                                             \
+}
+
 /* same-type loop whose contiguous reductions go through REDFN(acc, p, n) */
 #define TL_LOOP2_REDFN(NAME, S, LD, FN, REDFN)                                                   \
 TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
