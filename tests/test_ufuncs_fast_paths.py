@@ -345,3 +345,37 @@ def test_complex_multiply_simd_is_numpys(dt):
         for x, y in ((got.real, port.real), (got.imag, port.imag)):
             same = (x == y) & (np.signbit(x) == np.signbit(y)) | (np.isnan(x) & np.isnan(y))
             assert same.all(), n
+
+
+@pytest.mark.parametrize("simd", [False, True, "avx2"])
+@pytest.mark.parametrize("dt", ["int8", "int16", "int32", "uint8", "uint16", "uint32"])
+def test_integer_floor_divide_remainder_paths(dt, simd):
+    """floor_divide/remainder of 8-32-bit ints through a float type (blocks without a zero
+    divisor or MIN // -1): NumPy's results and warnings over the whole range, negative operands,
+    scalar operands, blocks with a zero divisor or MIN // -1 among ordinary pairs."""
+    _ufuncs.set_simd(simd)
+    try:
+        rng = np.random.default_rng(14)
+        info = np.iinfo(dt)
+        for trial in range(12):
+            n = int(rng.integers(1, 5000))
+            a = rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
+            b = rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
+            if trial % 3 == 0:
+                b = rng.integers(max(info.min, -5), 6, n).astype(dt)
+            if trial % 4 == 1 and n > 10:
+                a[n // 2], b[n // 2] = info.min, (-1 if info.min < 0 else 0)
+            for op in ("floor_divide", "remainder"):
+                nz = b[b != 0]
+                cases = [(a, b), (a[0], b)] + ([(a, nz[0])] if nz.size else [])
+                for args in cases:
+                    res = []
+                    for f in (getattr(tl, op), getattr(np, op)):
+                        with warnings.catch_warnings(record=True) as w:
+                            warnings.simplefilter("always")
+                            r = f(*args)
+                        res.append((r.tobytes(), sorted({str(m.message).replace("jax.", "")
+                                                          for m in w})))
+                    assert res[0] == res[1], (op, trial)
+    finally:
+        _ufuncs.set_simd(None)

@@ -28,6 +28,8 @@ COMPUTE = dict(STORAGE, bool="tl_bool", bfloat16="float", float16="float")
 LD = {"bool": "TL_LD_b", "bfloat16": "TL_LD_bf16", "float16": "TL_LD_f16"}
 ST = {"bfloat16": "TL_ST_bf16", "float16": "TL_ST_f16"}
 HALF = ("bfloat16", "float16")
+# integer floor_divide/remainder through a float type (tl_idiv_*, exact for these)
+IDIV_TYPES = ("int8", "int16", "int32", "uint8", "uint16", "uint32")
 # reductions of these run tl_red_<op>_<type> (SIMD, the element loop's exact result)
 MINMAX_RED = ("maximum", "minimum", "fmax", "fmin")
 # bool reductions: each op's reduction of bool is one of these (tl_red_logical_<x>_b)
@@ -422,6 +424,8 @@ def emit():
                 elif op.name == "add" and t in ("float32", "float64", "float16"):
                     pw = {"float32": "f32", "float64": "f64", "float16": "f16"}[t]
                     out.append(f"TL_LOOP2_PW({name}, {pw}, {S}, {lo}, {so}, {fn})")
+                elif op.name in ("floor_divide", "remainder") and t in IDIV_TYPES:
+                    out.append(f"TL_LOOP2_IDIV({name}, {op.name}, {SUFFIX[t]}, {S}, {fn})")
                 elif op.name == "multiply" and t in ("complex64", "complex128"):
                     F = "float" if t == "complex64" else "double"
                     out.append(f"TL_LOOP2_CMUL({name}, {SUFFIX[t]}, {S}, {F}, {fn})")

@@ -662,6 +662,79 @@ static int NAME(TL_LOOP_ARGS)                                                   
     { TL_LOOP2_RED_BODY(S, TL_LD_id, TL_ST_id, FN) }                                             \
 }
 
+/* floor_divide / remainder of 8- to 32-bit integers through a float type D (float32 up to 16
+ * bits, float64 for 32): floor(a / b) is exact there (|a/b - k| >= 1/|b| exceeds half an ulp of
+ * the quotient), and so is a - q*b; blocks without a zero divisor nor MIN // -1 go through the
+ * vectorized division (as NumPy's), the others keep the element function (its warnings) */
+#define TL_IDIV_ONE(T, D, REM, X, Y)                                                             \
+    { D x = (D)(X), y = (D)(Y), q = (D)__builtin_floor(x / y);                                  \
+      o[i] = (T)(int64_t)(REM ? x - q * y : q); }
+/* a zero divisor, or MIN // -1 (MIN 0: unsigned) */
+#define TL_IDIV_BAD(T, MIN, X, Y) (((Y) == 0) | (((MIN) != 0) & ((T)((Y) + 1) == 0) & ((X) == (T)(MIN))))
+/* 0 (nothing written) if a block holds a bad pair */
+#define TL_IDIV_FN(NAME, ATTR, T, D, MIN, REM)                                                   \
+ATTR static int NAME(const T *a, int ca, const T *b, int cb, T *o, npy_intp n)                   \
+{                                                                                                \
+    npy_intp i;                                                                                  \
+    int bad = 0;                                                                                 \
+    if (ca && cb) {                                                                              \
+        for (i = 0; i < n; i++) bad |= TL_IDIV_BAD(T, MIN, a[i], b[i]);                          \
+        if (bad) return 0;                                                                       \
+        for (i = 0; i < n; i++) TL_IDIV_ONE(T, D, REM, a[i], b[i])                               \
+    } else if (ca) {                                                                             \
+        for (i = 0; i < n; i++) bad |= TL_IDIV_BAD(T, MIN, a[i], b[0]);                          \
+        if (bad) return 0;                                                                       \
+        for (i = 0; i < n; i++) TL_IDIV_ONE(T, D, REM, a[i], b[0])                               \
+    } else {                                                                                     \
+        for (i = 0; i < n; i++) bad |= TL_IDIV_BAD(T, MIN, a[0], b[i]);                          \
+        if (bad) return 0;                                                                       \
+        for (i = 0; i < n; i++) TL_IDIV_ONE(T, D, REM, a[0], b[i])                               \
+    }                                                                                            \
+    return 1;                                                                                    \
+}
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TL_IDIV(OPN, SFX, T, D, MIN, REM)                                                        \
+TL_IDIV_FN(tl_idiv_##OPN##_##SFX##_base, , T, D, MIN, REM)                                       \
+TL_IDIV_FN(tl_idiv_##OPN##_##SFX##_avx2, __attribute__((target("avx2"))), T, D, MIN, REM)        \
+TL_IDIV_FN(tl_idiv_##OPN##_##SFX##_avx512, __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw"))), T, D, MIN, REM) \
+static int tl_idiv_##OPN##_##SFX(const T *a, int ca, const T *b, int cb, T *o, npy_intp n)       \
+{                                                                                                \
+    if (tl_host_avx512) return tl_idiv_##OPN##_##SFX##_avx512(a, ca, b, cb, o, n);               \
+    if (tl_host_avx2) return tl_idiv_##OPN##_##SFX##_avx2(a, ca, b, cb, o, n);                   \
+    return tl_idiv_##OPN##_##SFX##_base(a, ca, b, cb, o, n);                                     \
+}
+#else
+#define TL_IDIV(OPN, SFX, T, D, MIN, REM) TL_IDIV_FN(tl_idiv_##OPN##_##SFX, , T, D, MIN, REM)
+#endif
+#define TL_IDIV2(SFX, T, D, MIN) TL_IDIV(floor_divide, SFX, T, D, MIN, 0)                        \
+    TL_IDIV(remainder, SFX, T, D, MIN, 1)
+TL_IDIV2(i8, int8_t, float, INT8_MIN) TL_IDIV2(i16, int16_t, float, INT16_MIN)
+TL_IDIV2(i32, int32_t, double, INT32_MIN) TL_IDIV2(u8, uint8_t, float, 0)
+TL_IDIV2(u16, uint16_t, float, 0) TL_IDIV2(u32, uint32_t, double, 0)
+#define TL_LOOP2_IDIV(NAME, OPN, SFX, S, FN)                                                     \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    if (st[2] == (npy_intp)sizeof(S) && (st[0] == 0 || st[0] == (npy_intp)sizeof(S))             \
+            && (st[1] == 0 || st[1] == (npy_intp)sizeof(S)) && (st[0] | st[1]) != 0              \
+            && !tl_feedback(data[0], st[0], data[2], st[2], dims[0])                             \
+            && !tl_feedback(data[1], st[1], data[2], st[2], dims[0])) {                          \
+        npy_intp n = dims[0], i, j;                                                              \
+        const S *a = (const S *)data[0], *b = (const S *)data[1];                                \
+        S *o = (S *)data[2];                                                                     \
+        int ca = st[0] != 0, cb = st[1] != 0;                                                    \
+        unsigned fpe = 0;                                                                        \
+        (void)ctx; (void)aux;                                                                    \
+        for (i = 0; i < n; i += 2048) {                                                          \
+            npy_intp m = n - i < 2048 ? n - i : 2048;                                            \
+            const S *pa = a + (ca ? i : 0), *pb = b + (cb ? i : 0);                              \
+            if (!tl_idiv_##OPN##_##SFX(pa, ca, pb, cb, o + i, m))                                \
+                for (j = 0; j < m; j++) o[i + j] = FN(pa[ca ? j : 0], pb[cb ? j : 0], &fpe);     \
+        }                                                                                        \
+        return tl_finish(fpe);                                                                   \
+    }                                                                                            \
+    { TL_LOOP2_RED_BODY(S, TL_LD_id, TL_ST_id, FN) }                                             \
+}
+
 /* same-type loop whose contiguous reductions go through REDFN(acc, p, n) */
 #define TL_LOOP2_REDFN(NAME, S, LD, FN, REDFN)                                                   \
 TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
