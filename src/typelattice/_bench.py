@@ -630,6 +630,19 @@ def cases_reduce(ctx):
             checks = ([("np", 1.1, "<=1.1 np")] if dn in ("float32", "float64") and n >= 10**5
                       else [])
             yield Case("reduce", f"add.reduce {short(dtype(dn))}", n, make, checks, ref="auto")
+    # max reductions (np.max): a SIMD pass, the element loop's exact result
+    if "maximum" not in ctx.ufuncs:
+        return
+    tl_max = ctx.ufuncs["maximum"]
+    for dn in ("float32", "float64", "int64"):
+        for n in _sizes(ctx, (10**3, 10**5, 10**7)):
+            def make(dn=dn, n=n):
+                a = ctx.data.array(dtype(dn), n)
+                return {"tl": ("f(a)", {"f": tl_max.reduce, "a": a}),
+                        "np": ("f(a)", {"f": np.maximum.reduce, "a": a})}
+            checks = [("np", 1.1, "<=1.1 np")] if n >= 10**5 else []
+            yield Case("reduce", f"maximum.reduce {short(dtype(dn))}", n, make, checks,
+                       ref="auto")
 
 
 def cases_out(ctx):
