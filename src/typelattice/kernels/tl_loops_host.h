@@ -304,11 +304,27 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS) { TL_LOOP2_RED_BODY(S, LD, ST, FN) 
     }                                                                                            \
     { TL_LOOP2_BODY(S, S, S, LD, LD, ST, FN) }
 
-/* NumPy's pairwise summation (loops_utils.h.src), in the compute type F; AVX-512 and AVX2
- * variants chosen at run time (tl_host_init): the summation order is fixed by the code, so every
- * variant gives the same bits (there is no multiply to contract). The AVX-512 one ran 1.5x
- * faster than the AVX2 one on 10^5 float64. (Not gcc's target_clones: its load-time resolver
- * picked the AVX2 clone on this AVX-512 machine.) */
+/* A function in three variants, portable / AVX2 / AVX-512 (target attributes, one body
+ * FN(NAME, ATTR, ...)), and NAME choosing one at run time by tl_host_init's CPU check. (Not gcc's
+ * target_clones: its load-time resolver picked the AVX2 clones on this AVX-512 machine.) */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TL_RT_VARIANTS(FN, NAME, RET, PARAMS, ARGS, ...)                                         \
+FN(NAME##_base, , __VA_ARGS__)                                                                   \
+FN(NAME##_avx2, __attribute__((target("avx2"))), __VA_ARGS__)                                    \
+FN(NAME##_avx512, __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw"))), __VA_ARGS__)    \
+static RET NAME PARAMS                                                                           \
+{                                                                                                \
+    if (tl_host_avx512) return NAME##_avx512 ARGS;                                               \
+    if (tl_host_avx2) return NAME##_avx2 ARGS;                                                   \
+    return NAME##_base ARGS;                                                                     \
+}
+#else
+#define TL_RT_VARIANTS(FN, NAME, RET, PARAMS, ARGS, ...) FN(NAME, , __VA_ARGS__)
+#endif
+
+/* NumPy's pairwise summation (loops_utils.h.src), in the compute type F, in TL_RT_VARIANTS: the
+ * summation order is fixed by the code, so every variant gives the same bits (there is no
+ * multiply to contract). The AVX-512 one ran 1.5x faster than the AVX2 one on 10^5 float64. */
 #define TL_PAIRWISE_FN(NAME, ATTR, S, F, LD)                                                               \
 ATTR static F NAME(const char *a, npy_intp n, npy_intp stride)                 \
 {                                                                                                \
@@ -345,20 +361,9 @@ ATTR static F NAME(const char *a, npy_intp n, npy_intp stride)                 \
         return NAME(a, n2, stride) + NAME(a + n2 * stride, n - n2, stride); \
     }                                                                                            \
 }
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define TL_PAIRWISE(SFX, S, F, LD)                                                               \
-TL_PAIRWISE_FN(tl_pairwise_##SFX##_base, , S, F, LD)                                             \
-TL_PAIRWISE_FN(tl_pairwise_##SFX##_avx2, __attribute__((target("avx2"))), S, F, LD)               \
-TL_PAIRWISE_FN(tl_pairwise_##SFX##_avx512, __attribute__((target("avx512f"))), S, F, LD)          \
-static F tl_pairwise_##SFX(const char *a, npy_intp n, npy_intp stride)                           \
-{                                                                                                \
-    if (tl_host_avx512) return tl_pairwise_##SFX##_avx512(a, n, stride);                         \
-    if (tl_host_avx2) return tl_pairwise_##SFX##_avx2(a, n, stride);                             \
-    return tl_pairwise_##SFX##_base(a, n, stride);                                               \
-}
-#else
-#define TL_PAIRWISE(SFX, S, F, LD) TL_PAIRWISE_FN(tl_pairwise_##SFX, , S, F, LD)
-#endif
+    TL_RT_VARIANTS(TL_PAIRWISE_FN, tl_pairwise_##SFX, F,                                         \
+                   (const char *a, npy_intp n, npy_intp stride), (a, n, stride), S, F, LD)
 
 /* ---- maximum/minimum/fmax/fmin reductions -------------------------------------------------
  * The element loop's exact result (acc = FN(acc, x) left to right, acc starting as the output's
@@ -513,20 +518,9 @@ ATTR static T NAME(T acc, const T *p, npy_intp n)                               
     for (; i < n; i++) acc = p[i] CMP acc ? p[i] : acc;                                          \
     return acc;                                                                                  \
 }
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define TL_MM_INT(OPN, SFX, T, CMP)                                                              \
-TL_MM_INT_FN(tl_red_##OPN##_##SFX##_base, , T, CMP)                                              \
-TL_MM_INT_FN(tl_red_##OPN##_##SFX##_avx2, __attribute__((target("avx2"))), T, CMP)               \
-TL_MM_INT_FN(tl_red_##OPN##_##SFX##_avx512, __attribute__((target("avx512f,avx512bw,avx512vl"))), T, CMP) \
-static T tl_red_##OPN##_##SFX(T acc, const T *p, npy_intp n)                                     \
-{                                                                                                \
-    if (tl_host_avx512) return tl_red_##OPN##_##SFX##_avx512(acc, p, n);                         \
-    if (tl_host_avx2) return tl_red_##OPN##_##SFX##_avx2(acc, p, n);                             \
-    return tl_red_##OPN##_##SFX##_base(acc, p, n);                                               \
-}
-#else
-#define TL_MM_INT(OPN, SFX, T, CMP) TL_MM_INT_FN(tl_red_##OPN##_##SFX, , T, CMP)
-#endif
+    TL_RT_VARIANTS(TL_MM_INT_FN, tl_red_##OPN##_##SFX, T, (T acc, const T *p, npy_intp n),       \
+                   (acc, p, n), T, CMP)
 #define TL_MM_INT4(SFX, T) TL_MM_INT(maximum, SFX, T, >) TL_MM_INT(minimum, SFX, T, <)           \
     TL_MM_INT(fmax, SFX, T, >) TL_MM_INT(fmin, SFX, T, <)
 TL_MM_INT4(u8, uint8_t) TL_MM_INT4(u16, uint16_t) TL_MM_INT4(u32, uint32_t)
@@ -692,20 +686,10 @@ ATTR static int NAME(const T *a, int ca, const T *b, int cb, T *o, npy_intp n)  
     }                                                                                            \
     return 1;                                                                                    \
 }
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define TL_IDIV(OPN, SFX, T, D, MIN, REM)                                                        \
-TL_IDIV_FN(tl_idiv_##OPN##_##SFX##_base, , T, D, MIN, REM)                                       \
-TL_IDIV_FN(tl_idiv_##OPN##_##SFX##_avx2, __attribute__((target("avx2"))), T, D, MIN, REM)        \
-TL_IDIV_FN(tl_idiv_##OPN##_##SFX##_avx512, __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw"))), T, D, MIN, REM) \
-static int tl_idiv_##OPN##_##SFX(const T *a, int ca, const T *b, int cb, T *o, npy_intp n)       \
-{                                                                                                \
-    if (tl_host_avx512) return tl_idiv_##OPN##_##SFX##_avx512(a, ca, b, cb, o, n);               \
-    if (tl_host_avx2) return tl_idiv_##OPN##_##SFX##_avx2(a, ca, b, cb, o, n);                   \
-    return tl_idiv_##OPN##_##SFX##_base(a, ca, b, cb, o, n);                                     \
-}
-#else
-#define TL_IDIV(OPN, SFX, T, D, MIN, REM) TL_IDIV_FN(tl_idiv_##OPN##_##SFX, , T, D, MIN, REM)
-#endif
+    TL_RT_VARIANTS(TL_IDIV_FN, tl_idiv_##OPN##_##SFX, int,                                       \
+                   (const T *a, int ca, const T *b, int cb, T *o, npy_intp n),                   \
+                   (a, ca, b, cb, o, n), T, D, MIN, REM)
 #define TL_IDIV2(SFX, T, D, MIN) TL_IDIV(floor_divide, SFX, T, D, MIN, 0)                        \
     TL_IDIV(remainder, SFX, T, D, MIN, 1)
 TL_IDIV2(i8, int8_t, float, INT8_MIN) TL_IDIV2(i16, int16_t, float, INT16_MIN)
