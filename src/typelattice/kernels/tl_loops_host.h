@@ -21,12 +21,14 @@
 #define TL_X86_DISPATCH_CLONES 1
 #endif
 
-/* Element loops get an AVX2 clone besides the baseline (SSE2) one, chosen at load time by the
- * dynamic linker (gcc's target_clones): NumPy's own loops are dispatched to AVX2/AVX-512 and an
- * SSE2-only build ran 1.3-2x slower than NumPy on L2-resident arrays. "avx2" does not enable
- * FMA, so no multiply-add is contracted and every clone computes the same bits. */
+/* Element loops get AVX-512 (x86-64-v4) and AVX2 clones besides the baseline (SSE2) one, chosen
+ * at load time by the dynamic linker (gcc's target_clones): NumPy's own loops are dispatched to
+ * AVX2/AVX-512; an SSE2-only build ran 1.3-2x slower than NumPy on L2-resident arrays, the AVX2
+ * clone up to 1.3x (float32 maximum, float32 + scalar at 10^5). The build is ISO C (c_std=c11:
+ * -ffp-contract=off), so no multiply-add is contracted even where the clone has FMA, and every
+ * clone computes the same bits. */
 #if defined(TL_X86_DISPATCH_CLONES)
-#define TL_LOOP_CLONES __attribute__((target_clones("avx2", "default")))
+#define TL_LOOP_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #else
 #define TL_LOOP_CLONES
 #endif
