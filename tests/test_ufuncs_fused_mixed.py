@@ -298,8 +298,11 @@ def _fcmp_values(name, n, seed):
     return x
 
 
+_RULE_OF = {k: rname for rname, k in reversed(CASES)}     # the first rule set reaching k
+
+
 def _rule_of(key):
-    return next(r for r in RULES if key in fused_pairs({r: RULES[r]}))
+    return _RULE_OF[key]
 
 
 def _check_layouts(uf, ref, x, y, xc, yc, msg, in_place=False):
@@ -427,3 +430,27 @@ def test_integer_comparisons_every_simd_path(simd_path):
         msg = (simd_path, name, a, b, t)
         with np.errstate(all="raise"):
             _check_layouts(uf, ref, x, y, xc, yc, msg, in_place=True)
+
+
+def test_arithmetic_kernels_every_simd_path(simd_path):
+    """Every non-comparison fused kernel (TL_FUSED_KERNEL_512: an AVX-512 version and gcc's AVX2
+    one, chosen at run time) on each path: bit for bit NumPy's on the operands cast first, every
+    tail length around one and two chunks, scalar and strided operands."""
+    keys = sorted(k for k in FUSED if k[0] not in FCMP)
+    assert {k[0] for k in keys} >= {"add", "subtract", "multiply", "maximum", "bitwise_and"}
+    ufs = {}
+    for key in keys:
+        name, a, b, t = key
+        rname = _rule_of(key)
+        if rname not in ufs:
+            ufs[rname] = _ufuncs.make_ufuncs(rname)
+        uf, ref = ufs[rname][name], getattr(np, name)
+        x, y = _values(a, 2 * N, 1), np.roll(_values(b, 2 * N, 2), 3)
+        msg = (simd_path, name, a, b, t)
+        with np.errstate(all="ignore"):
+            xc, yc = x.astype(t), y.astype(t)
+            for n in (1, 31, 32, 33, 63, 64, 65, 2 * N):
+                _same(uf(x[:n], y[:n]), ref(xc[:n], yc[:n]), msg + (n,))
+            _same(uf(x[7:8], y), ref(xc[7:8], yc), msg + ("scalar first",))
+            _same(uf(x, y[9]), ref(xc, yc[9]), msg + ("scalar second",))
+            _same(uf(x[::3], y[1::3]), ref(xc[::3], yc[1::3]), msg + ("strided",))

@@ -334,11 +334,8 @@ def emit_fused(out):
                 out.append(f"TL_FUSED_KERNEL_ICMP({kname}, {STORAGE[ka]}, {STORAGE[kb]}, "
                            f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {SUFFIX[t]}, {bits}, "
                            f"{SUFFIX[ka]}, {SUFFIX[kb]}, {ICMP_PRED[kop]})")
-            elif fused_needs_avx512(ka, kb, t):
-                out.append(f"TL_FUSED_KERNEL_512({kname}, {STORAGE[ka]}, {STORAGE[kb]}, {SO}, "
-                           f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {post})")
             else:
-                out.append(f"TL_FUSED_KERNEL({kname}, {STORAGE[ka]}, {STORAGE[kb]}, {SO}, "
+                out.append(f"TL_FUSED_KERNEL_512({kname}, {STORAGE[ka]}, {STORAGE[kb]}, {SO}, "
                            f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {post})")
             out.append(f"TL_FUSED_SCALAR({kname}, {STORAGE[ka]}, {STORAGE[kb]}, {SO}, "
                        f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {post})")
