@@ -379,3 +379,38 @@ def test_integer_floor_divide_remainder_paths(dt, simd):
                     assert res[0] == res[1], (op, trial)
     finally:
         _ufuncs.set_simd(None)
+
+
+def _fp_flags(f, *args):
+    seen = set()
+    with np.errstate(all="call", call=lambda kind, flag: seen.add(kind)):
+        r = f(*args)
+    return r, sorted(seen)
+
+
+@pytest.mark.parametrize("dt", [np.float16, np.float32, np.float64])
+def test_float_remainder_fmod_floor_divide_are_numpys(dt):
+    """fmod through the x87 FPREM loop (finite operands, nonzero divisor) and libm otherwise:
+    remainder, fmod, floor_divide and divmod give NumPy's bits and FP warnings on every pair of
+    edge values (signed zeros, subnormals, huge quotients, inf, NaN, zero divisors)."""
+    vals = np.array([0.0, -0.0, 5e-324, -1e-310, 1e-300, 1e-40, 1.0, -1.0, 3.5, -7.25, 0.1,
+                     -0.1, 123456789.123, 2.0 ** 100, 1e300, -1e308, np.inf, -np.inf, np.nan])
+    with np.errstate(all="ignore"):
+        vals = vals.astype(dt)
+    x, y = (v.ravel() for v in np.meshgrid(vals, vals))
+    for name in ("remainder", "fmod", "floor_divide", "divmod"):
+        for i in range(x.size):             # one pair per call: each pair's own warnings
+            a, b = x[i:i + 1].repeat(17), y[i:i + 1].repeat(17)
+            got, got_flags = _fp_flags(getattr(tl, name), a, b)
+            want, want_flags = _fp_flags(getattr(np, name), a, b)
+            msg = (name, dt, a[0], b[0])
+            assert got_flags == want_flags, msg
+            pairs = zip(got, want) if name == "divmod" else ((got, want),)
+            for g, w in pairs:
+                assert g.dtype == w.dtype and _bits(g).tolist() == _bits(w).tolist(), msg
+    rng = np.random.default_rng(5)
+    with np.errstate(all="ignore"):
+        a = (rng.standard_normal(1000) * 1e6).astype(dt)
+        b = (rng.standard_normal(1000) * 3).astype(dt)
+        for name in ("remainder", "fmod", "floor_divide"):
+            assert _bits(getattr(tl, name)(a, b)).tolist() == _bits(getattr(np, name)(a, b)).tolist()
