@@ -232,3 +232,36 @@ def test_arctan2_through_libmvec(dt):
     finally:
         _ufuncs.set_vmath(None)
     assert on in ("avx512", "avx2", "scalar")
+
+
+@pytest.mark.parametrize("a, b", [("int64", "int64"), ("uint64", "int8"), ("int16", "float32"),
+                                  ("int64", "float64"), ("float16", "int8")])
+def test_arctan2_mixed_operands_run_the_vector_loop(a, b):
+    """arctan2 of operands the blocked loop converts (int64 -> float64, int8 -> float16...): the
+    blocks go through the same-type float32/float64 loop (libmvec where it runs), so the result
+    is exactly tl.arctan2 of the operands cast to the compute type first, for scalar, strided and
+    short operands, and within the libmvec bound."""
+    rng = np.random.default_rng(9)
+
+    def values(dt, n=5000):
+        if np.dtype(dt).kind in "iu":
+            return rng.integers(0 if np.dtype(dt).kind == "u" else -300, 300, n).astype(dt)
+        return (rng.standard_normal(n) * 50).astype(dt)
+
+    x, y = values(a), values(b)
+    x[:3], y[3:6] = 0, 0
+    got = tl.arctan2(x, y)
+    t = got.dtype
+
+    def cast_first(u, v):
+        return tl.arctan2(np.asarray(u).astype(t), np.asarray(v).astype(t))
+
+    assert got.tobytes() == cast_first(x, y).tobytes()
+    if t != np.float16:
+        exact = np.arctan2(x.astype(np.longdouble), y.astype(np.longdouble)).astype(t)
+        assert ulp_diff(got, exact).max() <= LIBMVEC_ULPS
+    assert tl.arctan2(x[7], y).tobytes() == cast_first(x[7], y).tobytes()
+    assert tl.arctan2(x, y[9]).tobytes() == cast_first(x, y[9]).tobytes()
+    assert tl.arctan2(x[::3], y[1::3]).tobytes() == cast_first(x[::3], y[1::3]).tobytes()
+    for k in (1, 2, 17, 1023, 1025):
+        assert tl.arctan2(x[:k], y[:k]).tobytes() == cast_first(x[:k], y[:k]).tobytes(), k

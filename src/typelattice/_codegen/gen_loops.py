@@ -149,6 +149,11 @@ def kernel_name(op, t):
     return {"float16": op.kernel16, "bfloat16": op.kernel_bf16}.get(t, op.kernel)
 
 
+# blocked loops that run the float32/float64 same-type loop on their converted blocks (that loop
+# is vectorized by hand: libmvec's atan2), not the element function
+BLOCKED_VIA_SAME = ("arctan2",)
+
+
 def blocked_ok(op, t):
     """Ops with a blocked (mixed-input) loop for compute type t."""
     return (t in BLOCKED and op.nin == 2 and op.nout == 1 and op.rule != FIRST_INEXACT
@@ -369,6 +374,9 @@ def emit():
                 bname = f"tl_blocked_{op.name}_{SUFFIX[t]}"
                 if fn in VCMP:
                     out.append(f"TL_LOOP_BLOCKED_CMP({bname}, {C}, {VCMP[fn]}, {sel})")
+                elif op.name in BLOCKED_VIA_SAME:
+                    same = f"tl_loop_{op.name}_{'f64' if C == 'double' else 'f32'}"
+                    out.append(f"TL_LOOP_BLOCKED_SAME({bname}, {C}, {oc}, {same}, {sel}, {store})")
                 else:
                     out.append(f"TL_LOOP_BLOCKED({bname}, {C}, {oc}, {fn}, {sel}, {store})")
                 fused = fused_name(op, t)

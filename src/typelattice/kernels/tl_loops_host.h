@@ -1064,8 +1064,22 @@ static void tl_store_bool(const tl_bool *s, char *dst, npy_intp stride, npy_intp
 
 /* C: compute type (float/double), OC: element result type, CVTSEL: converter selector */
 #define TL_LOOP_BLOCKED(NAME, C, OC, FN, CVTSEL, STORE)                                          \
-TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                                    \
-{                                                                                                \
+TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
+{ TL_LOOP_BLOCKED_BODY(C, OC, TL_BLK_ELEM, FN, CVTSEL, STORE) }
+/* ... running the same-type loop SAME on the converted blocks: for ops whose same-type loop is
+ * vectorized beyond what gcc makes of the element function (arctan2: libmvec) */
+#define TL_LOOP_BLOCKED_SAME(NAME, C, OC, SAME, CVTSEL, STORE)                                   \
+static int SAME(TL_LOOP_ARGS);                                                                   \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{ TL_LOOP_BLOCKED_BODY(C, OC, TL_BLK_SAME, SAME, CVTSEL, STORE) }
+#define TL_BLK_ELEM(FN, po, pa, pb, m) for (j = 0; j < (m); j++) (po)[j] = FN((pa)[j], (pb)[j], &fpe);
+#define TL_BLK_SAME(SAME, po, pa, pb, m)                                                         \
+    {                                                                                            \
+        char *args_[3] = {(char *)(pa), (char *)(pb), (char *)(po)};                             \
+        npy_intp d_ = (m), s_[3] = {sizeof(*(pa)), sizeof(*(pb)), sizeof(*(po))};                \
+        if (SAME(ctx, args_, &d_, s_, aux) < 0) return -1;                                       \
+    }
+#define TL_LOOP_BLOCKED_BODY(C, OC, BLK, FN, CVTSEL, STORE)                                      \
     npy_intp n = dims[0], i, j, blk = TL_BLOCK;                                                  \
     C ba[TL_BLOCK], bb[TL_BLOCK];                                                                \
     OC bo[TL_BLOCK];                                                                             \
@@ -1105,14 +1119,13 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
         if (!scb) pb = cb(data[1] + i * st[1], st[1], bb, m);                                    \
         if (direct) {   /* float32/float64 results go straight to a contiguous output */        \
             OC *po = (OC *)(data[2] + i * st[2]);                                                \
-            for (j = 0; j < m; j++) po[j] = FN(pa[j], pb[j], &fpe);                              \
+            BLK(FN, po, pa, pb, m)                                                               \
         } else {                                                                                 \
-            for (j = 0; j < m; j++) bo[j] = FN(pa[j], pb[j], &fpe);                              \
+            BLK(FN, bo, pa, pb, m)                                                               \
             STORE(bo, data[2] + i * st[2], st[2], m, &fpe);                                      \
         }                                                                                        \
     }                                                                                            \
-    return tl_finish(fpe);                                                                       \
-}
+    return tl_finish(fpe);
 
 /* float16/bfloat16 results fused in registers (tl_half_binary in tl_convert.c: load, widen,
  * compute and round one vector at a time, no block buffers) for contiguous or scalar operands of

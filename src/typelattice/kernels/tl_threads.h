@@ -32,7 +32,16 @@ long tl_thr_calls(void);        /* calls split so far */
 int tl_loop_error(PyObject *type, const char *msg);
 
 /* Does the output range overlap the input range other than element for element? (reductions
- * and accumulations feed the output back into an input: never blocked, never split) */
+ * and accumulations feed the output back into an input: never blocked, never split) The last
+ * element's extent is taken as the stride, at most 16 bytes (16 for a stride 0): exact for
+ * contiguous operands, so an array ending next to another (an int8 view with stride 3 and a
+ * fresh output) is not mistaken for feedback, which sent such calls down the element-by-element
+ * path, and libmvec ops to the scalar function, depending on where malloc put the arrays. */
+static inline npy_intp tl_extent(npy_intp s)
+{
+    npy_intp a = s < 0 ? -s : s;
+    return a == 0 || a > 16 ? 16 : a;
+}
 static inline int tl_feedback(const char *in, npy_intp sin, const char *out, npy_intp sout,
                               npy_intp n)
 {
@@ -40,9 +49,9 @@ static inline int tl_feedback(const char *in, npy_intp sin, const char *out, npy
     if (n <= 1) return 0;
     if (in == out && sin == sout && sin != 0) return 0;   /* in place, element for element */
     ilo = sin >= 0 ? in : in + (n - 1) * sin;
-    ihi = (sin >= 0 ? in + (n - 1) * sin : in) + 16;
+    ihi = (sin >= 0 ? in + (n - 1) * sin : in) + tl_extent(sin);
     olo = sout >= 0 ? out : out + (n - 1) * sout;
-    ohi = (sout >= 0 ? out + (n - 1) * sout : out) + 16;
+    ohi = (sout >= 0 ? out + (n - 1) * sout : out) + tl_extent(sout);
     return ilo < ohi && olo < ihi;
 }
 
