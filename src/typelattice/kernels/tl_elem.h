@@ -324,15 +324,17 @@ TL_HD F tl_fmod_##S(F a, F b, unsigned *e) { (void)e; return tl_fmodm##M(a, b); 
 TL_HD F tl_power_##S(F a, F b, unsigned *e) { (void)e; return pow##M(a, b); }                    \
 TL_HD F tl_float_power_##S(F a, F b, unsigned *e) { (void)e; return pow##M(a, b); }              \
 /* NumPy's float32/float64 loops (and ml_dtypes' bfloat16) give the second operand when the     \
- * operands are equal (maximum(0.0, -0.0) is -0.0); NumPy's float16 loops give the first (_h). */ \
-TL_HD F tl_maximum_##S(F a, F b, unsigned *e) { (void)e; return (tl_qgt_##S(a, b) || a != a) ? a : b; } \
-TL_HD F tl_minimum_##S(F a, F b, unsigned *e) { (void)e; return (tl_qlt_##S(a, b) || a != a) ? a : b; }     \
-TL_HD F tl_fmax_##S(F a, F b, unsigned *e) { (void)e; return (tl_qgt_##S(a, b) || b != b) ? a : b; }        \
-TL_HD F tl_fmin_##S(F a, F b, unsigned *e) { (void)e; return (tl_qlt_##S(a, b) || b != b) ? a : b; }        \
-TL_HD F tl_maximum_h_##S(F a, F b, unsigned *e) { (void)e; return (tl_qge_##S(a, b) || a != a) ? a : b; }  \
-TL_HD F tl_minimum_h_##S(F a, F b, unsigned *e) { (void)e; return (tl_qle_##S(a, b) || a != a) ? a : b; }  \
-TL_HD F tl_fmax_h_##S(F a, F b, unsigned *e) { (void)e; return (tl_qge_##S(a, b) || b != b) ? a : b; }     \
-TL_HD F tl_fmin_h_##S(F a, F b, unsigned *e) { (void)e; return (tl_qle_##S(a, b) || b != b) ? a : b; }     \
+ * operands are equal (maximum(0.0, -0.0) is -0.0); NumPy's float16 loops give the first (_h).  \
+ * Plain comparisons, which gcc vectorizes to compare + blend: these ops are registered quiet   \
+ * (NPY_METH_NO_FLOATINGPOINT_ERRORS), so a NaN's 'invalid' flag is never reported. */          \
+TL_HD F tl_maximum_##S(F a, F b, unsigned *e) { (void)e; return (a > b || a != a) ? a : b; }     \
+TL_HD F tl_minimum_##S(F a, F b, unsigned *e) { (void)e; return (a < b || a != a) ? a : b; }     \
+TL_HD F tl_fmax_##S(F a, F b, unsigned *e) { (void)e; return (a > b || b != b) ? a : b; }        \
+TL_HD F tl_fmin_##S(F a, F b, unsigned *e) { (void)e; return (a < b || b != b) ? a : b; }        \
+TL_HD F tl_maximum_h_##S(F a, F b, unsigned *e) { (void)e; return (a >= b || a != a) ? a : b; }  \
+TL_HD F tl_minimum_h_##S(F a, F b, unsigned *e) { (void)e; return (a <= b || a != a) ? a : b; }  \
+TL_HD F tl_fmax_h_##S(F a, F b, unsigned *e) { (void)e; return (a >= b || b != b) ? a : b; }     \
+TL_HD F tl_fmin_h_##S(F a, F b, unsigned *e) { (void)e; return (a <= b || b != b) ? a : b; }     \
 TL_HD F tl_arctan2_##S(F a, F b, unsigned *e) { (void)e; return atan2##M(a, b); }                \
 TL_HD F tl_hypot_##S(F a, F b, unsigned *e) { (void)e; return hypot##M(a, b); }                  \
 TL_HD F tl_copysign_##S(F a, F b, unsigned *e) { (void)e; return copysign##M(a, b); }            \
