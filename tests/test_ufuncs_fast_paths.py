@@ -414,3 +414,31 @@ def test_float_remainder_fmod_floor_divide_are_numpys(dt):
         b = (rng.standard_normal(1000) * 3).astype(dt)
         for name in ("remainder", "fmod", "floor_divide"):
             assert _bits(getattr(tl, name)(a, b)).tolist() == _bits(getattr(np, name)(a, b)).tolist()
+
+
+@pytest.mark.parametrize("dt", [np.int8, np.int16, np.int32, np.int64, np.uint64])
+def test_integer_division_sign_fixes_are_numpys(dt):
+    """floor_divide/remainder/fmod/divmod of signed ints round toward -inf without branches (the
+    sign fix-up of random signs mispredicted): NumPy's values and warnings for every int8 pair,
+    and random values with small divisors of both signs, zero and -1 (MIN // -1) for the rest."""
+    ii = np.iinfo(dt)
+    if dt == np.int8:
+        x, y = (v.ravel() for v in np.meshgrid(np.arange(-128, 128), np.arange(-128, 128)))
+        x, y = x.astype(dt), y.astype(dt)
+    else:
+        rng = np.random.default_rng(11)
+        x = rng.integers(ii.min, ii.max, 20000, dtype=dt, endpoint=True)
+        y = rng.integers(max(ii.min, -5), 5, 20000).astype(dt)
+        x[:4] = ii.min
+        y[:4] = [ii.max, 1, 0, 2] if ii.min == 0 else [-1, 1, 0, -2]
+    for name in ("floor_divide", "remainder", "fmod", "divmod"):
+        with warnings.catch_warnings(record=True) as got_w:
+            warnings.simplefilter("always")
+            got = getattr(tl, name)(x, y)
+        with warnings.catch_warnings(record=True) as want_w:
+            warnings.simplefilter("always")
+            want = getattr(np, name)(x, y)
+        for g, w in zip(got, want) if name == "divmod" else ((got, want),):
+            assert g.dtype == w.dtype and (g == w).all(), (name, dt)
+        kinds = [sorted(str(m.message).split(" encountered")[0] for m in w) for w in (got_w, want_w)]
+        assert kinds[0] == kinds[1], name

@@ -166,18 +166,16 @@ TL_HD T tl_floor_divide_##S(T a, T b, unsigned *e)                              
     T q;                                                                                         \
     if (b == 0) { *e |= TL_FPE_DIVBYZERO; return 0; }                                            \
     if (b == -1 && a == TMIN) { *e |= TL_FPE_OVERFLOW; return TMIN; }                            \
-    q = (T)(a / b);                                                                              \
-    if (((a > 0) != (b > 0)) && (T)(q * b) != a) q = (T)(q - 1);                                 \
-    return q;                                                                                    \
+    q = (T)(a / b);                 /* branch-free rounding toward -inf: signs often random */  \
+    return (T)(q - (T)((((a ^ b) < 0) & ((T)(q * b) != a))));                                    \
 }                                                                                                \
 TL_HD T tl_remainder_##S(T a, T b, unsigned *e)                                                  \
 {                                                                                                \
     T r;                                                                                         \
     if (b == 0) { *e |= TL_FPE_DIVBYZERO; return 0; }                                            \
     if (b == -1) return 0;                                                                       \
-    r = (T)(a % b);                                                                              \
-    if (r != 0 && ((r < 0) != (b < 0))) r = (T)(r + b);                                          \
-    return r;                                                                                    \
+    r = (T)(a % b);                 /* branch-free sign fix: r == 0 is often unpredictable */   \
+    return (T)(r + (T)(b & (T)((T)0 - (T)((r != 0) & ((r ^ b) < 0)))));                          \
 }                                                                                                \
 TL_HD T tl_fmod_##S(T a, T b, unsigned *e)                                                       \
 {                                                                                                \
@@ -189,8 +187,11 @@ TL_HD void tl_divmod_##S(T a, T b, T *q, T *r, unsigned *e)                     
 {                                                                                                \
     if (b == 0) { *e |= TL_FPE_DIVBYZERO; *q = 0; *r = 0; return; }                              \
     if (b == -1 && a == TMIN) { *e |= TL_FPE_OVERFLOW; *q = TMIN; *r = 0; return; }              \
-    *q = (T)(a / b); *r = (T)(a % b);                                                            \
-    if (*r != 0 && ((*r < 0) != (b < 0))) { *q = (T)(*q - 1); *r = (T)(*r + b); }                \
+    {                                                                                            \
+        T qq = (T)(a / b), rr = (T)(a - (T)(qq * b));                                            \
+        T fix = (T)((rr != 0) & ((rr ^ b) < 0));                                                 \
+        *q = (T)(qq - fix); *r = (T)(rr + (T)(b & (T)((T)0 - fix)));                             \
+    }                                                                                            \
 }                                                                                                \
 TL_HD T tl_gcd_##S(T a, T b, unsigned *e)                                                        \
 { (void)e; return (T)tl_gcdu_##S(a < 0 ? (UT)(0 - (UT)a) : (UT)a, b < 0 ? (UT)(0 - (UT)b) : (UT)b); } \
