@@ -372,3 +372,42 @@ def test_compare_mixed(isa, da, db):
             finally:
                 _ufuncs.set_simd(_SET[isa])
             assert gf == pf, (name, isa, gf, pf)
+
+
+@pytest.mark.parametrize("da,db", [(F16, F16), (BF16, BF16), (np.dtype("int8"), F16),
+                                   (F16, np.dtype("uint8")), (np.dtype("bool"), BF16),
+                                   (BF16, np.dtype("int8")), (F16, F32), (BF16, F16),
+                                   (F32, BF16)], ids=lambda d: str(d))
+def test_calls_of_a_few_elements(isa, da, db):
+    """1-8 elements skip the vector kernel's set-up (tl_tiny16): the reference's bits and warnings
+    (NumPy / ml_dtypes on the operands cast to the result dtype) for special values, signalling
+    NaNs, overflow, and a scalar operand."""
+    rng = np.random.default_rng(17)
+
+    def vals(dt):
+        if dt.kind in "biu":
+            return rng.integers(-128 if dt.kind == "i" else 0, 2 if dt.kind == "b" else 128,
+                                64).astype(dt)
+        sp = _specials(dt) if dt != F32 else np.array([0.0, -0.0, np.inf, np.nan, 3e38, 1.5], F32)
+        return rng.choice(sp, 64)
+    a, b = vals(np.dtype(da)), vals(np.dtype(db))
+    for name in OPS:
+        uf = getattr(tl, name)
+        rt = uf.resolve_dtypes((a.dtype, b.dtype, None))[2]
+        for n in range(1, 9):
+            for x, y in ((a[:n], b[8:8 + n]), (a[16], b[24:24 + n]), (a[32:32 + n], b[40])):
+                got, gf = _flags(lambda: uf(x, y))
+                # the reference on the operands repeated to 64 elements: NumPy's float32
+                # fmax/fmin give a signalling NaN operand back below 8 elements (libm) and the
+                # other operand in their SIMD loop, which the kernels follow
+                xx, yy = (np.tile(np.broadcast_to(v, got.shape).astype(rt), 64 // n + 1)
+                          for v in (x, y))
+                want, wf = _ref(name, rt if rt != F32 else F16, xx, yy)
+                want = want[:n]
+                assert got.dtype == want.dtype == rt
+                if rt == F32:
+                    assert ((got.view(np.uint32) == want.view(np.uint32))
+                            | (np.isnan(got) & np.isnan(want))).all(), (name, n)
+                else:
+                    assert _same(got, want).all(), (name, n)
+                assert gf == wf, (name, n, gf, wf)

@@ -265,3 +265,60 @@ def test_arctan2_mixed_operands_run_the_vector_loop(a, b):
     assert tl.arctan2(x[::3], y[1::3]).tobytes() == cast_first(x[::3], y[1::3]).tobytes()
     for k in (1, 2, 17, 1023, 1025):
         assert tl.arctan2(x[:k], y[:k]).tobytes() == cast_first(x[:k], y[:k]).tobytes(), k
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("op", ["power", "float_power"])
+def test_power_through_libmvec(op, dt):
+    """power/float_power of float32/float64 through libmvec's AVX-512 pow (where it runs): within
+    the libmvec bound of the exact result; exact integer powers stay exact; a lane with a
+    non-positive, subnormal, infinite or NaN base, a non-finite exponent, or a result near
+    overflow/underflow is the scalar loop's bit for bit, at every lane; warnings as NumPy's."""
+    uf = getattr(tl, op)
+    on = _ufuncs.set_vmath(True)
+    try:
+        rng = np.random.default_rng(12)
+        n = 50_000
+        with np.errstate(all="ignore"):
+            x = np.abs(rng.standard_normal(n) * np.exp(rng.uniform(-8, 8, n))).astype(dt)
+            y = rng.uniform(-12, 12, n).astype(dt)
+            got = uf(x, y)
+            exact = np.power(x.astype(np.longdouble), y.astype(np.longdouble)).astype(dt)
+        assert got.dtype == dt
+        assert ulp_diff(got, exact).max() <= LIBMVEC_ULPS
+        base = np.arange(1, 31).astype(dt).repeat(7)
+        expo = np.tile(np.arange(0, 7), 30).astype(dt)
+        ints = uf(base, expo)
+        fits = np.power(base.astype(np.float64), expo.astype(np.float64)) < 2.0 ** np.finfo(dt).nmant
+        assert (ints[fits] == np.power(base.astype(np.float64), expo.astype(np.float64))[fits]).all()
+        fi = np.finfo(dt)
+        sp = np.concatenate([_specials(dt)[:23], np.array(
+            [3.0, -3.0, 0.5, 150.0, -150.0, 1e4, fi.max / 4, fi.tiny * 8, 2.5, -2.5], dt)])
+        base_x, base_y = np.full(48, 1.25, dt), np.full(48, -1.5, dt)
+        for v in sp:
+            for pos in (0, 7, 15, 16, 31, 47):
+                for which in (0, 1):
+                    a, b = base_x.copy(), base_y.copy()
+                    (a if which == 0 else b)[pos] = v
+                    b[(pos + 3) % 48] = sp[(pos * 7) % sp.size]
+                    with np.errstate(all="ignore"):
+                        g = uf(a, b)
+                        _ufuncs.set_vmath(False)
+                        w = uf(a, b)
+                        _ufuncs.set_vmath(True)
+                        e = np.power(a.astype(np.longdouble), b.astype(np.longdouble)).astype(dt)
+                    lim = 100 if dt == np.float32 else 1000        # TL_VM_OK_pow's
+                    ordinary = (a > 0) & np.isfinite(a) & (a >= fi.tiny) & np.isfinite(b) \
+                        & (np.abs(b) * (np.abs(np.frexp(a)[1] - 1) + 1) <= lim)
+                    assert g[~ordinary].tobytes() == w[~ordinary].tobytes(), (v, pos, which)
+                    assert (ulp_diff(g[ordinary], e[ordinary]) <= LIBMVEC_ULPS).all(), (v, pos)
+                    assert _warnings(lambda: uf(a, b)) == _warnings(lambda: np.power(a, b)), \
+                        (v, pos, which)
+        with np.errstate(all="ignore"):
+            for k in range(1, 40):
+                assert (ulp_diff(uf(x[:k], y[:k]), exact[:k]) <= LIBMVEC_ULPS).all()
+            z = x[:999].copy()
+            uf(z, y[:999], out=z)
+            assert z.tobytes() == uf(x[:999], y[:999]).tobytes()
+    finally:
+        _ufuncs.set_vmath(None)

@@ -150,8 +150,10 @@ def kernel_name(op, t):
 
 
 # blocked loops that run the float32/float64 same-type loop on their converted blocks (that loop
-# is vectorized by hand: libmvec's atan2), not the element function
-BLOCKED_VIA_SAME = ("arctan2",)
+# is vectorized by hand: libmvec's atan2 and pow), not the element function
+BLOCKED_VIA_SAME = ("arctan2", "power", "float_power")
+# float32/float64 binary ops with libmvec loops (TL_LOOP2_VMBIN): op -> libm name
+VMATH_BINARY = {"arctan2": "atan2", "power": "pow", "float_power": "pow"}
 
 
 def blocked_ok(op, t):
@@ -434,8 +436,9 @@ def emit():
                 elif op.name == "multiply" and t in ("complex64", "complex128"):
                     F = "float" if t == "complex64" else "double"
                     out.append(f"TL_LOOP2_CMUL({name}, {SUFFIX[t]}, {S}, {F}, {fn})")
-                elif op.name == "arctan2" and t in ("float32", "float64"):
-                    out.append(f"TL_LOOP2_ATAN2({name}, {SUFFIX[t]}, {S}, {t[-2:]})")
+                elif op.name in VMATH_BINARY and t in ("float32", "float64"):
+                    out.append(f"TL_LOOP2_VMBIN({name}, {VMATH_BINARY[op.name]}, {SUFFIX[t]}, "
+                               f"{S}, {t[-2:]}, {fn})")
                 elif op.name in BOOL_RED and t == "bool":
                     out.append(f"TL_LOOP2_REDFN({name}, {S}, {lo}, {fn}, "
                                f"tl_red_{BOOL_RED[op.name]}_b)")

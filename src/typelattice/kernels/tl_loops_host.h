@@ -1152,11 +1152,55 @@ static int tl_hkind(PyArray_Descr *d)
         default: return d->type_num == tl_bf16_typenum ? TL_HK_BF16 : -1;
     }
 }
+/* Calls of a few elements skip tl_half_binary's set-up (~250 instructions, 10% of a 1-element
+ * call): element by element in float32, for operands the float32 compute converts exactly and
+ * whose conversion to a half result type NumPy/ml_dtypes would not round first (int8/uint8/bool
+ * and the half type itself for half results; those and float16/bfloat16/float32 for float32
+ * results): the blocked loop's values and flags. Returns 0 where it does not apply. */
+#define TL_TINY16 8
+static inline float tl_tiny16_ld(int k, const char *p)
+{
+    switch (k) {
+        case TL_HK_F16: return tl_f16_to_f32(*(const uint16_t *)p);
+        case TL_HK_BF16: return tl_bf16_to_f32(*(const uint16_t *)p);
+        case TL_HK_F32: return *(const float *)p;
+        case TL_HK_I8: return (float)*(const int8_t *)p;
+        case TL_HK_U8: return (float)*(const uint8_t *)p;
+        default: return (float)(*(const npy_bool *)p != 0);
+    }
+}
+static inline int tl_tiny16_ok(int ko, int k)
+{
+    return k == TL_HK_I8 || k == TL_HK_U8 || k == TL_HK_B || k == ko
+           || (ko == TL_HK_F32 && (k == TL_HK_F16 || k == TL_HK_BF16));
+}
+static int tl_tiny16(int ko, int ka, int kb, tl_half_elem_fn fn, char *const data[],
+                     npy_intp const st[], npy_intp n, int *rc)
+{
+    npy_intp i;
+    unsigned fpe = 0;
+    if (!tl_tiny16_ok(ko, ka) || !tl_tiny16_ok(ko, kb)) return 0;
+    for (i = 0; i < n; i++) {
+        float r = fn(tl_tiny16_ld(ka, data[0] + i * st[0]), tl_tiny16_ld(kb, data[1] + i * st[1]),
+                     &fpe);
+        char *o = data[2] + i * st[2];
+        if (ko == TL_HK_F32) memcpy(o, &r, sizeof(float));
+        else {
+            uint16_t h = ko == TL_HK_F16 ? tl_f32_to_f16(r, &fpe) : tl_f32_to_bf16(r, &fpe);
+            memcpy(o, &h, sizeof(h));
+        }
+    }
+    *rc = tl_finish(fpe);
+    return 1;
+}
 #define TL_LOOP_FUSED16(NAME, HOP, KO, FN, FALLBACK)                                             \
 static int NAME(TL_LOOP_ARGS)                                                                    \
 {                                                                                                \
     npy_intp n = dims[0];                                                                        \
-    int ka = tl_hkind(ctx->descriptors[0]), kb = tl_hkind(ctx->descriptors[1]);                  \
+    int ka = tl_hkind(ctx->descriptors[0]), kb = tl_hkind(ctx->descriptors[1]), rc;              \
+    if (n <= TL_TINY16 && (FN) != NULL && ka >= 0 && kb >= 0                                     \
+            && tl_tiny16(KO, ka, kb, (tl_half_elem_fn)(FN), data, st, n, &rc))                   \
+        return rc;                                                                               \
     if (ka >= 0 && kb >= 0 && st[2] == (npy_intp)(TL_HOP_IS_CMP(HOP) ? 1 : tl_hk_size(KO))     \
             && (st[0] == 0 || st[0] == (npy_intp)tl_hk_size(ka))                                 \
             && (st[1] == 0 || st[1] == (npy_intp)tl_hk_size(kb))                                 \
@@ -2035,7 +2079,7 @@ static void tl_vm_domains(void)
 static int tl_vm_isa = 0;
 static void *tl_vm_fn32[TL_VM_N], *tl_vm_fn64[TL_VM_N];
 /* arctan2: libmvec's AVX-512 variants (_ZGVeN16vv_atan2f, _ZGVeN8vv_atan2), or NULL */
-static void *tl_vm_atan2_32, *tl_vm_atan2_64;
+static void *tl_vm_atan2_32, *tl_vm_atan2_64, *tl_vm_pow_32, *tl_vm_pow_64;   /* libmvec */
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(__linux__)
 #define TL_VMATH 1
@@ -2145,7 +2189,7 @@ static const char *tl_vmath_set(int on)
     int k;
     tl_vm_isa = 0;
     for (k = 0; k < TL_VM_N; k++) tl_vm_fn32[k] = tl_vm_fn64[k] = NULL;
-    tl_vm_atan2_32 = tl_vm_atan2_64 = NULL;
+    tl_vm_atan2_32 = tl_vm_atan2_64 = tl_vm_pow_32 = tl_vm_pow_64 = NULL;
 #if defined(TL_VMATH)
     if (on < 0) {
         on = !tl_simd_disabled();
@@ -2174,6 +2218,8 @@ static const char *tl_vmath_set(int on)
         if (isa == 2) {
             tl_vm_atan2_32 = dlsym(lib, "_ZGVeN16vv_atan2f");
             tl_vm_atan2_64 = dlsym(lib, "_ZGVeN8vv_atan2");
+            tl_vm_pow_32 = dlsym(lib, "_ZGVeN16vv_powf");
+            tl_vm_pow_64 = dlsym(lib, "_ZGVeN8vv_pow");
         }
         tl_vm_isa = isa;
     }
@@ -2201,12 +2247,25 @@ static const char *tl_vmath_set(int on)
 #define TL_VM_CALL(S, OP, FN)
 #endif
 #if defined(TL_VMATH)
-/* o[i] = atan2(a[i], b[i]) for whole vectors through libmvec; lanes with other than ordinary
- * operands (zero, subnormal, inf, NaN, or exponents more than LIM apart: a quotient that could
- * overflow or a result that underflows) are recomputed by the scalar function, as in
- * TL_VM_LOOP (the vector calls' own flags are dropped). Returns how many elements were done. */
-#define TL_VM_ATAN2(S, F, N, V, SUF, LIM)                                                         \
-__attribute__((target("avx512f,avx512dq"))) static npy_intp tl_vm_atan2_##S##_avx512(           \
+/* o[i] = LIBM(a[i], b[i]) (atan2, pow) for whole vectors through libmvec; lanes with other than
+ * ordinary operands (TL_VM_OK_<LIBM>) are recomputed by the scalar element function FN, as in
+ * TL_VM_LOOP (the vector calls' own flags are dropped). Returns how many elements were done.
+ * atan2: no zero, subnormal, inf or NaN operand, exponents at most LIM apart (a quotient that
+ * could overflow or a result that underflows). pow: a positive normal base, a finite exponent,
+ * |y| * (|exponent of x| + 1) <= LIM, so the result is normal (LIM: 100 / 1000 for float32 /
+ * float64, against exponent ranges of 126 / 1022). */
+#define TL_VM_OK_atan2(SUF, x, y, all, lim)                                                      \
+    (((unsigned)_mm512_fpclass_##SUF##_mask(x, 0xbf) ^ all)                                      \
+     & ((unsigned)_mm512_fpclass_##SUF##_mask(y, 0xbf) ^ all)                                    \
+     & (unsigned)_mm512_cmp_##SUF##_mask(_mm512_abs_##SUF(_mm512_sub_##SUF(                     \
+           _mm512_getexp_##SUF(x), _mm512_getexp_##SUF(y))), lim, _CMP_LE_OQ))
+#define TL_VM_OK_pow(SUF, x, y, all, lim)                                                        \
+    (((unsigned)_mm512_fpclass_##SUF##_mask(x, 0xff) ^ all)                                      \
+     & ((unsigned)_mm512_fpclass_##SUF##_mask(y, 0x99) ^ all)                                    \
+     & (unsigned)_mm512_cmp_##SUF##_mask(_mm512_mul_##SUF(_mm512_abs_##SUF(y), _mm512_add_##SUF( \
+           _mm512_abs_##SUF(_mm512_getexp_##SUF(x)), _mm512_set1_##SUF(1))), lim, _CMP_LE_OQ))
+#define TL_VM_BIN(LIBM, S, F, N, V, SUF, LIM, FN)                                                \
+__attribute__((target("avx512f,avx512dq"))) static npy_intp tl_vm_##LIBM##_##S##_avx512(         \
     void *vf, const F *a, int ca, const F *b, int cb, F *o, npy_intp n, unsigned *fpe)           \
 {                                                                                                \
     typedef V (*vfn)(V, V);                                                                      \
@@ -2217,10 +2276,7 @@ __attribute__((target("avx512f,avx512dq"))) static npy_intp tl_vm_atan2_##S##_av
     for (; i + N <= n; i += N) {                                                                 \
         V x = ca ? _mm512_loadu_##SUF(a + i) : _mm512_set1_##SUF(a[0]);                          \
         V y = cb ? _mm512_loadu_##SUF(b + i) : _mm512_set1_##SUF(b[0]);                          \
-        V d = _mm512_sub_##SUF(_mm512_getexp_##SUF(x), _mm512_getexp_##SUF(y));                  \
-        unsigned ok = ((unsigned)_mm512_fpclass_##SUF##_mask(x, 0xbf) ^ all)                     \
-                      & ((unsigned)_mm512_fpclass_##SUF##_mask(y, 0xbf) ^ all)                   \
-                      & (unsigned)_mm512_cmp_##SUF##_mask(_mm512_abs_##SUF(d), lim, _CMP_LE_OQ); \
+        unsigned ok = TL_VM_OK_##LIBM(SUF, x, y, all, lim);                                      \
         V r = ((vfn)vf)(x, y);                                                                   \
         if (ok != all) {                                                                         \
             F t[N];                                                                              \
@@ -2228,7 +2284,7 @@ __attribute__((target("avx512f,avx512dq"))) static npy_intp tl_vm_atan2_##S##_av
             _mm512_storeu_##SUF(t, r);                                                           \
             _mm_setcsr(csr);                                                                     \
             for (k = 0; k < N; k++)                                                              \
-                if (!((ok >> k) & 1)) t[k] = tl_arctan2_##S(a[ca ? i + k : 0], b[cb ? i + k : 0], fpe); \
+                if (!((ok >> k) & 1)) t[k] = FN(a[ca ? i + k : 0], b[cb ? i + k : 0], fpe);      \
             csr = _mm_getcsr();                                                                  \
             r = _mm512_loadu_##SUF(t);                                                           \
         }                                                                                        \
@@ -2237,10 +2293,12 @@ __attribute__((target("avx512f,avx512dq"))) static npy_intp tl_vm_atan2_##S##_av
     _mm_setcsr(csr);                                                                             \
     return i;                                                                                    \
 }
-TL_VM_ATAN2(f32, float, 16, __m512, ps, 100.0f)
-TL_VM_ATAN2(f64, double, 8, __m512d, pd, 1000.0)
-#define TL_ATAN2_FAST(S, F, BITS)                                                                \
-    if (tl_vm_atan2_##BITS != NULL && st[2] == (npy_intp)sizeof(F)                               \
+TL_VM_BIN(atan2, f32, float, 16, __m512, ps, 100.0f, tl_arctan2_f32)
+TL_VM_BIN(atan2, f64, double, 8, __m512d, pd, 1000.0, tl_arctan2_f64)
+TL_VM_BIN(pow, f32, float, 16, __m512, ps, 100.0f, tl_power_f32)
+TL_VM_BIN(pow, f64, double, 8, __m512d, pd, 1000.0, tl_power_f64)
+#define TL_VMBIN_FAST(LIBM, S, F, BITS, FN)                                                      \
+    if (tl_vm_##LIBM##_##BITS != NULL && st[2] == (npy_intp)sizeof(F)                            \
             && (st[0] == 0 || st[0] == (npy_intp)sizeof(F))                                      \
             && (st[1] == 0 || st[1] == (npy_intp)sizeof(F)) && (st[0] | st[1]) != 0              \
             && !tl_feedback(data[0], st[0], data[2], st[2], dims[0])                             \
@@ -2251,19 +2309,20 @@ TL_VM_ATAN2(f64, double, 8, __m512d, pd, 1000.0)
         int ca = st[0] != 0, cb = st[1] != 0;                                                    \
         unsigned fpe = 0;                                                                        \
         (void)aux;                                                                               \
-        i = tl_vm_atan2_##S##_avx512(tl_vm_atan2_##BITS, pa, ca, pb, cb, po, n, &fpe);           \
-        for (; i < n; i++) po[i] = tl_arctan2_##S(pa[ca ? i : 0], pb[cb ? i : 0], &fpe);         \
+        i = tl_vm_##LIBM##_##S##_avx512(tl_vm_##LIBM##_##BITS, pa, ca, pb, cb, po, n, &fpe);     \
+        for (; i < n; i++) po[i] = FN(pa[ca ? i : 0], pb[cb ? i : 0], &fpe);                     \
         return tl_finish(fpe);                                                                   \
     }
 #else
-#define TL_ATAN2_FAST(S, F, BITS)
+#define TL_VMBIN_FAST(LIBM, S, F, BITS, FN)
 #endif
-/* arctan2 of float32/float64: libmvec where it runs, the element loop otherwise */
-#define TL_LOOP2_ATAN2(NAME, S, F, BITS)                                                         \
+/* arctan2 / power of float32/float64 (LIBM atan2 / pow): libmvec where it runs, the element loop
+ * FN otherwise */
+#define TL_LOOP2_VMBIN(NAME, LIBM, S, F, BITS, FN)                                               \
 static int NAME(TL_LOOP_ARGS)                                                                    \
 {                                                                                                \
-    TL_ATAN2_FAST(S, F, BITS)                                                                    \
-    { TL_LOOP2_RED_BODY(F, TL_LD_id, TL_ST_id, tl_arctan2_##S) }                                 \
+    TL_VMBIN_FAST(LIBM, S, F, BITS, FN)                                                          \
+    { TL_LOOP2_RED_BODY(F, TL_LD_id, TL_ST_id, FN) }                                             \
 }
 
 #define TL_LOOP1_VEC(NAME, F, S, OP, FN)                                                         \
