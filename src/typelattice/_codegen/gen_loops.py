@@ -197,6 +197,9 @@ def emit_unary(op, out):
         elif op.kernel in VCLASS and t in ("float32", "float64"):
             out.append(f"TL_LOOP1_BOOL({name}, {STORAGE[t]}, "
                        f"tl_vclass_{op.kernel}_{SUFFIX[t]}, {fn})")
+        elif op.kernel == "absolute" and t in ("complex64", "complex128"):
+            out.append(f"TL_LOOP1_CABS({name}, {STORAGE[t]}, {STORAGE[outs[0]]}, "
+                       f"{64 if t == 'complex128' else 32}, {fn})")
         elif (len(outs) == 1 and op.kernel in VMATH and t in ("float32", "float64")
                 and not (t == "float64" and op.kernel in VMATH_SCALAR64)):
             out.append(f"TL_LOOP1_VEC({name}, {STORAGE[t]}, {t[-2:]}, {op.kernel}, {fn})")
