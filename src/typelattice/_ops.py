@@ -355,7 +355,8 @@ UNARY_OPS = [
        doc="Absolute value as a float; complex raises TypeError."),
     Op("spacing", INEXACT, nin=1, kinds=REAL, kind_error="ValueError", native16=True,
        doc="Distance to the next representable value away from zero; complex raises ValueError."),
-    Op("frexp", INEXACT, nin=1, nout=2, out=("same", "int32"), kinds=REAL,
+    Op("frexp", INEXACT, nin=1, nout=2, out=("same", "int32"), kinds=REAL, kernel16="frexp_h",
+       kernel_bf16="frexp_h",
        doc="(mantissa, exponent): the mantissa is the operand made inexact, the exponent int32; "
            "complex raises TypeError."),
     Op("modf", INEXACT, nin=1, nout=2, kinds=REAL,

@@ -1603,12 +1603,22 @@ TL_VCLASS_OPS(f64, double, 64, 8, 4, 0x7fffffffffffffffLL, 0x7ff0000000000000LL)
 /* SI -> (SO1, SO2): out1 = ST1(FN(LD(x), &o2, &fpe)), out2 = ST2(o2); CT2 is the compute type of
  * the second result (frexp: int32 exponent; modf: the integral part) */
 #define TL_LOOP1_2(NAME, SI, SO1, SO2, CT2, LD, ST1, ST2, FN)                                    \
-static int NAME(TL_LOOP_ARGS)                                                                    \
+TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
 {                                                                                                \
     npy_intp n = dims[0], i;                                                                     \
     char *a = data[0], *o1 = data[1], *o2 = data[2];                                             \
     unsigned fpe = 0;                                                                            \
     (void)ctx; (void)aux;                                                                        \
+    if (st[0] == (npy_intp)sizeof(SI) && st[1] == (npy_intp)sizeof(SO1)                          \
+            && st[2] == (npy_intp)sizeof(SO2)) {    /* contiguous: vectorizable */              \
+        const SI *pa = (const SI *)a; SO1 *p1 = (SO1 *)o1; SO2 *p2 = (SO2 *)o2;                  \
+        for (i = 0; i < n; i++) {                                                                \
+            CT2 r2;                                                                              \
+            p1[i] = ST1(FN(LD(pa[i]), &r2, &fpe), &fpe);                                         \
+            p2[i] = ST2(r2, &fpe);                                                               \
+        }                                                                                        \
+        return tl_finish(fpe);                                                                   \
+    }                                                                                            \
     for (i = 0; i < n; i++, a += st[0], o1 += st[1], o2 += st[2]) {                              \
         CT2 r2;                                                                                  \
         SO1 r1 = ST1(FN(LD(*(const SI *)a), &r2, &fpe), &fpe);                                   \
