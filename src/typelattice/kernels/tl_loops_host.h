@@ -806,12 +806,23 @@ static int NAME(TL_LOOP_ARGS)                                                   
 
 /* two outputs: (q, r) = FN(a, b) */
 #define TL_LOOP_DIVMOD(NAME, S, CT, LD, ST, FN)                                                  \
-static int NAME(TL_LOOP_ARGS)                                                                    \
+TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
 {                                                                                                \
     npy_intp n = dims[0], i;                                                                     \
     char *a = data[0], *b = data[1], *o1 = data[2], *o2 = data[3];                               \
     unsigned fpe = 0;                                                                            \
     (void)ctx; (void)aux;                                                                        \
+    if (st[0] == (npy_intp)sizeof(S) && st[1] == (npy_intp)sizeof(S)                             \
+            && st[2] == (npy_intp)sizeof(S) && st[3] == (npy_intp)sizeof(S)) {                   \
+        const S *pa = (const S *)a, *pb = (const S *)b; S *p1 = (S *)o1, *p2 = (S *)o2;          \
+        for (i = 0; i < n; i++) {                                                                \
+            CT q, r;                                                                             \
+            FN(LD(pa[i]), LD(pb[i]), &q, &r, &fpe);                                              \
+            p1[i] = ST(q, &fpe);                                                                 \
+            p2[i] = ST(r, &fpe);                                                                 \
+        }                                                                                        \
+        return tl_finish(fpe);                                                                   \
+    }                                                                                            \
     for (i = 0; i < n; i++, a += st[0], b += st[1], o1 += st[2], o2 += st[3]) {                  \
         CT q, r;                                                                                 \
         FN(LD(*(const S *)a), LD(*(const S *)b), &q, &r, &fpe);                                  \
