@@ -350,9 +350,9 @@ def test_complex_multiply_simd_is_numpys(dt):
 @pytest.mark.parametrize("simd", [False, True, "avx2"])
 @pytest.mark.parametrize("dt", ["int8", "int16", "int32", "uint8", "uint16", "uint32"])
 def test_integer_floor_divide_remainder_paths(dt, simd):
-    """floor_divide/remainder of 8-32-bit ints through a float type (blocks without a zero
-    divisor or MIN // -1): NumPy's results and warnings over the whole range, negative operands,
-    scalar operands, blocks with a zero divisor or MIN // -1 among ordinary pairs."""
+    """floor_divide/remainder/divmod of 8-32-bit ints through a float type (blocks without a
+    zero divisor or MIN // -1): NumPy's results and warnings over the whole range, negative
+    operands, scalar operands, blocks with a zero divisor or MIN // -1 among ordinary pairs."""
     _ufuncs.set_simd(simd)
     try:
         rng = np.random.default_rng(14)
@@ -365,7 +365,7 @@ def test_integer_floor_divide_remainder_paths(dt, simd):
                 b = rng.integers(max(info.min, -5), 6, n).astype(dt)
             if trial % 4 == 1 and n > 10:
                 a[n // 2], b[n // 2] = info.min, (-1 if info.min < 0 else 0)
-            for op in ("floor_divide", "remainder"):
+            for op in ("floor_divide", "remainder", "divmod"):
                 nz = b[b != 0]
                 cases = [(a, b), (a[0], b)] + ([(a, nz[0])] if nz.size else [])
                 for args in cases:
@@ -374,8 +374,10 @@ def test_integer_floor_divide_remainder_paths(dt, simd):
                         with warnings.catch_warnings(record=True) as w:
                             warnings.simplefilter("always")
                             r = f(*args)
-                        res.append((r.tobytes(), sorted({str(m.message).replace("jax.", "")
-                                                          for m in w})))
+                        outs = r if isinstance(r, tuple) else (r,)
+                        res.append(([o.tobytes() for o in outs],
+                                    sorted({str(m.message).replace("jax.", "")
+                                            for m in w})))
                     assert res[0] == res[1], (op, trial)
     finally:
         _ufuncs.set_simd(None)

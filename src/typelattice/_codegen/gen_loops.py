@@ -407,7 +407,10 @@ def emit():
                 lo, so = "TL_LD_id", "TL_ST_id"
             indexed = "NULL"
             if op.nout == 2:
-                out.append(f"TL_LOOP_DIVMOD({name}, {S}, {COMPUTE[t]}, {lo}, {so}, {fn})")
+                if t in IDIV_TYPES:
+                    out.append(f"TL_LOOP_DIVMOD_IDIV({name}, {SUFFIX[t]}, {S}, {fn})")
+                else:
+                    out.append(f"TL_LOOP_DIVMOD({name}, {S}, {COMPUTE[t]}, {lo}, {so}, {fn})")
             elif op.rule == FIRST_INEXACT and op.name == "ldexp" and t in ("float32", "float64"):
                 # and one reading int32 exponents, as NumPy's (np.frexp gives int32)
                 sfx_up = SUFFIX[t].upper()

@@ -697,6 +697,37 @@ ATTR static int NAME(const T *a, int ca, const T *b, int cb, T *o, npy_intp n)  
 TL_IDIV2(i8, int8_t, float, INT8_MIN) TL_IDIV2(i16, int16_t, float, INT16_MIN)
 TL_IDIV2(i32, int32_t, double, INT32_MIN) TL_IDIV2(u8, uint8_t, float, 0)
 TL_IDIV2(u16, uint16_t, float, 0) TL_IDIV2(u32, uint32_t, double, 0)
+/* divmod of 8- to 32-bit integers: the quotient through tl_idiv_floor_divide (blocks of
+ * contiguous operands with no zero divisor nor MIN // -1), the remainder a - q*b from it (exact:
+ * NumPy's); other blocks and layouts: the element function DIVFN (its warnings) */
+#define TL_LOOP_DIVMOD_IDIV(NAME, SFX, S, DIVFN)                                                 \
+TL_LOOP_DIVMOD(NAME##_elem, S, S, TL_LD_id, TL_ST_id, DIVFN)                                     \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    npy_intp n = dims[0], i, j, k;                                                               \
+    const S *a = (const S *)data[0], *b = (const S *)data[1];                                    \
+    S *q = (S *)data[2], *r = (S *)data[3];                                                      \
+    unsigned fpe = 0;                                                                            \
+    if (st[0] != (npy_intp)sizeof(S) || st[1] != (npy_intp)sizeof(S)                             \
+            || st[2] != (npy_intp)sizeof(S) || st[3] != (npy_intp)sizeof(S)                      \
+            || tl_feedback(data[0], st[0], data[2], st[2], n) || (char *)q == data[0]            \
+            || tl_feedback(data[1], st[1], data[2], st[2], n) || (char *)q == data[1]            \
+            || tl_feedback(data[0], st[0], data[3], st[3], n)                                    \
+            || tl_feedback(data[1], st[1], data[3], st[3], n))                                   \
+        return NAME##_elem(ctx, data, dims, st, aux);                                            \
+    for (i = 0; i < n; i += 2048) {                                                              \
+        npy_intp m = n - i < 2048 ? n - i : 2048;                                                \
+        if (tl_idiv_floor_divide_##SFX(a + i, 1, b + i, 1, q + i, m)) {                          \
+            for (j = 0; j < m; j++) {                                                            \
+                k = i + j;      /* in the unsigned type: wraps as the exact result does */      \
+                r[k] = (S)((uint32_t)a[k] - (uint32_t)q[k] * (uint32_t)b[k]);                    \
+            }                                                                                    \
+        } else {                                                                                 \
+            for (j = i; j < i + m; j++) DIVFN(a[j], b[j], &q[j], &r[j], &fpe);                  \
+        }                                                                                        \
+    }                                                                                            \
+    return tl_finish(fpe);                                                                       \
+}
 #define TL_LOOP2_IDIV(NAME, OPN, SFX, S, FN)                                                     \
 static int NAME(TL_LOOP_ARGS)                                                                    \
 {                                                                                                \
