@@ -166,6 +166,25 @@ cdef extern from *:
     long tl_thr_calls()
     int TL_THR_MAX
 
+cdef extern from *:
+    """
+    #include "tl_fastcall.h"
+    """
+    ctypedef struct tl_fast_entry:
+        void *loop
+        PyArray_Descr *descrs[4]
+        signed char state
+        unsigned char check_fpe
+        signed char to[2]
+    ctypedef int (*tl_fast_resolve_t)(int slot, const int *codes, tl_fast_entry *e)
+    tl_fast_resolve_t tl_fast_resolve_cb
+    int tl_fast_init(const int *type_nums)
+    int tl_fast_install(object uf)
+    void tl_fast_set(int on)
+    int tl_fast_get()
+    Py_ssize_t tl_fast_count()
+    int TL_FAST_NTYPES, TL_FAST_PYINT, TL_FAST_PYFLOAT, TL_FAST_PYCOMPLEX
+
 from cpython.pycapsule cimport PyCapsule_New, PyCapsule_GetPointer
 from cpython.exc cimport PyErr_SetObject
 
@@ -368,9 +387,11 @@ _threads_from_env()
 atexit.register(set_num_threads, 1)     # join the workers before the interpreter goes away
 
 
-cdef dict _PY_SCALAR_DTYPES = {int: <object><PyObject *>&PyArray_PyLongDType,
-                              float: <object><PyObject *>&PyArray_PyFloatDType,
-                              complex: <object><PyObject *>&PyArray_PyComplexDType}
+# NumPy's abstract DTypes of Python int/float/complex operands: the weak types
+cdef object _PY_INT_DT = <object><PyObject *>&PyArray_PyLongDType
+cdef object _PY_FLOAT_DT = <object><PyObject *>&PyArray_PyFloatDType
+cdef object _PY_COMPLEX_DT = <object><PyObject *>&PyArray_PyComplexDType
+cdef dict _PY_SCALAR_DTYPES = {int: _PY_INT_DT, float: _PY_FLOAT_DT, complex: _PY_COMPLEX_DT}
 cdef dict _SAME = {}           # binary ufunc -> {T: (its (T, T) loop, output type names)}
 cdef dict _WEAK_TO = {t: i for i, t in enumerate(_ops.LOOP_TYPES)}   # tl_weak.h's TL_WK_*
 
@@ -385,7 +406,7 @@ cdef object _weak_loop(uf, op, CompiledRules r, names, res, int side, scalar_cla
     t = res[0]
     if res[1] != t or names[1 - side] != t:
         return None
-    if t == "complex128" and scalar_class is _PY_SCALAR_DTYPES[complex]:
+    if t == "complex128" and scalar_class is _PY_COMPLEX_DT:
         return None                         # NumPy's 0-d complex128 array is already T
     loop = _SAME[uf].get(t)
     if loop is None or loop[1] != tuple(res[2:]):
@@ -473,17 +494,16 @@ cdef object _KEEP = []          # name/doc bytes: NumPy does not copy them
 cdef dict _REGISTRY = {}
 
 
-cdef object _operand_name(CompiledRules r, PyArray_DTypeMeta *dt):
-    """Canonical type name (under rules r) of an operand DType class; None for NULL."""
-    if dt == NULL:
+cdef object _operand_name(CompiledRules r, cls):
+    """Canonical type name (under rules r) of an operand DType class; None for None."""
+    if cls is None:
         return None
-    if dt == &PyArray_PyLongDType:
+    if cls is _PY_INT_DT:
         return r.python_scalars.get("int") or _no_scalar(r, "int")
-    if dt == &PyArray_PyFloatDType:
+    if cls is _PY_FLOAT_DT:
         return r.python_scalars.get("float") or _no_scalar(r, "float")
-    if dt == &PyArray_PyComplexDType:
+    if cls is _PY_COMPLEX_DT:
         return r.python_scalars.get("complex") or _no_scalar(r, "complex")
-    cls = <object>dt
     try:
         inst = cls()
     except Exception:
@@ -587,29 +607,24 @@ def _resolve_unary(op, CompiledRules r, a, fixed):
     return res
 
 
-cdef int _promoter(PyObject *ufunc, void *const *op_dtypes, void *const *signature,
-                   void **new_op_dtypes) except -1:
-    uf = <object>ufunc
-    op, rules = _REGISTRY[uf]
-    cdef CompiledRules r = rules
+cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
+    """DType classes of the loop for operand DType classes ``op_classes`` (None: not given;
+    the first input None: a reduction) under ``signature`` classes: the promoter's answer,
+    registering the loop it names on first use."""
     cdef int nargs = op.nin + op.nout
     cdef int i
-    names = [_operand_name(r, <PyArray_DTypeMeta *>op_dtypes[i]) for i in range(nargs)]
-    fixed = [_operand_name(r, <PyArray_DTypeMeta *>signature[i]) for i in range(nargs)]
-    cdef bint reduction = op_dtypes[0] == NULL
+    names = [_operand_name(r, op_classes[i]) for i in range(nargs)]
+    fixed = [_operand_name(r, sig_classes[i]) for i in range(nargs)]
+    cdef bint reduction = op_classes[0] is None
     try:
         res = _resolve_names(op, r, names, fixed, reduction)
     except TypePromotionError as exc:
-        # NumPy replaces errors raised here by its generic no-loop error: dispatch to an error
-        # loop instead, whose resolve_descriptors raises this TypePromotionError.
+        # NumPy replaces errors raised in a promoter by its generic no-loop error: dispatch to
+        # an error loop instead, whose resolve_descriptors raises this TypePromotionError.
         classes = _error_loop(uf, op, r, names, exc)
         if classes is None:
             raise
-        for i in range(nargs):
-            c = classes[i]
-            Py_INCREF(c)
-            new_op_dtypes[i] = <void *><PyObject *>c
-        return 0
+        return classes
     classes = None
     if res[0] in _EXT_TYPES and op.name in _EXT_LOOPS \
             and all(x in (res[0], "bool") for x in res):
@@ -628,15 +643,28 @@ cdef int _promoter(PyObject *ufunc, void *const *op_dtypes, void *const *signatu
         if not reduction and all(f is None for f in fixed):
             if op.nin == 2:
                 for i in range(2):
-                    if op_dtypes[i] == <void *>&PyArray_PyFloatDType \
-                            or op_dtypes[i] == <void *>&PyArray_PyComplexDType:
-                        classes = _weak_loop(uf, op, r, names, res, i,
-                                             <object><PyObject *>op_dtypes[i])
+                    if op_classes[i] is _PY_FLOAT_DT or op_classes[i] is _PY_COMPLEX_DT:
+                        classes = _weak_loop(uf, op, r, names, res, i, op_classes[i])
                         break
             if classes is None:
                 classes = _mixed_loop(uf, op, r, names, res)
         if classes is None:
             classes = [_dtype_class(r, t) for t in res]
+    return classes
+
+
+cdef inline object _class_or_none(void *dt):
+    return <object><PyObject *>dt if dt != NULL else None
+
+
+cdef int _promoter(PyObject *ufunc, void *const *op_dtypes, void *const *signature,
+                   void **new_op_dtypes) except -1:
+    uf = <object>ufunc
+    op, r = _REGISTRY[uf]
+    cdef int nargs = op.nin + op.nout
+    cdef int i
+    classes = _loop_classes(uf, op, r, [_class_or_none(op_dtypes[i]) for i in range(nargs)],
+                            [_class_or_none(signature[i]) for i in range(nargs)])
     for i in range(nargs):
         c = classes[i]
         Py_INCREF(c)
@@ -698,6 +726,10 @@ cdef int _weak_fpe(int flags) noexcept:
 tl_weak_fpe_cb = <tl_weak_fpe_cb_t>_weak_fpe
 
 
+# (ufunc, DType classes) -> (its strided loop as registered, whether NumPy checks FP flags)
+cdef dict _LOOP_OF = {}
+
+
 cdef int _add_spec(uf, op, classes, void *loop, void *indexed, void *initial, void *resolve,
                    bytes name, bint threaded=False, fp_classes=None) except -1:
     """Register a loop for DType ``classes``. threaded: ``loop`` is already wrapped by
@@ -742,7 +774,102 @@ cdef int _add_spec(uf, op, classes, void *loop, void *indexed, void *initial, vo
     spec.dtypes = dtypes
     spec.slots = slots
     PyUFunc_AddLoopFromSpec(uf, &spec)
+    if resolve == NULL:         # the error loops raise in resolve_descriptors
+        _LOOP_OF[(uf, tuple(classes))] = (<size_t>slots[0].pfunc,
+                                          not spec.flags & NPY_METH_NO_FLOATINGPOINT_ERRORS)
     return 0
+
+
+# -- the call path of kernels/tl_fastcall.h ----------------------------------------------------
+cdef list _FAST_UFUNC = []      # slot -> ufunc
+# operand kind codes: the loop types (their DType classes and dtypes), then Python int/float/complex
+cdef list _FAST_CLASSES = _LOOP_DTYPES + [_PY_INT_DT, _PY_FLOAT_DT, _PY_COMPLEX_DT]
+cdef list _FAST_DTYPES = [dtype_of(t) for t in _ops.LOOP_TYPES]
+cdef dict _CODE_OF_CLASS = {c: i for i, c in enumerate(_LOOP_DTYPES)}
+cdef tuple _FAST_PROBES = (int, float, complex)   # resolve_dtypes' spelling of weak scalars
+
+
+cdef int _fast_fill(int slot, const int *codes, tl_fast_entry *e) except -1:
+    """Fill e with the loop NumPy runs for operand kinds ``codes`` (state 1), or mark it for
+    NumPy's path (state -1): the loop must read the arrays' own dtypes; a Python scalar is
+    converted to the loop's type at its position (or read as float64/complex128 by a weak loop)."""
+    uf = _FAST_UFUNC[slot]
+    op, r = _REGISTRY[uf]
+    cdef int nin = op.nin, nargs = op.nin + op.nout, i, c, to
+    e.state = -1
+    classes = tuple(_loop_classes(uf, op, r, [_FAST_CLASSES[codes[i]] for i in range(nin)]
+                                  + [None] * op.nout, [None] * nargs))
+    rec = _LOOP_OF.get((uf, classes))
+    if rec is None:
+        return 0
+    descrs = []
+    for i in range(nargs):
+        k = classes[i]
+        c = codes[i] if i < nin else -1
+        if 0 <= c < TL_FAST_NTYPES:
+            if k is not _FAST_CLASSES[c]:
+                return 0                # NumPy casts this array first
+            descrs.append(_FAST_DTYPES[c])
+            continue
+        if k is _PY_FLOAT_DT or k is _PY_COMPLEX_DT:
+            to = TL_FAST_PYFLOAT if k is _PY_FLOAT_DT else TL_FAST_PYCOMPLEX
+            descrs.append(_FAST_DTYPES[_ops.LOOP_TYPES.index(
+                "float64" if k is _PY_FLOAT_DT else "complex128")])
+        elif k in _CODE_OF_CLASS:
+            to = _CODE_OF_CLASS[k]
+            descrs.append(_FAST_DTYPES[to])
+        else:
+            return 0
+        if i < nin:
+            e.to[i] = to
+    # NumPy's own resolution of these operands gives the same dtypes
+    got = uf.resolve_dtypes(tuple(_FAST_DTYPES[codes[i]] if codes[i] < TL_FAST_NTYPES
+                                  else _FAST_PROBES[codes[i] - TL_FAST_PYINT]
+                                  for i in range(nin)) + (None,) * op.nout)
+    for i in range(nargs):
+        if (i >= nin or codes[i] < TL_FAST_NTYPES) and got[i] != descrs[i]:
+            return 0
+    for i in range(nargs):
+        Py_INCREF(descrs[i])
+        e.descrs[i] = <PyArray_Descr *><PyObject *>descrs[i]
+    e.loop = <void *><size_t>rec[0]
+    e.check_fpe = rec[1]
+    e.state = 1
+    return 0
+
+
+cdef int _fast_resolve(int slot, const int *codes, tl_fast_entry *e) noexcept with gil:
+    try:
+        _fast_fill(slot, codes, e)
+    except Exception:
+        e.state = -1                    # NumPy's path: it raises the error, or finds its way
+    return 0
+
+
+cdef int _fast_nums[15]
+assert len(_ops.LOOP_TYPES) == TL_FAST_NTYPES == 15
+for _m, _t in enumerate(_ops.LOOP_TYPES):
+    _fast_nums[_m] = dtype_of(_t).num
+tl_fast_init(_fast_nums)
+tl_fast_resolve_cb = <tl_fast_resolve_t>_fast_resolve
+
+
+def set_fastcall(on=None):
+    """Plain calls through typelattice's own call path (True, the default; environment
+    TYPELATTICE_FASTCALL=0 turns it off at import) or always through NumPy's (False): a switch
+    for tests and benchmarks. None only reports. Returns whether it is on."""
+    if on is not None:
+        tl_fast_set(1 if on else 0)
+    return bool(tl_fast_get())
+
+
+def fastcall_count():
+    """How many calls typelattice's call path has run (tests)."""
+    return tl_fast_count()
+
+
+if os.environ.get("TYPELATTICE_FASTCALL", "1").strip() in ("0", "false", "off", "no"):
+    set_fastcall(False)
 
 
 cdef int _identity_code(op, bint reorderable):
@@ -790,6 +917,8 @@ cdef object _make_ufunc(op, CompiledRules r, set types):
     _REGISTRY[uf] = (op, r)
     _SAME[uf] = same
     uf.__module__ = __name__
+    if tl_fast_install(uf) >= 0:
+        _FAST_UFUNC.append(uf)
     return uf
 
 

@@ -1,0 +1,319 @@
+/* typelattice's call path for plain ufunc calls, included by _ufuncs.pyx (it uses the NumPy
+ * C-API table that module imports).
+ *
+ * A call `tl.add(a, b)` goes through the vectorcall pointer stored in the ufunc object. NumPy's
+ * own (ufunc_generic_vectorcall) parses arguments, looks for overrides, converts every operand
+ * to an array (a Python int twice: its legacy type resolvers need a second 0-d array), dispatches
+ * on the DType classes and only then runs the loop: ~200 ns before the first element, more than
+ * the loop itself below ~10^3 elements. Each typelattice ufunc gets one of TL_FAST_NSLOT thunks
+ * in that pointer instead. For the calls whose answer depends on nothing but the operands' dtypes
+ * -- no keywords; inputs that are exact ndarrays of the 15 loop dtypes (native byte order,
+ * aligned) or exact Python int/float/complex (the weak types); the shapes NumPy's trivial-loop
+ * path takes (0-d operands broadcast, otherwise equal shapes, 1-d of any stride or N-d all C- or
+ * all F-contiguous) -- it finds the loop in a table filled once per pair of operand kinds by the
+ * promoter's own resolution (tl_fast_resolve_cb, checked against NumPy's resolve_dtypes), and
+ * runs it as NumPy's trivial-loop path would: a new output array in the operands' order, the FP
+ * status cleared before and reported after by the ufunc's name under np.errstate, the GIL
+ * released above 500 elements, a 0-d result returned as a scalar. Every other call (keywords,
+ * out=, subclasses, NumPy scalars, broadcasting, casts, a Python int outside the loop type's
+ * exact range, pairs without a loop of their own) goes to NumPy's vectorcall, unchanged.
+ */
+#ifndef TYPELATTICE_TL_FASTCALL_H
+#define TYPELATTICE_TL_FASTCALL_H
+
+#include <Python.h>
+#include <fenv.h>
+#include <stdint.h>
+#include <string.h>
+#include "numpy/arrayobject.h"
+#include "numpy/ufuncobject.h"
+#include "numpy/dtype_api.h"
+#include "numpy/npy_math.h"         /* NPY_FPE_* */
+#include "tl_thunks.h"
+#include "tl_weak.h"                /* TL_WK_*: the loop types' codes */
+#include "tl_convert.h"
+
+#define TL_FAST_NTYPES 15           /* codes 0-14: _ops.LOOP_TYPES */
+#define TL_FAST_PYINT 15            /* the weak Python scalar kinds */
+#define TL_FAST_PYFLOAT 16
+#define TL_FAST_PYCOMPLEX 17
+#define TL_FAST_NCODES 18
+#define TL_FAST_NSLOT 1024          /* ufuncs: 85 per rule set */
+#define TL_FAST_GIL_MIN 500         /* NumPy's NPY_BEGIN_THREADS_THRESHOLDED */
+
+/* One pair (or one) of operand kinds of one ufunc. state 0: not resolved yet; 1: loop, descrs,
+ * check_fpe and to[] hold the loop NumPy would run; -1: NumPy's path. to[i] for a Python scalar
+ * operand: the loop's type code at that position (the scalar is converted to it), or
+ * TL_FAST_PYFLOAT/PYCOMPLEX where the loop reads NumPy's float64/complex128 value itself (the
+ * weak loops of tl_weak.c). */
+typedef struct {
+    PyArrayMethod_StridedLoop *loop;
+    PyArray_Descr *descrs[4];
+    signed char state;
+    unsigned char check_fpe;
+    signed char to[2];
+} tl_fast_entry;
+
+typedef int (*tl_fast_resolve_t)(int slot, const int *codes, tl_fast_entry *e);
+static tl_fast_resolve_t tl_fast_resolve_cb = NULL;
+
+static tl_fast_entry *tl_fast_entries[TL_FAST_NSLOT];
+static int tl_fast_nslots = 0;
+static vectorcallfunc tl_fast_numpy = NULL;     /* NumPy's ufunc_generic_vectorcall */
+static int tl_fast_enabled = 1;
+static Py_ssize_t tl_fast_hits = 0;             /* calls run here (tests) */
+static signed char tl_fast_code_of_num[NPY_NTYPES_LEGACY];
+static int tl_fast_bf16_num = -1;
+
+/* type numbers of the loop types, code by code (the bfloat16 one is ml_dtypes') */
+static int tl_fast_init(const int *type_nums)
+{
+    int c;
+    memset(tl_fast_code_of_num, -1, sizeof(tl_fast_code_of_num));
+    for (c = 0; c < TL_FAST_NTYPES; c++) {
+        if (type_nums[c] >= 0 && type_nums[c] < NPY_NTYPES_LEGACY)
+            tl_fast_code_of_num[type_nums[c]] = (signed char)c;
+        else
+            tl_fast_bf16_num = type_nums[c];
+    }
+    return 0;
+}
+
+static inline int tl_fast_array_code(PyArrayObject *a)
+{
+    PyArray_Descr *d = PyArray_DESCR(a);
+    int num = d->type_num, c;
+    if (num >= 0 && num < NPY_NTYPES_LEGACY) c = tl_fast_code_of_num[num];
+    else c = num == tl_fast_bf16_num ? TL_WK_BF16 : -1;
+    if (c < 0 || !PyArray_ISNBO(d->byteorder) || PyDataType_METADATA(d) != NULL
+            || !PyArray_ISALIGNED(a))
+        return -1;
+    return c;
+}
+
+/* A Python int as loop type `to` into buf; -1 (NumPy's path: its error or its conversion) when
+ * it does not fit the type exactly */
+static int tl_fast_pyint(PyObject *o, int to, char *buf)
+{
+    int ovf = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &ovf);
+    unsigned long long mag;
+    if (ovf || (v == -1 && PyErr_Occurred())) {
+        PyErr_Clear();
+        return -1;
+    }
+    mag = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    switch (to) {
+#define TL_FAST_INT(CODE, T, LO, HI)                                                             \
+        case CODE: { T x; if (v < (LO) || v > (HI)) return -1;                                   \
+                     x = (T)v; memcpy(buf, &x, sizeof x); return 0; }
+        TL_FAST_INT(TL_WK_U8, uint8_t, 0, UINT8_MAX)
+        TL_FAST_INT(TL_WK_U16, uint16_t, 0, UINT16_MAX)
+        TL_FAST_INT(TL_WK_U32, uint32_t, 0, UINT32_MAX)
+        TL_FAST_INT(TL_WK_U64, uint64_t, 0, INT64_MAX)
+        TL_FAST_INT(TL_WK_I8, int8_t, INT8_MIN, INT8_MAX)
+        TL_FAST_INT(TL_WK_I16, int16_t, INT16_MIN, INT16_MAX)
+        TL_FAST_INT(TL_WK_I32, int32_t, INT32_MIN, INT32_MAX)
+        TL_FAST_INT(TL_WK_I64, int64_t, INT64_MIN, INT64_MAX)
+#undef TL_FAST_INT
+        /* float types: integers they hold exactly, so no rounding question arises */
+        case TL_WK_BF16: {
+            unsigned fl = 0;
+            uint16_t h;
+            if (mag > 256) return -1;
+            h = tl_f32bits_to_bf16bits(tl_f32_to_bits((float)v), &fl);
+            memcpy(buf, &h, 2);
+            return 0;
+        }
+        case TL_WK_F16: {
+            unsigned fl = 0;
+            uint16_t h;
+            if (mag > 2048) return -1;
+            h = tl_f64bits_to_f16bits(tl_f64_to_bits((double)v), &fl);
+            memcpy(buf, &h, 2);
+            return 0;
+        }
+        case TL_WK_F32: case TL_WK_C64: {
+            float x[2] = {(float)v, 0.0f};
+            if (mag > (1ULL << 24)) return -1;
+            memcpy(buf, x, to == TL_WK_F32 ? 4 : 8);
+            return 0;
+        }
+        case TL_WK_F64: case TL_WK_C128: {
+            double x[2] = {(double)v, 0.0};
+            if (mag > (1ULL << 53)) return -1;
+            memcpy(buf, x, to == TL_WK_F64 ? 8 : 16);
+            return 0;
+        }
+        default:
+            return -1;          /* bool: NumPy's own conversion */
+    }
+}
+
+/* The value of Python scalar operand o (kind `code`) as the loop reads it (entry's to[i]) */
+static int tl_fast_scalar(PyObject *o, int code, int to, char *buf)
+{
+    if (code == TL_FAST_PYINT)
+        return tl_fast_pyint(o, to, buf);
+    if (code == TL_FAST_PYFLOAT) {
+        double x[2] = {PyFloat_AS_DOUBLE(o), 0.0};
+        if (to != TL_FAST_PYFLOAT && to != TL_WK_F64 && to != TL_WK_C128) return -1;
+        memcpy(buf, x, to == TL_WK_C128 ? 16 : 8);
+        return 0;
+    }
+    {
+        Py_complex z = PyComplex_AsCComplex(o);
+        double x[2] = {z.real, z.imag};
+        if (to != TL_FAST_PYCOMPLEX && to != TL_WK_C128) return -1;
+        memcpy(buf, x, 16);
+        return 0;
+    }
+}
+
+static inline int tl_fast_fpstatus(void)
+{
+    int f = fetestexcept(FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID);
+    return ((f & FE_DIVBYZERO) ? NPY_FPE_DIVIDEBYZERO : 0) | ((f & FE_OVERFLOW) ? NPY_FPE_OVERFLOW : 0)
+           | ((f & FE_UNDERFLOW) ? NPY_FPE_UNDERFLOW : 0) | ((f & FE_INVALID) ? NPY_FPE_INVALID : 0);
+}
+
+static PyObject *tl_fast_call(int slot, PyObject *self, PyObject *const *args, size_t nargsf,
+                              PyObject *kwnames)
+{
+    PyUFuncObject *uf = (PyUFuncObject *)self;
+    tl_fast_entry *table = tl_fast_entries[slot], *e;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    int nin = uf->nin, nout = uf->nout, i, codes[2], ndim = -1, order = 0, have_array = 0;
+    npy_intp *shape = NULL, n = 1, st[4];
+    char *data[4];
+    union { double d[2]; char b[16]; } val[2];
+    PyArrayObject *outs[2] = {NULL, NULL};
+
+    if (!tl_fast_enabled || kwnames != NULL || nargs != nin || table == NULL)
+        goto numpy;
+    for (i = 0; i < nin; i++) {
+        PyObject *o = args[i];
+        if (PyArray_CheckExact(o)) {
+            PyArrayObject *a = (PyArrayObject *)o;
+            int nd = PyArray_NDIM(a);
+            if ((codes[i] = tl_fast_array_code(a)) < 0) goto numpy;
+            have_array = 1;
+            data[i] = PyArray_BYTES(a);
+            if (nd == 0) {                      /* broadcasts */
+                st[i] = 0;
+                continue;
+            }
+            if (ndim < 0) {
+                ndim = nd;
+                shape = PyArray_DIMS(a);
+            }
+            else if (nd != ndim || !PyArray_CompareLists(shape, PyArray_DIMS(a), nd)) {
+                goto numpy;
+            }
+            if (nd == 1) {
+                st[i] = PyArray_STRIDES(a)[0];
+            }
+            else {
+                int f = PyArray_FLAGS(a) & (NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_F_CONTIGUOUS);
+                if (f == 0 || (order != 0 && order != f)) goto numpy;
+                order = f;
+                st[i] = PyArray_ITEMSIZE(a);
+            }
+        }
+        else {
+            if (PyLong_CheckExact(o)) codes[i] = TL_FAST_PYINT;
+            else if (PyFloat_CheckExact(o)) codes[i] = TL_FAST_PYFLOAT;
+            else if (PyComplex_CheckExact(o)) codes[i] = TL_FAST_PYCOMPLEX;
+            else goto numpy;
+            st[i] = 0;
+        }
+    }
+    if (!have_array) goto numpy;
+    e = &table[nin == 2 ? codes[0] * TL_FAST_NCODES + codes[1] : codes[0]];
+    if (e->state == 0 && tl_fast_resolve_cb(slot, codes, e) < 0) return NULL;
+    if (e->state < 0) goto numpy;
+    for (i = 0; i < nin; i++) {
+        if (codes[i] < TL_FAST_NTYPES) continue;
+        if (tl_fast_scalar(args[i], codes[i], e->to[i], val[i].b) < 0) goto numpy;
+        data[i] = val[i].b;
+    }
+    if (ndim < 0) ndim = 0;
+    n = PyArray_MultiplyList(shape, ndim);
+    for (i = 0; i < nout; i++) {
+        PyArray_Descr *d = e->descrs[nin + i];
+        Py_INCREF(d);
+        outs[i] = (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, d, ndim, shape, NULL, NULL,
+                                                        order == NPY_ARRAY_F_CONTIGUOUS, NULL);
+        if (outs[i] == NULL) goto fail;
+        data[nin + i] = PyArray_BYTES(outs[i]);
+        st[nin + i] = PyDataType_ELSIZE(d);
+    }
+    if (n > 0) {
+        PyArrayMethod_Context ctx;
+        PyThreadState *ts = NULL;
+        int rc;
+        memset(&ctx, 0, sizeof(ctx));
+        ctx.caller = self;
+        ctx.descriptors = e->descrs;
+        /* as NumPy's npy_clear_floatstatus_barrier: testing is far cheaper than clearing */
+        if (e->check_fpe && tl_fast_fpstatus() != 0)
+            feclearexcept(FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID);
+        if (n > TL_FAST_GIL_MIN) ts = PyEval_SaveThread();
+        rc = e->loop(&ctx, data, &n, st, NULL);
+        if (ts != NULL) PyEval_RestoreThread(ts);
+        if (rc < 0 || PyErr_Occurred()) goto fail;
+        if (e->check_fpe) {
+            int fpe = tl_fast_fpstatus();
+            if (fpe && PyUFunc_GiveFloatingpointErrors(uf->name, fpe) < 0) goto fail;
+        }
+    }
+    tl_fast_hits++;
+    if (nout == 1)
+        return PyArray_Return(outs[0]);
+    {
+        PyObject *res = PyTuple_New(nout);
+        if (res == NULL) goto fail;
+        for (i = 0; i < nout; i++) PyTuple_SET_ITEM(res, i, PyArray_Return(outs[i]));
+        return res;
+    }
+fail:
+    for (i = 0; i < nout; i++) Py_XDECREF(outs[i]);
+    return NULL;
+numpy:
+    return tl_fast_numpy(self, args, nargsf, kwnames);
+}
+
+/* TL_FAST_NSLOT thunks tl_fast_t_XYZ (hex index), each passing its index to tl_fast_call */
+#define TL_FAST_THUNK(a, b, c)                                                                   \
+    static PyObject *tl_fast_t_##a##b##c(PyObject *self, PyObject *const *args, size_t nargsf,  \
+                                        PyObject *kwnames)                                      \
+    { return tl_fast_call(0x##a##b##c, self, args, nargsf, kwnames); }
+#define TL_FAST_PTR(a, b, c) tl_fast_t_##a##b##c,
+#define TL_FAST_1024(M) TL_THUNKS_256(M, 0) TL_THUNKS_256(M, 1) TL_THUNKS_256(M, 2)              \
+    TL_THUNKS_256(M, 3)
+TL_FAST_1024(TL_FAST_THUNK)
+static const vectorcallfunc tl_fast_thunks[TL_FAST_NSLOT] = { TL_FAST_1024(TL_FAST_PTR) };
+
+/* Give ufunc `uf` (nin 1 or 2, nout 1 or 2) a thunk: its slot, or -1 (NumPy's path stays) */
+static int tl_fast_install(PyObject *obj)
+{
+    PyUFuncObject *uf = (PyUFuncObject *)obj;
+    int slot = tl_fast_nslots;
+    size_t n;
+    if (slot == TL_FAST_NSLOT || uf->nin < 1 || uf->nin > 2 || uf->nout < 1 || uf->nout > 2
+            || uf->vectorcall == NULL || (tl_fast_numpy != NULL && uf->vectorcall != tl_fast_numpy))
+        return -1;
+    n = uf->nin == 2 ? TL_FAST_NCODES * TL_FAST_NCODES : TL_FAST_NCODES;
+    tl_fast_entries[slot] = (tl_fast_entry *)PyMem_RawCalloc(n, sizeof(tl_fast_entry));
+    if (tl_fast_entries[slot] == NULL) return -1;
+    tl_fast_numpy = uf->vectorcall;
+    uf->vectorcall = tl_fast_thunks[slot];
+    tl_fast_nslots++;
+    return slot;
+}
+
+static void tl_fast_set(int on) { tl_fast_enabled = on; }
+static int tl_fast_get(void) { return tl_fast_enabled; }
+static Py_ssize_t tl_fast_count(void) { return tl_fast_hits; }
+
+#endif

@@ -1,0 +1,246 @@
+"""typelattice's own call path (kernels/tl_fastcall.h) gives exactly what NumPy's call path gives
+for the same ufunc: result types, dtypes, bits, memory order, FP warnings and errors, exceptions.
+Every ufunc is called on every pair of operand kinds (the 15 loop dtypes and Python
+int/float/complex) and on the layouts the path takes or refuses, once through it and once with it
+switched off (NumPy's ufunc machinery, the reference); the hit counter shows which calls it ran."""
+import warnings
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import typelattice as tl
+from typelattice import _ops, _ufuncs
+
+TYPES = _ops.LOOP_TYPES
+UFUNCS = sorted({getattr(tl, n) for n in tl.UFUNC_NAMES}, key=lambda u: u.__name__)
+BINARY = [u for u in UFUNCS if u.nin == 2]
+UNARY = [u for u in UFUNCS if u.nin == 1]
+
+
+def _values(t, n=7):
+    """n values of loop type t with edges (zeros, extremes, inf, nan) to raise FP flags."""
+    d = np.dtype(ml_dtypes.bfloat16) if t == "bfloat16" else np.dtype(t)
+    if d.kind == "b":
+        base = [True, False, True, True, False, True, False]
+    elif d.kind in "ui":
+        ii = np.iinfo(d)
+        base = [0, 1, ii.max, ii.min, 2, 3, ii.max // 3]
+    elif d.kind == "c":
+        base = [0, 1.5 - 2j, np.inf, complex(np.nan, 1), -2.5 + 0.5j, 1e30j, -0.0]
+    else:
+        base = [0.0, -0.0, 1.5, -2.5, np.inf, np.nan, 3e4]
+    with np.errstate(all="ignore"):
+        return np.array((base * (n // 7 + 1))[:n]).astype(d)
+
+
+SCALARS = {"int": [3, 0, -2, 300, 2 ** 40, 2 ** 70, 100000], "float": [2.5, -0.0, 1e300, np.nan],
+           "complex": [1 + 2j, complex(np.inf, 0)]}
+
+
+def _run(uf, args):
+    """Everything observable of one call: ("ok", results, warnings) or ("err", type, message)."""
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        try:
+            res = uf(*args)
+        except Exception as exc:
+            return ("err", type(exc), str(exc))
+    outs = res if isinstance(res, tuple) else (res,)
+    desc = []
+    for r in outs:
+        a = np.asarray(r)
+        desc.append((type(r), a.dtype, a.shape, a.flags.c_contiguous, a.flags.f_contiguous,
+                     a.tobytes()))
+    return ("ok", desc, [(m.category, str(m.message)) for m in w])
+
+
+def _both(uf, args):
+    """(fast path's outcome, NumPy path's outcome, whether the fast path ran the call)."""
+    _ufuncs.set_fastcall(True)
+    before = _ufuncs.fastcall_count()
+    fast = _run(uf, args)
+    ran = _ufuncs.fastcall_count() - before
+    _ufuncs.set_fastcall(False)
+    try:
+        slow = _run(uf, args)
+    finally:
+        _ufuncs.set_fastcall(True)
+    return fast, slow, ran
+
+
+def _operands(kind, n=7):
+    """Operands of one kind: a loop dtype's array, or the Python scalars of int/float/complex."""
+    if kind in SCALARS:
+        return SCALARS[kind]
+    return [_values(kind, n)]
+
+
+@pytest.mark.parametrize("uf", BINARY, ids=lambda u: u.__name__)
+def test_every_pair_of_operand_kinds_as_numpys_path(uf):
+    kinds = list(TYPES) + list(SCALARS)
+    ran = 0
+    for ka in kinds:
+        for kb in kinds:
+            if ka in SCALARS and kb in SCALARS:
+                continue
+            for a in _operands(ka):
+                for b in _operands(kb):
+                    fast, slow, hit = _both(uf, (a, b))
+                    assert fast == slow, (uf.__name__, ka, kb, a, b)
+                    ran += hit
+    assert ran > 0, uf.__name__         # the path ran the calls it takes
+
+
+@pytest.mark.parametrize("uf", UNARY, ids=lambda u: u.__name__)
+def test_every_operand_kind_unary_as_numpys_path(uf):
+    ran = 0
+    for k in TYPES:
+        a = _values(k)
+        for args in ((a,), (a[:1],), (np.asarray(a[2]),)):
+            fast, slow, hit = _both(uf, args)
+            assert fast == slow, (uf.__name__, k)
+            ran += hit
+    for s in (2, 2.5, 1j):          # no array: NumPy's path
+        fast, slow, hit = _both(uf, (s,))
+        assert fast == slow and hit == 0
+    assert ran > 0, uf.__name__
+
+
+def _layouts(ty):
+    x = _values("float32", 24)
+    y = _values(ty, 24)
+    yield "1-d", x, y, True
+    yield "0-d both", np.asarray(x[2]), np.asarray(y[3]), True
+    yield "0-d and 1-d", np.asarray(x[2]), y, True
+    yield "1-d and scalar", x, 3, "always"
+    yield "strided", x[::2], y[1::2], True
+    yield "negative stride", x[::-1], y, True
+    yield "2-d C", x.reshape(4, 6), y.reshape(4, 6), True
+    yield "2-d F", np.asfortranarray(x.reshape(4, 6)), np.asfortranarray(y.reshape(4, 6)), True
+    yield "2-d F and 0-d", np.asfortranarray(x.reshape(4, 6)), np.asarray(y[0]), True
+    yield "C and F", x.reshape(4, 6), np.asfortranarray(y.reshape(4, 6)), False
+    yield "2-d strided", x.reshape(4, 6)[:, ::2], y.reshape(4, 6)[:, ::2], False
+    yield "broadcast", x.reshape(4, 6), y[:6], False
+    yield "size-1 broadcast", x[:1], y, False
+    yield "empty", x[:0], y[:0], True
+    yield "empty 2-d", x[:0].reshape(0, 3), y[:0].reshape(0, 3), True
+    big = np.linspace(-4, 4, 5000).astype(np.float32)
+    yield "large (GIL released)", big, big[::-1].astype(ty), True
+    yield "byte-swapped", x.astype(">f4"), y, False
+    yield "unaligned", np.frombuffer(b"\0" + x.tobytes(), np.float32, 24, 1), y, False
+    yield "subclass", x.view(np.ma.MaskedArray), y, False
+    yield "numpy scalar", x, np.int8(3), False
+    yield "python bool", x, True, False
+    yield "list", x[:3], [1, 2, 3], False
+    yield "int64 + python int beyond int64", np.arange(3), 2 ** 64, False
+    yield "longlong (not the int64 class)", np.arange(3, dtype=np.longlong), 1, False
+    yield "metadata dtype", x.astype(np.dtype(np.float32, metadata={"a": 1})), y, False
+
+
+@pytest.mark.parametrize("ty", ["float32", "int8"])
+@pytest.mark.parametrize("name", ["add", "divide", "less", "divmod", "arctan2", "ldexp",
+                                  "maximum", "power", "logical_and"])
+def test_layouts_as_numpys_path(name, ty):
+    """The layouts NumPy's trivial loop takes run here when the plain 1-d call of the same
+    dtypes does (float32 with int8: only where a loop reads both; float32 with a Python int
+    always); the others go to NumPy."""
+    uf = getattr(tl, name)
+    base = None
+    for what, a, b, takes in _layouts(ty):
+        fast, slow, hit = _both(uf, (a, b))
+        assert fast == slow, (name, what)
+        if base is None:
+            base = hit
+            assert hit or ty != "float32" or fast[0] == "err", name
+        if fast[0] == "ok":
+            assert hit == {True: base, False: 0, "always": 1}[takes], (name, what)
+
+
+def test_keywords_and_out_go_to_numpys_path():
+    a = _values("float32")
+    out = np.empty_like(a)
+    for kwargs in ({"out": out}, {"dtype": np.float64}, {"where": a > 0, "out": out},
+                   {"casting": "unsafe"}, {"order": "F"}):
+        fast, slow, hit = _both(tl.add, (a, a) if "out" not in kwargs else (a, a))
+        before = _ufuncs.fastcall_count()
+        tl.add(a, a, **kwargs)
+        assert _ufuncs.fastcall_count() == before, kwargs
+    before = _ufuncs.fastcall_count()
+    tl.add(a, a, out)                   # positional out
+    assert _ufuncs.fastcall_count() == before
+    with pytest.raises(TypeError):
+        tl.add(a)
+
+
+def test_errors_and_fp_modes_as_numpys_path():
+    """FP flags are reported under np.errstate by the ufunc's name, as NumPy's path reports them;
+    promotion errors and Python ints out of range come from NumPy's path."""
+    f = np.array([1.0, 0.0, -1.0, np.inf], np.float32)
+    z = np.zeros(4, np.float32)
+    i8 = np.array([1, 0, -3, 7], np.int8)
+    calls = [(tl.divide, (f, z)), (tl.multiply, (f, np.float32(3e38))), (tl.floor_divide, (i8, i8)),
+             (tl.remainder, (i8, 0)), (tl.power, (i8, -1)), (tl.add, (i8, 300)),
+             (tl.add, (np.ones(2, np.uint8), -1)), (tl.sqrt, (f,)), (tl.log, (z,)),
+             (tl.add, (np.ones(2, ml_dtypes.float8_e4m3fn), np.ones(2, np.float16))),
+             (tl.multiply, (np.float32([3e38]), 1e300)), (tl.add, (np.float16([1]), 1e10))]
+    for mode in ("warn", "raise", "ignore", "call"):
+        seen = []
+        with np.errstate(all=mode, call=lambda kind, flag: seen.append(kind)):
+            for uf, args in calls:
+                fast, slow, _ = _both(uf, args)
+                assert fast == slow, (mode, uf.__name__)
+    with np.errstate(all="raise"):
+        with pytest.raises(FloatingPointError, match="divide by zero encountered in jax.divide"):
+            tl.divide(f, z)
+
+
+def test_scalar_results_and_no_leaks():
+    """0-d operands give NumPy scalars (as NumPy's path); repeated calls keep reference counts."""
+    import sys
+    x = np.asarray(np.float32(1.5))
+    assert type(tl.add(x, x)) is np.float32 and type(tl.add(x, 2)) is np.float32
+    assert type(tl.divmod(np.asarray(np.int8(7)), 2)[1]) is np.int8
+    a = np.ones(5, np.int8)
+    d = a.dtype
+    counts = sys.getrefcount(a), sys.getrefcount(d)
+    for _ in range(1000):
+        tl.add(a, 1)
+        tl.divmod(a, a)
+        tl.add(x, 2.5)
+    assert (sys.getrefcount(a), sys.getrefcount(d)) == counts
+
+
+@pytest.mark.parametrize("rules", ["jax32", "jax_strict", "jax_lax", "numpy", "torch",
+                                   "tensorflow", "array_api", "anvil", "max", "kernel_float"])
+def test_other_rule_sets_every_pair(rules):
+    """Rule sets that promote otherwise or refuse pairs (errors from NumPy's path) agree too."""
+    ufs = tl.make_ufuncs(rules)
+    kinds = list(TYPES) + list(SCALARS)
+    for name in ("add", "less", "divmod"):
+        for ka in kinds:
+            for kb in kinds:
+                if ka in SCALARS and kb in SCALARS:
+                    continue
+                a, b = _operands(ka)[0], _operands(kb)[0]
+                fast, slow, _ = _both(ufs[name], (a, b))
+                assert fast == slow, (rules, name, ka, kb)
+
+
+def test_every_rule_set_and_switch():
+    """Each rule set's ufuncs take the path with their own promotion; the switch turns it off."""
+    i8, u8 = np.ones(3, np.int8), np.ones(3, np.uint8)
+    for rules, want in (("jax", np.int16), ("numpy", np.int16), ("torch", np.int16)):
+        add = tl.make_ufuncs(rules)["add"]
+        fast, slow, hit = _both(add, (i8, u8))
+        assert fast == slow and fast[1][0][1] == want and hit == 1, rules
+    lax_add = tl.make_ufuncs("jax_lax")["add"]
+    fast, slow, hit = _both(lax_add, (i8, u8))
+    assert fast == slow and fast[0] == "err" and hit == 0     # jax.lax: no implicit promotion
+    assert _ufuncs.set_fastcall(False) is False
+    before = _ufuncs.fastcall_count()
+    tl.add(i8, 1)
+    assert _ufuncs.fastcall_count() == before
+    assert _ufuncs.set_fastcall(True) is True
+    tl.add(i8, 1)
+    assert _ufuncs.fastcall_count() == before + 1
