@@ -525,3 +525,35 @@ def test_bitwise_count_in_own_width_is_numpys(dt):
     for a in (x, x[::-7]):
         got, want = tl.bitwise_count(a), np.bitwise_count(a)
         assert got.dtype == want.dtype and (got == want).all()
+
+
+@pytest.mark.parametrize("simd", [True, "avx2", False])
+@pytest.mark.parametrize("dt", [np.int8, np.uint8])
+def test_8bit_multiply_and_square_every_path(dt, simd):
+    """int8/uint8 multiply and square through the byte-blend kernel (tl_vmul8): NumPy's products
+    for every pair of byte values, every tail length, broadcast operands on either side, odd
+    offsets, in place; reductions keep the element loop."""
+    _ufuncs.set_simd(simd)
+    try:
+        x, y = (v.ravel().astype(dt) for v in np.meshgrid(np.arange(256), np.arange(256)))
+        assert (tl.multiply(x, y) == np.multiply(x, y)).all()
+        assert (tl.square(x) == np.square(x)).all()
+        rng = np.random.default_rng(3)
+        a = rng.integers(0, 256, 300).astype(np.uint8).view(dt)
+        b = rng.integers(0, 256, 300).astype(np.uint8).view(dt)
+        for n in range(0, 200):
+            for off in (0, 1, 5):
+                aa, bb = a[off:off + n], b[off + 1:off + 1 + n]
+                assert (tl.multiply(aa, bb) == np.multiply(aa, bb)).all(), (n, off)
+                assert (tl.square(aa) == np.square(aa)).all(), (n, off)
+        for k in (0, 1, 77, 255):
+            s = np.asarray(k).astype(np.uint8).view(dt)[()]
+            assert (tl.multiply(a, s) == np.multiply(a, s)).all(), k
+            assert (tl.multiply(s, b[:131]) == np.multiply(s, b[:131])).all(), k
+        c = a.copy()
+        tl.multiply(c, b, out=c)
+        assert (c == np.multiply(a, b)).all()
+        assert tl.multiply.reduce(a[:50]) == np.multiply.reduce(a[:50])
+        assert (tl.multiply(a[::3], b[1::3]) == np.multiply(a[::3], b[1::3])).all()
+    finally:
+        _ufuncs.set_simd(None)

@@ -194,6 +194,8 @@ def emit_unary(op, out):
         if op.kernel in VROUND and t in ("float32", "float64"):
             out.append(f"TL_LOOP1_CONTIG({name}, {STORAGE[t]}, "
                        f"tl_vround_{op.kernel}_{SUFFIX[t]}, {fn})")
+        elif op.kernel == "square" and t in ("int8", "uint8"):
+            out.append(f"TL_LOOP1_CONTIG({name}, {STORAGE[t]}, tl_vsquare_{SUFFIX[t]}, {fn})")
         elif op.kernel in VCLASS and t in ("float32", "float64"):
             out.append(f"TL_LOOP1_BOOL({name}, {STORAGE[t]}, "
                        f"tl_vclass_{op.kernel}_{SUFFIX[t]}, {fn})")
@@ -234,6 +236,12 @@ FCMP_PRED = {"less": "_CMP_LT_OQ", "less_equal": "_CMP_LE_OQ", "greater": "_CMP_
 ICMP_PRED = {"less": "_MM_CMPINT_LT", "greater": "_MM_CMPINT_NLE", "equal": "_MM_CMPINT_EQ"}
 SWAPPED = {"less": "greater", "greater": "less", "less_equal": "greater_equal",
            "greater_equal": "less_equal"}
+# integer arithmetic of the fused loops in 16- to 64-bit compute types: AVX-512 kernels, the
+# intrinsic of each op ({s}: i or u, {b}: bits)
+IARITH_VOP = {"add": "_mm512_add_epi{b}", "subtract": "_mm512_sub_epi{b}",
+              "multiply": "_mm512_mullo_epi{b}", "maximum": "_mm512_max_ep{s}{b}",
+              "minimum": "_mm512_min_ep{s}{b}", "bitwise_and": "_mm512_and_si512",
+              "bitwise_or": "_mm512_or_si512", "bitwise_xor": "_mm512_xor_si512"}
 
 
 # conversions with a vector instruction only in AVX-512DQ (vcvt(u)qq2ps/pd): their fused loops are
@@ -327,6 +335,9 @@ def emit_fused(out):
     def fn(name, t):
         return host(f"tl_{kernel_name(OPS_BY_NAME[name], t)}_{SUFFIX[t]}")
 
+    def bits(t):
+        return t.replace("uint", "").replace("int", "")
+
     for name, a, b, t in keys:
         bool_out = OPS_BY_NAME[name].out == "bool"
         SO = "npy_bool" if bool_out else STORAGE[t]
@@ -340,10 +351,14 @@ def emit_fused(out):
                            f"{SUFFIX[t]}, {SUFFIX[ka]}, {SUFFIX[kb]}, {cvt(ka, t)}, {cvt(kb, t)}, "
                            f"{FCMP_PRED[kop]}, {fn(kop, t)})")
             elif kind(t) in "iu" and kop in ICMP_PRED:
-                bits = t.replace("uint", "").replace("int", "")
                 out.append(f"TL_FUSED_KERNEL_ICMP({kname}, {STORAGE[ka]}, {STORAGE[kb]}, "
-                           f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {SUFFIX[t]}, {bits}, "
+                           f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {SUFFIX[t]}, {bits(t)}, "
                            f"{SUFFIX[ka]}, {SUFFIX[kb]}, {ICMP_PRED[kop]})")
+            elif kind(t) in "iu" and kop in IARITH_VOP and bits(t) != "8":
+                vop = IARITH_VOP[kop].format(s=kind(t), b=bits(t))
+                out.append(f"TL_FUSED_KERNEL_IARITH({kname}, {STORAGE[ka]}, {STORAGE[kb]}, {SO}, "
+                           f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {bits(t)}, "
+                           f"{SUFFIX[ka]}, {SUFFIX[kb]}, {vop})")
             else:
                 out.append(f"TL_FUSED_KERNEL_512({kname}, {STORAGE[ka]}, {STORAGE[kb]}, {SO}, "
                            f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {post})")
@@ -439,6 +454,8 @@ def emit():
                     out.append(f"TL_LOOP2_PW({name}, {pw}, {S}, {lo}, {so}, {fn})")
                 elif op.name in ("floor_divide", "remainder") and t in IDIV_TYPES:
                     out.append(f"TL_LOOP2_IDIV({name}, {op.name}, {SUFFIX[t]}, {S}, {fn})")
+                elif op.name == "multiply" and t in ("int8", "uint8"):
+                    out.append(f"TL_LOOP2_MUL8({name}, {S}, {fn})")
                 elif op.name == "multiply" and t in ("complex64", "complex128"):
                     F = "float" if t == "complex64" else "double"
                     out.append(f"TL_LOOP2_CMUL({name}, {SUFFIX[t]}, {S}, {F}, {fn})")
