@@ -420,6 +420,12 @@ static const tl_kernels K_avx2 = {
 /* ================================================================== */
 #define TL_TAIL16(n, i) ((__mmask16)((n) - (i) >= 16 ? 0xFFFFu : ((1u << ((n) - (i))) - 1u)))
 
+/* Ops whose result keeps a float16 signalling NaN operand's bits (maximum/minimum/fmax/fmin of
+ * float16, NumPy's bit-level loops): vectors holding one go element by element, as vcvtph2ps
+ * would quiet it. Arithmetic needs no check: NumPy's exact conversion then the float32 op quiet
+ * the NaN and raise invalid, as vcvtph2ps does; comparisons raise invalid either way. */
+#define TL_HOP_KEEPS_SNAN(op) ((op) > TL_HOP_DIVIDE && !TL_HOP_IS_CMP(op))
+
 /* Lanes of 16 float16 that are signalling NaNs (vcvtph2ps would quiet them). */
 TL_TARGET_AVX512 TL_VINLINE __mmask16 avx512_f16_snan(__m256i h)
 {
@@ -869,7 +875,7 @@ avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args
         a = avx512_hint(ka, ko, pa, i, tm);
     } else if (ca) {
         ra = avx512_hraw(ka, pa, i, tm);
-        if (ka == TL_HK_F16 && !cmp) sn |= avx512_f16_snan(ra);
+        if (ka == TL_HK_F16 && TL_HOP_KEEPS_SNAN(op)) sn |= avx512_f16_snan(ra);
     }
     if (cb && kb == TL_HK_F32) {
         b = _mm512_mask_loadu_ps(_mm512_set1_ps(1.0f), tm, (const float *)pb + i);
@@ -877,7 +883,7 @@ avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args
         b = avx512_hint(kb, ko, pb, i, tm);
     } else if (cb) {
         rb = avx512_hraw(kb, pb, i, tm);
-        if (kb == TL_HK_F16 && !cmp) sn |= avx512_f16_snan(rb);
+        if (kb == TL_HK_F16 && TL_HOP_KEEPS_SNAN(op)) sn |= avx512_f16_snan(rb);
     }
     if (TL_UNLIKELY(sn)) {
         tl_hbin_elems(x, i, m, fl);
@@ -1012,7 +1018,7 @@ avx2_hbin8(int op, int ko, int ka, int kb, int ca, int cb, const void *pa, const
         a = avx2_hint(ka, ko, pa, i);
     } else if (ca) {
         ra = avx2_hraw(ka, pa, i);
-        if (ka == TL_HK_F16 && !cmp) sn = avx2_f16_snan(ra);
+        if (ka == TL_HK_F16 && TL_HOP_KEEPS_SNAN(op)) sn = avx2_f16_snan(ra);
     }
     if (cb && kb == TL_HK_F32) {
         b = _mm256_loadu_ps((const float *)pb + i);
@@ -1020,7 +1026,7 @@ avx2_hbin8(int op, int ko, int ka, int kb, int ca, int cb, const void *pa, const
         b = avx2_hint(kb, ko, pb, i);
     } else if (cb) {
         rb = avx2_hraw(kb, pb, i);
-        if (kb == TL_HK_F16 && !cmp) sn = _mm_or_si128(sn, avx2_f16_snan(rb));
+        if (kb == TL_HK_F16 && TL_HOP_KEEPS_SNAN(op)) sn = _mm_or_si128(sn, avx2_f16_snan(rb));
     }
     if (TL_UNLIKELY(!_mm_testz_si128(sn, sn)))
         return 0;
