@@ -1,8 +1,9 @@
 """typelattice's own call path (kernels/tl_fastcall.h) gives exactly what NumPy's call path gives
 for the same ufunc: result types, dtypes, bits, memory order, FP warnings and errors, exceptions.
-Every ufunc is called on every pair of operand kinds (the 15 loop dtypes and Python
-int/float/complex) and on the layouts the path takes or refuses, once through it and once with it
-switched off (NumPy's ufunc machinery, the reference); the hit counter shows which calls it ran."""
+Every ufunc is called on every pair of operand kinds (arrays and NumPy scalars of the 15 loop
+dtypes, Python int/float/complex) and on the layouts the path takes or refuses, once through it
+and once with it switched off (NumPy's ufunc machinery, the reference); the hit counter shows
+which calls it ran."""
 import warnings
 
 import ml_dtypes
@@ -70,18 +71,24 @@ def _both(uf, args):
 
 
 def _operands(kind, n=7):
-    """Operands of one kind: a loop dtype's array, or the Python scalars of int/float/complex."""
+    """Operands of one kind: a loop dtype's array ("T") or NumPy scalars ("T scalar"), or the
+    Python scalars of int/float/complex."""
     if kind in SCALARS:
         return SCALARS[kind]
+    if kind.endswith(" scalar"):
+        v = _values(kind.split()[0])
+        return [v[2], v[5]]
     return [_values(kind, n)]
+
+
+KINDS = list(TYPES) + [t + " scalar" for t in TYPES] + list(SCALARS)
 
 
 @pytest.mark.parametrize("uf", BINARY, ids=lambda u: u.__name__)
 def test_every_pair_of_operand_kinds_as_numpys_path(uf):
-    kinds = list(TYPES) + list(SCALARS)
     ran = 0
-    for ka in kinds:
-        for kb in kinds:
+    for ka in KINDS:
+        for kb in KINDS:
             if ka in SCALARS and kb in SCALARS:
                 continue
             for a in _operands(ka):
@@ -97,9 +104,10 @@ def test_every_operand_kind_unary_as_numpys_path(uf):
     ran = 0
     for k in TYPES:
         a = _values(k)
-        for args in ((a,), (a[:1],), (np.asarray(a[2]),)):
+        for args in ((a,), (a[:1],), (np.asarray(a[2]),), (a[2],), (a[5],)):
             fast, slow, hit = _both(uf, args)
             assert fast == slow, (uf.__name__, k)
+            assert hit == 0 or isinstance(args[0], np.ndarray)    # NumPy's scalar path
             ran += hit
     for s in (2, 2.5, 1j):          # no array: NumPy's path
         fast, slow, hit = _both(uf, (s,))
@@ -130,7 +138,10 @@ def _layouts(ty):
     yield "byte-swapped", x.astype(">f4"), y, False
     yield "unaligned", np.frombuffer(b"\0" + x.tobytes(), np.float32, 24, 1), y, False
     yield "subclass", x.view(np.ma.MaskedArray), y, False
-    yield "numpy scalar", x, np.int8(3), False
+    yield "numpy scalar", x, y[3], True
+    yield "numpy scalars", x[3], y[2], True
+    yield "numpy scalar subclass", x, type("i8", (np.int8,), {})(3), False
+    yield "longlong scalar", x, np.longlong(3), False
     yield "python bool", x, True, False
     yield "list", x[:3], [1, 2, 3], False
     yield "int64 + python int beyond int64", np.arange(3), 2 ** 64, False
@@ -216,10 +227,9 @@ def test_scalar_results_and_no_leaks():
 def test_other_rule_sets_every_pair(rules):
     """Rule sets that promote otherwise or refuse pairs (errors from NumPy's path) agree too."""
     ufs = tl.make_ufuncs(rules)
-    kinds = list(TYPES) + list(SCALARS)
     for name in ("add", "less", "divmod"):
-        for ka in kinds:
-            for kb in kinds:
+        for ka in KINDS:
+            for kb in KINDS:
                 if ka in SCALARS and kb in SCALARS:
                     continue
                 a, b = _operands(ka)[0], _operands(kb)[0]

@@ -179,12 +179,15 @@ cdef extern from *:
     ctypedef int (*tl_fast_resolve_t)(int slot, const int *codes, tl_fast_entry *e)
     tl_fast_resolve_t tl_fast_resolve_cb
     int tl_fast_init(const int *type_nums)
+    void tl_fast_set_scalar_type(int code, object type)
+    char *TL_FAST_SCALAR_VALUE(object o)
     int tl_fast_install(object uf)
     void tl_fast_set(int on)
     int tl_fast_get()
     Py_ssize_t tl_fast_count()
     int TL_FAST_NTYPES, TL_FAST_PYINT, TL_FAST_PYFLOAT, TL_FAST_PYCOMPLEX
 
+from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.pycapsule cimport PyCapsule_New, PyCapsule_GetPointer
 from cpython.exc cimport PyErr_SetObject
 
@@ -852,6 +855,20 @@ for _m, _t in enumerate(_ops.LOOP_TYPES):
     _fast_nums[_m] = dtype_of(_t).num
 tl_fast_init(_fast_nums)
 tl_fast_resolve_cb = <tl_fast_resolve_t>_fast_resolve
+
+
+def _register_scalar_types():
+    """Let the call path read NumPy scalars of the loop dtypes where their value sits right after
+    the object header (as in NumPy's and ml_dtypes' scalar structs): checked on a known value."""
+    for code, d in enumerate(_FAST_DTYPES):
+        x = d.type(True) if d.kind == "b" else d.type(-3 if d.kind in "ifc" else 3)
+        want = np.asarray(x, d).tobytes()
+        if type(x) is d.type and PyBytes_FromStringAndSize(TL_FAST_SCALAR_VALUE(x),
+                                                           d.itemsize) == want:
+            tl_fast_set_scalar_type(code, d.type)
+
+
+_register_scalar_types()
 
 
 def set_fastcall(on=None):

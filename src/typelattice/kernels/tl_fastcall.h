@@ -8,15 +8,17 @@
  * the loop itself below ~10^3 elements. Each typelattice ufunc gets one of TL_FAST_NSLOT thunks
  * in that pointer instead. For the calls whose answer depends on nothing but the operands' dtypes
  * -- no keywords; inputs that are exact ndarrays of the 15 loop dtypes (native byte order,
- * aligned) or exact Python int/float/complex (the weak types); the shapes NumPy's trivial-loop
+ * aligned), NumPy scalars of those dtypes (strong, as 0-d arrays) or exact Python
+ * int/float/complex (the weak types), not Python scalars alone nor a unary op of a NumPy scalar
+ * (NumPy's own scalar path is faster there); the shapes NumPy's trivial-loop
  * path takes (0-d operands broadcast, otherwise equal shapes, 1-d of any stride or N-d all C- or
  * all F-contiguous) -- it finds the loop in a table filled once per pair of operand kinds by the
  * promoter's own resolution (tl_fast_resolve_cb, checked against NumPy's resolve_dtypes), and
  * runs it as NumPy's trivial-loop path would: a new output array in the operands' order, the FP
  * status cleared before and reported after by the ufunc's name under np.errstate, the GIL
  * released above 500 elements, a 0-d result returned as a scalar. Every other call (keywords,
- * out=, subclasses, NumPy scalars, broadcasting, casts, a Python int outside the loop type's
- * exact range, pairs without a loop of their own) goes to NumPy's vectorcall, unchanged.
+ * out=, subclasses, broadcasting, casts, a Python int outside the loop type's exact range, pairs
+ * without a loop of their own) goes to NumPy's vectorcall, unchanged.
  */
 #ifndef TYPELATTICE_TL_FASTCALL_H
 #define TYPELATTICE_TL_FASTCALL_H
@@ -64,6 +66,10 @@ static int tl_fast_enabled = 1;
 static Py_ssize_t tl_fast_hits = 0;             /* calls run here (tests) */
 static signed char tl_fast_code_of_num[NPY_NTYPES_LEGACY];
 static int tl_fast_bf16_num = -1;
+/* NumPy scalar types whose value sits right after the object header (checked at import by
+ * _ufuncs.pyx against the array bytes of a known value; NULL: such scalars go to NumPy) */
+static PyTypeObject *tl_fast_scalar_types[TL_FAST_NTYPES];
+#define TL_FAST_SCALAR_VALUE(o) ((char *)(o) + sizeof(PyObject))
 
 /* type numbers of the loop types, code by code (the bfloat16 one is ml_dtypes') */
 static int tl_fast_init(const int *type_nums)
@@ -183,7 +189,7 @@ static PyObject *tl_fast_call(int slot, PyObject *self, PyObject *const *args, s
     PyUFuncObject *uf = (PyUFuncObject *)self;
     tl_fast_entry *table = tl_fast_entries[slot], *e;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    int nin = uf->nin, nout = uf->nout, i, codes[2], ndim = -1, order = 0, have_array = 0;
+    int nin = uf->nin, nout = uf->nout, i, codes[2], ndim = -1, order = 0, arrays = 0, scalars = 0;
     npy_intp *shape = NULL, n = 1, st[4];
     char *data[4];
     union { double d[2]; char b[16]; } val[2];
@@ -197,7 +203,7 @@ static PyObject *tl_fast_call(int slot, PyObject *self, PyObject *const *args, s
             PyArrayObject *a = (PyArrayObject *)o;
             int nd = PyArray_NDIM(a);
             if ((codes[i] = tl_fast_array_code(a)) < 0) goto numpy;
-            have_array = 1;
+            arrays++;
             data[i] = PyArray_BYTES(a);
             if (nd == 0) {                      /* broadcasts */
                 st[i] = 0;
@@ -221,14 +227,23 @@ static PyObject *tl_fast_call(int slot, PyObject *self, PyObject *const *args, s
             }
         }
         else {
+            st[i] = 0;
             if (PyLong_CheckExact(o)) codes[i] = TL_FAST_PYINT;
             else if (PyFloat_CheckExact(o)) codes[i] = TL_FAST_PYFLOAT;
             else if (PyComplex_CheckExact(o)) codes[i] = TL_FAST_PYCOMPLEX;
-            else goto numpy;
-            st[i] = 0;
+            else {                              /* a NumPy scalar: strong, as a 0-d array */
+                PyTypeObject *tp = Py_TYPE(o);
+                int c = 0;
+                while (c < TL_FAST_NTYPES && tl_fast_scalar_types[c] != tp) c++;
+                if (c == TL_FAST_NTYPES) goto numpy;
+                codes[i] = c;
+                data[i] = TL_FAST_SCALAR_VALUE(o);
+                scalars++;
+            }
         }
     }
-    if (!have_array) goto numpy;
+    /* Python scalars alone, or a unary op of a NumPy scalar (NumPy's scalar path is faster) */
+    if (arrays == 0 && (scalars == 0 || nin == 1)) goto numpy;
     e = &table[nin == 2 ? codes[0] * TL_FAST_NCODES + codes[1] : codes[0]];
     if (e->state == 0 && tl_fast_resolve_cb(slot, codes, e) < 0) return NULL;
     if (e->state < 0) goto numpy;
@@ -312,6 +327,10 @@ static int tl_fast_install(PyObject *obj)
     return slot;
 }
 
+static void tl_fast_set_scalar_type(int code, PyObject *type)
+{
+    if (code >= 0 && code < TL_FAST_NTYPES) tl_fast_scalar_types[code] = (PyTypeObject *)type;
+}
 static void tl_fast_set(int on) { tl_fast_enabled = on; }
 static int tl_fast_get(void) { return tl_fast_enabled; }
 static Py_ssize_t tl_fast_count(void) { return tl_fast_hits; }
