@@ -168,20 +168,132 @@ def test_layouts_as_numpys_path(name, ty):
             assert hit == {True: base, False: 0, "always": 1}[takes], (name, what)
 
 
-def test_keywords_and_out_go_to_numpys_path():
+def test_other_keywords_go_to_numpys_path():
     a = _values("float32")
     out = np.empty_like(a)
-    for kwargs in ({"out": out}, {"dtype": np.float64}, {"where": a > 0, "out": out},
-                   {"casting": "unsafe"}, {"order": "F"}):
-        fast, slow, hit = _both(tl.add, (a, a) if "out" not in kwargs else (a, a))
+    for kwargs in ({"dtype": np.float64}, {"where": a > 0, "out": out}, {"casting": "unsafe"},
+                   {"order": "F"}, {"out": (out, out)}):
         before = _ufuncs.fastcall_count()
-        tl.add(a, a, **kwargs)
+        try:
+            tl.add(a, a, **kwargs)
+        except (TypeError, ValueError):
+            pass
         assert _ufuncs.fastcall_count() == before, kwargs
     before = _ufuncs.fastcall_count()
     tl.add(a, a, out)                   # positional out
     assert _ufuncs.fastcall_count() == before
     with pytest.raises(TypeError):
         tl.add(a)
+
+
+def _run_out(uf, args, out, wrap):
+    """_run with out= (wrap: how it is passed), plus whether the call returned out itself and
+    what out holds afterwards."""
+    kw = {"out": wrap(out)}
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        try:
+            res = uf(*args, **kw)
+        except Exception as exc:
+            return ("err", type(exc), str(exc), out.tobytes())
+    return ("ok", res is out, out.dtype, out.shape, out.tobytes(),
+            [(m.category, str(m.message)) for m in w])
+
+
+def _both_out(uf, args, make_out, wrap=lambda o: o, alias=None):
+    """out= through the call path and through NumPy's, each on its own out made by make_out()
+    (alias: the index of an input that is out itself, replaced by it)."""
+    res = []
+    before = _ufuncs.fastcall_count()
+    for on in (True, False):
+        _ufuncs.set_fastcall(on)
+        try:
+            o = make_out()
+            a = tuple(o if i == alias else x for i, x in enumerate(args))
+            res.append(_run_out(uf, a, o, wrap))
+            if on:
+                hit = _ufuncs.fastcall_count() - before
+        finally:
+            _ufuncs.set_fastcall(True)
+    return res[0], res[1], hit
+
+
+@pytest.mark.parametrize("uf", [u for u in BINARY if u.nout == 1], ids=lambda u: u.__name__)
+def test_out_every_pair_of_operand_kinds_as_numpys_path(uf):
+    """out= of the result's dtype (and of float64 or int8, which NumPy casts to), given as an
+    array or a 1-tuple, for every pair of operand kinds."""
+    ran = 0
+    for ka in KINDS:
+        for kb in KINDS:
+            if ka in SCALARS and kb in SCALARS:
+                continue
+            a, b = _operands(ka)[0], _operands(kb)[0]
+            try:
+                want = uf.resolve_dtypes((np.asarray(a).dtype if ka not in SCALARS else type(a),
+                                          np.asarray(b).dtype if kb not in SCALARS else type(b),
+                                          None))[2]
+            except Exception:
+                want = np.dtype(np.float64)
+            for dt in (want, np.float64, np.int8):
+                for wrap in ((lambda o: o), (lambda o: (o,))):
+                    fast, slow, hit = _both_out(uf, (a, b), lambda: np.zeros(7, dt), wrap)
+                    assert fast == slow, (uf.__name__, ka, kb, dt)
+                    ran += hit
+    assert ran > 0, uf.__name__
+
+
+def test_out_layouts_and_overlap_as_numpys_path():
+    """In place (out is an input) runs here; partial overlap, other shapes (broadcast to out),
+    read-only, non-contiguous N-d and backwards outputs go to NumPy; 0-d out stays an array."""
+    x = _values("float32", 24)
+    y = _values("int8", 24)
+    f = _values("float32", 24)
+    cases = [  # (what, args, make_out, alias, taken)
+        ("fresh", (x, f), lambda: np.zeros(24, np.float32), None, True),
+        ("in place first", (x, f), x.copy, 0, True),
+        ("in place second", (f, x), x.copy, 1, True),
+        ("in place mixed", (y, x), x.copy, 1, True),
+        ("strided out", (x[:12], f[:12]), lambda: np.zeros(24, np.float32)[::2], None, True),
+        ("0-d out", (np.asarray(x[2]), 1.5), lambda: np.zeros((), np.float32), None, True),
+        ("0-d inputs, 1-d out", (np.asarray(x[2]), np.asarray(f[3])),
+         lambda: np.zeros(5, np.float32), None, True),
+        ("2-d C", (x.reshape(4, 6), f.reshape(4, 6)), lambda: np.zeros((4, 6), np.float32),
+         None, True),
+        ("2-d F", (np.asfortranarray(x.reshape(4, 6)), np.asfortranarray(f.reshape(4, 6))),
+         lambda: np.zeros((4, 6), np.float32, order="F"), None, True),
+        ("2-d F out of C inputs", (x.reshape(4, 6), f.reshape(4, 6)),
+         lambda: np.zeros((4, 6), np.float32, order="F"), None, False),
+        ("broadcast into out", (x[:6], f[:6]), lambda: np.zeros((4, 6), np.float32), None, False),
+        ("backwards out", (x, f), lambda: np.zeros(24, np.float32)[::-1], None, False),
+        ("cast out", (x, f), lambda: np.zeros(24, np.float64), None, False),
+    ]
+    for what, args, out, alias, taken in cases:
+        fast, slow, hit = _both_out(tl.add, args, out, alias=alias)
+        assert fast == slow, what
+        assert hit == taken, what
+    # partial overlap: out is an input shifted by one element
+    for shift in (1, -1):
+        buf = x.copy()
+        fast_res, slow_res = [], []
+        for on, res in ((True, fast_res), (False, slow_res)):
+            _ufuncs.set_fastcall(on)
+            b = buf.copy()
+            before = _ufuncs.fastcall_count()
+            if shift == 1:
+                tl.add(b[:-1], f[:23], out=b[1:])
+            else:
+                tl.add(b[1:], f[:23], out=b[:-1])
+            res.append((b.tobytes(), _ufuncs.fastcall_count() - before))
+        _ufuncs.set_fastcall(True)
+        assert fast_res[0][0] == slow_res[0][0] and fast_res[0][1] == 0, shift
+    def read_only():
+        ro = np.zeros(24, np.float32)
+        ro.flags.writeable = False
+        return ro
+    fast, slow, hit = _both_out(tl.add, (x, f), read_only)
+    assert fast == slow and fast[0] == "err" and hit == 0
+    r = tl.add(x, f, out=None)
+    assert isinstance(r, np.ndarray) and r.dtype == np.float32
 
 
 def test_errors_and_fp_modes_as_numpys_path():

@@ -853,7 +853,8 @@ cdef int _fast_nums[15]
 assert len(_ops.LOOP_TYPES) == TL_FAST_NTYPES == 15
 for _m, _t in enumerate(_ops.LOOP_TYPES):
     _fast_nums[_m] = dtype_of(_t).num
-tl_fast_init(_fast_nums)
+if tl_fast_init(_fast_nums) < 0:
+    raise MemoryError("typelattice: call path set-up")
 tl_fast_resolve_cb = <tl_fast_resolve_t>_fast_resolve
 
 

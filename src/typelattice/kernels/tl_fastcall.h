@@ -16,8 +16,11 @@
  * promoter's own resolution (tl_fast_resolve_cb, checked against NumPy's resolve_dtypes), and
  * runs it as NumPy's trivial-loop path would: a new output array in the operands' order, the FP
  * status cleared before and reported after by the ufunc's name under np.errstate, the GIL
- * released above 500 elements, a 0-d result returned as a scalar. Every other call (keywords,
- * out=, subclasses, broadcasting, casts, a Python int outside the loop type's exact range, pairs
+ * released above 500 elements, a 0-d result returned as a scalar. The one keyword taken is out=
+ * of a single-output ufunc (tl_fast_take_out): an exact ndarray of the loop's output dtype and
+ * the operation's shape, laid out as NumPy's trivial loop requires, overlapping no input other
+ * than element for element; it is returned itself. Every other call (other keywords,
+ * subclasses, broadcasting, casts, a Python int outside the loop type's exact range, pairs
  * without a loop of their own) goes to NumPy's vectorcall, unchanged.
  */
 #ifndef TYPELATTICE_TL_FASTCALL_H
@@ -63,6 +66,7 @@ static tl_fast_entry *tl_fast_entries[TL_FAST_NSLOT];
 static int tl_fast_nslots = 0;
 static vectorcallfunc tl_fast_numpy = NULL;     /* NumPy's ufunc_generic_vectorcall */
 static int tl_fast_enabled = 1;
+static PyObject *tl_fast_str_out = NULL;        /* "out", interned */
 static Py_ssize_t tl_fast_hits = 0;             /* calls run here (tests) */
 static signed char tl_fast_code_of_num[NPY_NTYPES_LEGACY];
 static int tl_fast_bf16_num = -1;
@@ -75,6 +79,8 @@ static PyTypeObject *tl_fast_scalar_types[TL_FAST_NTYPES];
 static int tl_fast_init(const int *type_nums)
 {
     int c;
+    tl_fast_str_out = PyUnicode_InternFromString("out");
+    if (tl_fast_str_out == NULL) return -1;
     memset(tl_fast_code_of_num, -1, sizeof(tl_fast_code_of_num));
     for (c = 0; c < TL_FAST_NTYPES; c++) {
         if (type_nums[c] >= 0 && type_nums[c] < NPY_NTYPES_LEGACY)
@@ -183,6 +189,49 @@ static inline int tl_fast_fpstatus(void)
            | ((f & FE_UNDERFLOW) ? NPY_FPE_UNDERFLOW : 0) | ((f & FE_INVALID) ? NPY_FPE_INVALID : 0);
 }
 
+/* the bytes [lo, hi) a loop operand of n elements, stride st, itemsize size touches */
+static inline void tl_fast_extent(const char *p, npy_intp n, npy_intp st, npy_intp size,
+                                  const char **lo, const char **hi)
+{
+    npy_intp span = n > 0 ? (n - 1) * st : 0;
+    *lo = span < 0 ? p + span : p;
+    *hi = (span < 0 ? p : p + span) + size;
+}
+
+/* out= for an operation of *ndim (-1: no array input of rank > 0 yet; out gives the shape),
+ * *shape, *order (contiguity flags of the N-d inputs, 0: none); its loop stride into *st_out.
+ * -1: NumPy's path (another dtype, read-only, another shape, a layout NumPy's trivial loop
+ * does not take). */
+static int tl_fast_take_out(PyArrayObject *out, const PyArray_Descr *want, int *ndim,
+                            npy_intp **shape, int *order, npy_intp *st_out)
+{
+    int nd = PyArray_NDIM(out);
+    npy_intp size = PyArray_ITEMSIZE(out);
+    if (tl_fast_array_code(out) < 0 || PyArray_DESCR(out)->type_num != want->type_num
+            || !PyArray_ISWRITEABLE(out) || (PyArray_FLAGS(out) & NPY_ARRAY_WRITEBACKIFCOPY))
+        return -1;
+    if (*ndim < 0) {
+        *ndim = nd;
+        *shape = PyArray_DIMS(out);
+    }
+    else if (nd != *ndim || !PyArray_CompareLists(*shape, PyArray_DIMS(out), nd)) {
+        return -1;
+    }
+    *st_out = size;
+    if (nd == 1) {
+        if (PyArray_DIMS(out)[0] > 1) {
+            *st_out = PyArray_STRIDES(out)[0];
+            if (*st_out < size) return -1;          /* backwards or self-overlapping */
+        }
+    }
+    else if (nd > 1) {
+        int f = PyArray_FLAGS(out) & (NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_F_CONTIGUOUS);
+        if (f == 0 || (*order != 0 && *order != f)) return -1;
+        *order = f;
+    }
+    return 0;
+}
+
 static PyObject *tl_fast_call(int slot, PyObject *self, PyObject *const *args, size_t nargsf,
                               PyObject *kwnames)
 {
@@ -193,10 +242,23 @@ static PyObject *tl_fast_call(int slot, PyObject *self, PyObject *const *args, s
     npy_intp *shape = NULL, n = 1, st[4];
     char *data[4];
     union { double d[2]; char b[16]; } val[2];
-    PyArrayObject *outs[2] = {NULL, NULL};
+    PyArrayObject *outs[2] = {NULL, NULL}, *given = NULL;
 
-    if (!tl_fast_enabled || kwnames != NULL || nargs != nin || table == NULL)
+    if (!tl_fast_enabled || nargs != nin || table == NULL)
         goto numpy;
+    if (kwnames != NULL) {                      /* only out=, of a single-output ufunc */
+        PyObject *name, *v;
+        if (nout != 1 || PyTuple_GET_SIZE(kwnames) != 1) goto numpy;
+        name = PyTuple_GET_ITEM(kwnames, 0);
+        if (name != tl_fast_str_out && PyUnicode_CompareWithASCIIString(name, "out") != 0)
+            goto numpy;
+        v = args[nargs];
+        if (PyTuple_CheckExact(v) && PyTuple_GET_SIZE(v) == 1) v = PyTuple_GET_ITEM(v, 0);
+        if (v != Py_None) {
+            if (!PyArray_CheckExact(v)) goto numpy;
+            given = (PyArrayObject *)v;
+        }
+    }
     for (i = 0; i < nin; i++) {
         PyObject *o = args[i];
         if (PyArray_CheckExact(o)) {
@@ -252,9 +314,30 @@ static PyObject *tl_fast_call(int slot, PyObject *self, PyObject *const *args, s
         if (tl_fast_scalar(args[i], codes[i], e->to[i], val[i].b) < 0) goto numpy;
         data[i] = val[i].b;
     }
+    if (given != NULL) {
+        const char *olo, *ohi;
+        if (tl_fast_take_out(given, e->descrs[nin], &ndim, &shape, &order, &st[nin]) < 0)
+            goto numpy;
+        n = PyArray_MultiplyList(shape, ndim);
+        data[nin] = PyArray_BYTES(given);
+        tl_fast_extent(data[nin], n, st[nin], PyArray_ITEMSIZE(given), &olo, &ohi);
+        /* an input sharing memory with out: only element for element (NumPy copies others) */
+        for (i = 0; i < nin; i++) {
+            const char *lo, *hi;
+            npy_intp size;
+            if (!PyArray_CheckExact(args[i])) continue;
+            size = PyArray_ITEMSIZE((PyArrayObject *)args[i]);
+            if (data[i] == data[nin] && st[i] == st[nin] && size == PyArray_ITEMSIZE(given))
+                continue;
+            tl_fast_extent(data[i], n, st[i], size, &lo, &hi);
+            if (lo < ohi && olo < hi) goto numpy;
+        }
+        Py_INCREF(given);
+        outs[0] = given;
+    }
     if (ndim < 0) ndim = 0;
     n = PyArray_MultiplyList(shape, ndim);
-    for (i = 0; i < nout; i++) {
+    for (i = given != NULL; i < nout; i++) {
         PyArray_Descr *d = e->descrs[nin + i];
         Py_INCREF(d);
         outs[i] = (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, d, ndim, shape, NULL, NULL,
@@ -283,6 +366,8 @@ static PyObject *tl_fast_call(int slot, PyObject *self, PyObject *const *args, s
         }
     }
     tl_fast_hits++;
+    if (given != NULL)
+        return (PyObject *)given;
     if (nout == 1)
         return PyArray_Return(outs[0]);
     {
