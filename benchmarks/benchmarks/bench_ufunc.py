@@ -146,6 +146,8 @@ SMALL = {
     "0d_i32+0d_f32": (("int32", 0), ("float32", 0)),
     "1_u8+1_i8": (("uint8", 1), ("int8", 1)),
     "1_i64+1_bf16": (("int64", 1), ("bfloat16", 1)),
+    "1_f32+npf32": (("float32", 1), np.float32(1.5)),
+    "npf64+npf64": (np.float64(1.5), np.float64(2.5)),
 }
 
 
@@ -170,6 +172,25 @@ class SmallCalls:
         self.call = _columns(op, args, impl)
 
     def time_call(self, op, case, impl):
+        self.call()
+
+
+class InPlace:
+    """In place on small arrays (out= the first operand): the keyword path of the call."""
+    timer = time.process_time  # CPU time: robust to a shared, loaded machine
+    params = [MIXED_OPS, [1, 100, 10**3], ["tl", "np"]]
+    param_names = ["op", "size", "impl"]
+
+    def setup(self, op, n, impl):
+        f = tl_ufunc(op) if impl == "tl" else np_ufunc(op)
+        # its own copy (the operand cache is shared), ones: repeated calls stay finite
+        a, b = array(np.float32, n).copy(), np.ones(n, np.float32)
+        r = probe(tl_ufunc(op), [a, b])
+        if r is None or f is None or r.dtype != a.dtype:
+            raise NotImplementedError("no float32 result")
+        self.call = functools.partial(f, a, b, out=a)
+
+    def time_call(self, op, n, impl):
         self.call()
 
 

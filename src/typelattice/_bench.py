@@ -510,7 +510,9 @@ def cases_small(ctx):
               True),
              ("[1] u8 + [1] i8", lambda: (d.array("uint8", 1), d.array("int8", 1, role=1)), True),
              ("[1] i64 + [1] bf16", lambda: (d.array("int64", 1), d.array("bfloat16", 1, role=1)),
-              True)]
+              True),
+             ("[1] f32 + np.float32", lambda: (d.array("float32", 1), np.float32(1.5)), False),
+             ("np.float64 + np.float64", lambda: (np.float64(1.5), np.float64(2.5)), False)]
     for op in ctx.ops(SMALL_OPS if not ctx.args.quick else ("add",)):
         tl_f = ctx.ufuncs[op]
         np_f = numpy_ufunc(op, tl_f)
@@ -528,6 +530,19 @@ def cases_small(ctx):
             checks = ([("np_same", 1.0, "<=np same"), ("np", 0.5, "<=0.5 np mixed")] if mixed
                       else [("np", 1.0, "<=np")]) + _jax_check(1)
             yield Case("small", f"{op} {label}", 1, make, checks, ref=None)
+
+        def make_inplace(tl_f=tl_f, np_f=np_f):
+            # in place on 100 elements (out= is the first operand): the keyword path; its own
+            # copy, and ones as the second operand, so repeated calls stay finite
+            a, b = d.array("float32", 100).copy(), np.ones(100, np.float32)
+            if np_f is None or _probe(tl_f, [a, b]) is None or a.dtype != _result_dtype(
+                    _probe(tl_f, [a, b])):
+                return None
+            ns = {"a": a, "b": b}
+            return {"tl": ("f(a, b, out=a)", dict(ns, f=tl_f)),
+                    "np": ("f(a, b, out=a)", dict(ns, f=np_f))}
+        yield Case("small", f"{op} [100] f32 + [100] f32, out=", 100, make_inplace,
+                   [("np", 1.0, "<=np")], ref=None)
 
 
 def _sizes(ctx, default):
