@@ -557,3 +557,37 @@ def test_8bit_multiply_and_square_every_path(dt, simd):
         assert (tl.multiply(a[::3], b[1::3]) == np.multiply(a[::3], b[1::3])).all()
     finally:
         _ufuncs.set_simd(None)
+
+
+def test_aligned_two_pass_loops_every_head():
+    """Outputs beyond 32 KB run in two passes (the elements before the output's first 64-byte
+    boundary, then the vector loop): NumPy's values and FP flags for every head length, in
+    same-dtype, unary and fused mixed loops (bool outputs included), fresh and in place."""
+    rng = np.random.default_rng(21)
+    n = 20000
+    x32 = (rng.standard_normal(n + 64) * 100).astype(np.float32)
+    x32[::997] = 0.0
+    i8 = rng.integers(-128, 128, n + 64).astype(np.int8)
+    u8 = rng.integers(0, 256, n + 64).astype(np.uint8)
+    i32 = rng.integers(-(2 ** 31), 2 ** 31, n + 64).astype(np.int32)
+    cases = [("add", x32, x32[::-1].copy(), np.float32), ("divide", x32, x32[5:].copy(), np.float32),
+             ("sqrt", x32, None, np.float32), ("add", i8, x32, np.float32),
+             ("add", u8, i8, np.int16), ("multiply", i32, x32, np.float32),
+             ("less", i32, x32, np.bool_), ("add", i8, np.float16(1.5) * np.ones(n + 64, np.float16),
+                                            np.float16)]
+    for name, a, b, rt in cases:
+        uf, ref = getattr(tl, name), getattr(np, name)
+        size = np.dtype(rt).itemsize
+        for off in range(0, 64, size):
+            raw = np.zeros(n * size + 128, np.uint8)
+            start = (-raw.ctypes.data) % 64 + off
+            out = raw[start:start + n * size].view(rt)
+            args = (a[:n],) if b is None else (a[:n], b[3:n + 3])
+            cast = [v.astype(rt) if rt is not np.bool_ else v.astype(np.float32) for v in args]
+            got, gf = _fp_flags(lambda *v: uf(*v, out=out), *args)
+            want, wf = _fp_flags(ref, *cast)
+            assert got is out and gf == wf, (name, off)
+            assert _bits(out).tolist() == _bits(want).tolist(), (name, off)
+    y = x32[:n].copy()
+    tl.multiply(y, x32[1:n + 1], out=y)                  # in place, unaligned by the allocator
+    assert _bits(y).tolist() == _bits(x32[:n] * x32[1:n + 1]).tolist()

@@ -2189,10 +2189,19 @@ __attribute__((noinline)) static int tl_fused_run(tl_fused_kernel k, tl_fused_sc
     if (n < TL_FUSED_CHUNK || tl_feedback(p[0], s[0], p[2], s[2], n)
             || tl_feedback(p[1], s[1], p[2], s[2], n))
         return tl_finish(k1(p[0], s[0], p[1], s[1], p[2], s[2], n, x));
-    tail = n % TL_FUSED_CHUNK;
     if (s[0] == isz[0] && s[1] == isz[1] && s[2] == isz[2]) {
-        fpe = k(p[0], p[1], p[2], n - tail, x);
+        /* as TL_FOR_ALIGNED: beyond TL_PEEL_BYTES, the elements before the output's first
+         * 64-byte boundary one by one, so the kernel's vector stores do not straddle lines */
+        if (n * isz[2] >= TL_PEEL_BYTES) {
+            npy_intp head = (npy_intp)((-(uintptr_t)p[2] & 63) / (uintptr_t)isz[2]);
+            if (head) fpe |= k1(p[0], s[0], p[1], s[1], p[2], s[2], head, x);
+            for (j = 0; j < 3; j++) p[j] += head * s[j];
+            n -= head;
+        }
+        tail = n % TL_FUSED_CHUNK;
+        fpe |= k(p[0], p[1], p[2], n - tail, x);
     } else {
+        tail = n % TL_FUSED_CHUNK;
         for (j = 0; j < 2; j++) {
             bcast[j] = s[j] == 0;
             if (bcast[j]) in[j] = tl_fused_load(buf[j].c, p[j], 0, isz[j]);
