@@ -307,6 +307,11 @@ def test_errors_and_fp_modes_as_numpys_path():
              (tl.add, (np.ones(2, np.uint8), -1)), (tl.sqrt, (f,)), (tl.log, (z,)),
              (tl.add, (np.ones(2, ml_dtypes.float8_e4m3fn), np.ones(2, np.float16))),
              (tl.multiply, (np.float32([3e38]), 1e300)), (tl.add, (np.float16([1]), 1e10))]
+    calls += [(tl.add, (np.zeros(0, np.float16), 1e10)),        # no element: no cast warning
+              (tl.add, (np.zeros(3, np.float16), 1e10)),
+              (tl.multiply, (np.zeros(2, ml_dtypes.bfloat16), 1e300)),
+              (tl.add, (np.zeros(2, np.complex64), complex(1e300, 1))),
+              (tl.add, (np.zeros((0, 3), np.float32), 1e300))]
     for mode in ("warn", "raise", "ignore", "call"):
         seen = []
         with np.errstate(all=mode, call=lambda kind, flag: seen.append(kind)):

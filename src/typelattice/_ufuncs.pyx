@@ -795,7 +795,9 @@ cdef tuple _FAST_PROBES = (int, float, complex)   # resolve_dtypes' spelling of 
 cdef int _fast_fill(int slot, const int *codes, tl_fast_entry *e) except -1:
     """Fill e with the loop NumPy runs for operand kinds ``codes`` (state 1), or mark it for
     NumPy's path (state -1): the loop must read the arrays' own dtypes; a Python scalar is
-    converted to the loop's type at its position (or read as float64/complex128 by a weak loop)."""
+    converted to the loop's type at its position. Where that is a weak loop (tl_weak.c), the
+    call converts the scalar itself as the weak loop would and runs the same-dtype loop the weak
+    loop wraps, one call layer less."""
     uf = _FAST_UFUNC[slot]
     op, r = _REGISTRY[uf]
     cdef int nin = op.nin, nargs = op.nin + op.nout, i, c, to
@@ -815,9 +817,17 @@ cdef int _fast_fill(int slot, const int *codes, tl_fast_entry *e) except -1:
             descrs.append(_FAST_DTYPES[c])
             continue
         if k is _PY_FLOAT_DT or k is _PY_COMPLEX_DT:
-            to = TL_FAST_PYFLOAT if k is _PY_FLOAT_DT else TL_FAST_PYCOMPLEX
-            descrs.append(_FAST_DTYPES[_ops.LOOP_TYPES.index(
-                "float64" if k is _PY_FLOAT_DT else "complex128")])
+            t = classes[1 - i] if nin == 2 else None
+            same = (_LOOP_OF.get((uf, classes[:i] + (t,) + classes[i + 1:]))
+                    if t in _CODE_OF_CLASS else None)
+            if same is not None:
+                rec = same
+                to = _CODE_OF_CLASS[t]
+                descrs.append(_FAST_DTYPES[to])
+            else:
+                to = TL_FAST_PYFLOAT if k is _PY_FLOAT_DT else TL_FAST_PYCOMPLEX
+                descrs.append(_FAST_DTYPES[_ops.LOOP_TYPES.index(
+                    "float64" if k is _PY_FLOAT_DT else "complex128")])
         elif k in _CODE_OF_CLASS:
             to = _CODE_OF_CLASS[k]
             descrs.append(_FAST_DTYPES[to])

@@ -162,24 +162,30 @@ static int tl_fast_pyint(PyObject *o, int to, char *buf)
     }
 }
 
-/* The value of Python scalar operand o (kind `code`) as the loop reads it (entry's to[i]) */
-static int tl_fast_scalar(PyObject *o, int code, int to, char *buf)
+/* The value of Python scalar operand o (kind `code`) as the loop reads it (entry's to[i]) into
+ * buf: 0; 1: NumPy's path (an int that does not fit); -1: an error raised. A float or complex
+ * is converted as the weak loops convert it (tl_weak_scalar: NumPy's setitem, its "cast" FP
+ * errors), not at all for a call of no element (NumPy runs no loop then). */
+static int tl_fast_scalar(PyObject *o, int code, int to, npy_intp n, char *buf)
 {
+    double re, im = 0.0;
     if (code == TL_FAST_PYINT)
-        return tl_fast_pyint(o, to, buf);
+        return tl_fast_pyint(o, to, buf) < 0 ? 1 : 0;
     if (code == TL_FAST_PYFLOAT) {
-        double x[2] = {PyFloat_AS_DOUBLE(o), 0.0};
-        if (to != TL_FAST_PYFLOAT && to != TL_WK_F64 && to != TL_WK_C128) return -1;
-        memcpy(buf, x, to == TL_WK_C128 ? 16 : 8);
-        return 0;
+        re = PyFloat_AS_DOUBLE(o);
     }
-    {
+    else {
         Py_complex z = PyComplex_AsCComplex(o);
-        double x[2] = {z.real, z.imag};
-        if (to != TL_FAST_PYCOMPLEX && to != TL_WK_C128) return -1;
-        memcpy(buf, x, 16);
+        re = z.real;
+        im = z.imag;
+    }
+    if (to == TL_FAST_PYFLOAT || to == TL_FAST_PYCOMPLEX || to == TL_WK_F64) {
+        double x[2] = {re, im};
+        memcpy(buf, x, to == TL_FAST_PYCOMPLEX ? 16 : 8);
         return 0;
     }
+    if (n == 0) return 0;
+    return tl_weak_scalar(to, re, im, buf) < 0 ? -1 : 0;
 }
 
 static inline int tl_fast_fpstatus(void)
@@ -309,11 +315,6 @@ static PyObject *tl_fast_call(int slot, PyObject *self, PyObject *const *args, s
     e = &table[nin == 2 ? codes[0] * TL_FAST_NCODES + codes[1] : codes[0]];
     if (e->state == 0 && tl_fast_resolve_cb(slot, codes, e) < 0) return NULL;
     if (e->state < 0) goto numpy;
-    for (i = 0; i < nin; i++) {
-        if (codes[i] < TL_FAST_NTYPES) continue;
-        if (tl_fast_scalar(args[i], codes[i], e->to[i], val[i].b) < 0) goto numpy;
-        data[i] = val[i].b;
-    }
     if (given != NULL) {
         const char *olo, *ohi;
         if (tl_fast_take_out(given, e->descrs[nin], &ndim, &shape, &order, &st[nin]) < 0)
@@ -332,11 +333,25 @@ static PyObject *tl_fast_call(int slot, PyObject *self, PyObject *const *args, s
             tl_fast_extent(data[i], n, st[i], size, &lo, &hi);
             if (lo < ohi && olo < hi) goto numpy;
         }
-        Py_INCREF(given);
-        outs[0] = given;
     }
     if (ndim < 0) ndim = 0;
     n = PyArray_MultiplyList(shape, ndim);
+    /* as NumPy's npy_clear_floatstatus_barrier: testing is far cheaper than clearing; before the
+     * scalars' conversion, which NumPy's path runs inside the loop (tl_weak.c) */
+    if (n > 0 && e->check_fpe && tl_fast_fpstatus() != 0)
+        feclearexcept(FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID);
+    for (i = 0; i < nin; i++) {
+        int rc;
+        if (codes[i] < TL_FAST_NTYPES) continue;
+        rc = tl_fast_scalar(args[i], codes[i], e->to[i], n, val[i].b);
+        if (rc > 0) goto numpy;
+        if (rc < 0) return NULL;
+        data[i] = val[i].b;
+    }
+    if (given != NULL) {
+        Py_INCREF(given);
+        outs[0] = given;
+    }
     for (i = given != NULL; i < nout; i++) {
         PyArray_Descr *d = e->descrs[nin + i];
         Py_INCREF(d);
@@ -353,9 +368,6 @@ static PyObject *tl_fast_call(int slot, PyObject *self, PyObject *const *args, s
         memset(&ctx, 0, sizeof(ctx));
         ctx.caller = self;
         ctx.descriptors = e->descrs;
-        /* as NumPy's npy_clear_floatstatus_barrier: testing is far cheaper than clearing */
-        if (e->check_fpe && tl_fast_fpstatus() != 0)
-            feclearexcept(FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID);
         if (n > TL_FAST_GIL_MIN) ts = PyEval_SaveThread();
         rc = e->loop(&ctx, data, &n, st, NULL);
         if (ts != NULL) PyEval_RestoreThread(ts);

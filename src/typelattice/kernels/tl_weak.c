@@ -9,6 +9,7 @@
 #include "tl_thunks.h"
 #include "numpy/npy_math.h"      /* NPY_FPE_* */
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -57,6 +58,12 @@ static int tl_weak_cast_fpe(int npy_flags)
 static float tl_weak_narrow(double x, int *npy_flags)
 {
     float f;
+    double a = fabs(x);
+    /* zero or float's normal range: no flag but inexact (ignored), and no status to read (the
+     * read waits for the conversion: half a small call's time). Quiet comparisons: a NaN must
+     * raise nothing here. */
+    if ((isgreaterequal(a, FLT_MIN) && islessequal(a, FLT_MAX)) || a == 0.0)
+        return (float)x;
 #if defined(__SSE__) || defined(__x86_64__)
     unsigned csr = _mm_getcsr(), got;
     _mm_setcsr(csr & ~0x3fu);
@@ -93,7 +100,6 @@ static float tl_weak_to_f32(double x, int *npy_flags)
  * setitem; for bfloat16 ml_dtypes' float64 -> bfloat16 cast, whose FP errors NumPy reports) */
 static int tl_weak_value(int to, const PyArray_Descr *from, const char *p, void *out)
 {
-    int fpe = 0;
     double re, im = 0.0;
     if (from->type_num != NPY_DOUBLE && from->type_num != NPY_CDOUBLE)
         return tl_weak_error(from, to);
@@ -102,6 +108,12 @@ static int tl_weak_value(int to, const PyArray_Descr *from, const char *p, void 
         if (to != TL_WK_C64 && to != TL_WK_C128) return tl_weak_error(from, to);
         memcpy(&im, p + 8, 8);
     }
+    return tl_weak_scalar(to, re, im, out);
+}
+
+int tl_weak_scalar(int to, double re, double im, void *out)
+{
+    int fpe = 0;
     switch (to) {
         case TL_WK_F16: {
             unsigned fl = 0;
@@ -127,7 +139,13 @@ static int tl_weak_value(int to, const PyArray_Descr *from, const char *p, void 
             break;
         }
         case TL_WK_C128: { double c[2]; c[0] = re; c[1] = im; memcpy(out, c, 16); break; }
-        default: return tl_weak_error(from, to);
+        default: {
+            PyGILState_STATE st = PyGILState_Ensure();
+            PyErr_Format(PyExc_TypeError, "typelattice: no weak-scalar conversion to %s",
+                         to >= 0 && to <= TL_WK_C128 ? tl_weak_name[to] : "?");
+            PyGILState_Release(st);
+            return -1;
+        }
     }
     return tl_weak_cast_fpe(fpe);
 }

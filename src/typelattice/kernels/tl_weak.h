@@ -29,6 +29,11 @@ enum {
 PyArrayMethod_StridedLoop *tl_weak_wrap(PyArrayMethod_StridedLoop *loop, int side, int to,
                                         int nargs);
 
+/* A Python float re (complex: re, im) as target type `to` into out, as the weak loops convert
+ * it (NumPy's setitem; ml_dtypes' cast for bfloat16), its FP errors reported under np.errstate:
+ * 0, or -1 with an exception set. For callers holding the value itself (tl_fastcall.h). */
+int tl_weak_scalar(int to, double re, double im, void *out);
+
 /* Reports FP errors of a conversion under the caller's np.errstate, as NumPy names them
  * ("cast"): PyUFunc_GiveFloatingpointErrors, set by _ufuncs.pyx. Called with the GIL. */
 typedef int (*tl_weak_fpe_cb_t)(int npy_fpe_flags);
