@@ -36,7 +36,6 @@
 #include "numpy/npy_math.h"         /* NPY_FPE_* */
 #include "tl_thunks.h"
 #include "tl_weak.h"                /* TL_WK_*: the loop types' codes */
-#include "tl_convert.h"
 
 #define TL_FAST_NTYPES 15           /* codes 0-14: _ops.LOOP_TYPES */
 #define TL_FAST_PYINT 15            /* the weak Python scalar kinds */
@@ -128,33 +127,22 @@ static int tl_fast_pyint(PyObject *o, int to, char *buf)
         TL_FAST_INT(TL_WK_I32, int32_t, INT32_MIN, INT32_MAX)
         TL_FAST_INT(TL_WK_I64, int64_t, INT64_MIN, INT64_MAX)
 #undef TL_FAST_INT
-        /* float types: integers they hold exactly, so no rounding question arises */
-        case TL_WK_BF16: {
-            unsigned fl = 0;
-            uint16_t h;
-            if (mag > 256) return -1;
-            h = tl_f32bits_to_bf16bits(tl_f32_to_bits((float)v), &fl);
-            memcpy(buf, &h, 2);
-            return 0;
-        }
-        case TL_WK_F16: {
-            unsigned fl = 0;
-            uint16_t h;
-            if (mag > 2048) return -1;
-            h = tl_f64bits_to_f16bits(tl_f64_to_bits((double)v), &fl);
-            memcpy(buf, &h, 2);
-            return 0;
-        }
-        case TL_WK_F32: case TL_WK_C64: {
-            float x[2] = {(float)v, 0.0f};
-            if (mag > (1ULL << 24)) return -1;
-            memcpy(buf, x, to == TL_WK_F32 ? 4 : 8);
-            return 0;
-        }
-        case TL_WK_F64: case TL_WK_C128: {
-            double x[2] = {(double)v, 0.0};
-            if (mag > (1ULL << 53)) return -1;
-            memcpy(buf, x, to == TL_WK_F64 ? 8 : 16);
+        /* float types: integers they hold exactly (no rounding question arises), converted as
+         * a Python float is (tl_weak_scalar: no flag for such values) */
+        case TL_WK_BF16: case TL_WK_F16: case TL_WK_F32: case TL_WK_C64: case TL_WK_F64:
+        case TL_WK_C128: {
+            unsigned long long lim = to == TL_WK_BF16 ? 256 : to == TL_WK_F16 ? 2048
+                                   : to == TL_WK_F32 || to == TL_WK_C64 ? 1ULL << 24 : 1ULL << 53;
+            double x = (double)v;
+            if (mag > lim) return -1;
+            if (to == TL_WK_F64) {
+                memcpy(buf, &x, 8);
+                return 0;
+            }
+            if (tl_weak_scalar(to, x, 0.0, buf) < 0) {     /* not for such values */
+                PyErr_Clear();
+                return -1;
+            }
             return 0;
         }
         default:
