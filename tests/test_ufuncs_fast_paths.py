@@ -591,3 +591,38 @@ def test_aligned_two_pass_loops_every_head():
     y = x32[:n].copy()
     tl.multiply(y, x32[1:n + 1], out=y)                  # in place, unaligned by the allocator
     assert _bits(y).tolist() == _bits(x32[:n] * x32[1:n + 1]).tolist()
+
+
+@pytest.mark.parametrize("simd", [True, False])
+@pytest.mark.parametrize("dt", [np.complex64, np.complex128])
+def test_complex_ordering_comparisons_flags_per_pair(dt, simd):
+    """less/less_equal/greater/greater_equal of complex values (the AVX-512 kernel and the
+    branch-free element function): NumPy's result and FP flags for every pair of values built
+    from 0, 1, -2.5, +-inf and NaN parts (a NaN real part always warns; a NaN imaginary part only
+    where the real parts are equal), every length up to 40, broadcast operands, strides."""
+    parts = [0.0, 1.0, -2.5, np.inf, -np.inf, np.nan]
+    vals = np.array([complex(r, i) for r in parts for i in parts], dt)
+    x, y = (v.ravel() for v in np.meshgrid(vals, vals))
+    rng = np.random.default_rng(8)
+    _ufuncs.set_simd(simd)
+    try:
+        for name in ("less", "less_equal", "greater", "greater_equal"):
+            uf, ref = getattr(tl, name), getattr(np, name)
+            with np.errstate(all="ignore"):
+                assert (uf(x, y) == ref(x, y)).all(), name
+            for i in range(x.size):
+                a, b = x[i:i + 1].repeat(33), y[i:i + 1].repeat(33)
+                got, gf = _fp_flags(uf, a, b)
+                want, wf = _fp_flags(ref, a, b)
+                assert gf == wf and (got == want).all(), (name, x[i], y[i])
+            ordinary = vals[np.isfinite(vals)]
+            for n in range(41):
+                a, b = rng.choice(ordinary, n), rng.choice(ordinary, n)
+                b[: n // 3] = a[: n // 3].real + 1j * b[: n // 3].imag    # equal real parts
+                for args in ((a, b), (a[:1] if n else a, b), (a, b[:1] if n else b),
+                             (np.concatenate([a, a])[::2], b)):
+                    got, gf = _fp_flags(uf, *args)
+                    want, wf = _fp_flags(ref, *args)
+                    assert gf == wf and (got == want).all(), (name, n)
+    finally:
+        _ufuncs.set_simd(None)

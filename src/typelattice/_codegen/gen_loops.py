@@ -442,6 +442,11 @@ def emit():
                                f"tl_red_{BOOL_RED[op.name]}_b)")
                 elif host(fn) in VCMP and t in ("float32", "float64"):
                     out.append(f"TL_LOOP2_CMP({name}, {S}, {VCMP[host(fn)]}, {host(fn)})")
+                elif op.name in ("less", "less_equal", "greater", "greater_equal") \
+                        and t in ("complex64", "complex128"):
+                    F = "float" if t == "complex64" else "double"
+                    out.append(f"TL_LOOP2_CCMP({name}, {op.name}, {SUFFIX[t]}, {S}, {F}, "
+                               f"{host(fn)})")
                 else:
                     out.append(f"TL_LOOP2({name}, {S}, {S}, npy_bool, {lo}, {lo}, TL_ST_id, "
                                f"{host(fn)})")

@@ -730,11 +730,22 @@ TL_HD tl_bool tl_logical_xor_##S(C a, C b, unsigned *e)                         
 { (void)e; return (!(a.re || a.im)) != (!(b.re || b.im)); }                                      \
 TL_HD tl_bool tl_equal_##S(C a, C b, unsigned *e) { (void)e; return a.re == b.re && a.im == b.im; } \
 TL_HD tl_bool tl_not_equal_##S(C a, C b, unsigned *e) { (void)e; return a.re != b.re || a.im != b.im; } \
-TL_HD tl_bool tl_less_##S(C a, C b, unsigned *e) { (void)e; return tl_clt_##S(a, b); }           \
-TL_HD tl_bool tl_less_equal_##S(C a, C b, unsigned *e) { (void)e; return tl_cle_##S(a, b); }     \
-TL_HD tl_bool tl_greater_##S(C a, C b, unsigned *e) { (void)e; return tl_cgt_##S(a, b); }        \
-TL_HD tl_bool tl_greater_equal_##S(C a, C b, unsigned *e) { (void)e; return tl_cge_##S(a, b); }
+/* The comparisons as tl_clt... above, branch-free so that loops vectorize (the short-circuit   \
+ * forms ran 1.3-1.9x NumPy's time): the real parts' signalling compare runs always, as there;   \
+ * the imaginary parts' result counts where the real parts are equal, from a quiet compare plus  \
+ * the 'invalid' the signalling one raises there for a NaN. */                                   \
+TL_CCMP(S, C, FS, less, <, tl_qlt_##FS)                                                          \
+TL_CCMP(S, C, FS, less_equal, <, tl_qle_##FS)                                                    \
+TL_CCMP(S, C, FS, greater, >, tl_qgt_##FS)                                                       \
+TL_CCMP(S, C, FS, greater_equal, >, tl_qge_##FS)
 
+#define TL_CCMP(S, C, FS, NAME, OPR, QIM)                                                        \
+TL_HD tl_bool tl_##NAME##_##S(C a, C b, unsigned *e)                                            \
+{                                                                                                \
+    int r = a.re OPR b.re, eq = a.re == b.re, nim = (a.im != a.im) | (b.im != b.im);             \
+    *e |= (unsigned)(eq & nim) * TL_FPE_INVALID;                                                 \
+    return (tl_bool)((r & !nim) | (eq & QIM(a.im, b.im)));                                       \
+}
 TL_COMPLEX(c64, tl_c64, float, f, f32)
 TL_COMPLEX(c128, tl_c128, double, , f64)
 

@@ -303,6 +303,95 @@ static int NAME(TL_LOOP_ARGS)                                                   
     { TL_LOOP2_BODY(S, S, npy_bool, TL_LD_id, TL_LD_id, TL_ST_id, FN) }                          \
 }
 
+/* complex64/complex128 less/less_equal/greater/greater_equal (tl_elem.h's branch-free form:
+ * r = re OPR re, signalling as NumPy's; eq = re == re; nim = an imaginary part is NaN; result
+ * (r & !nim) | (eq & quiet im compare); 'invalid' where eq & nim), 16 / 8 elements per AVX-512
+ * step on contiguous or broadcast (ca/cb 0) operands: real and imaginary parts split by a
+ * two-source permute, compares into masks, one byte per result. gcc leaves the element loop
+ * scalar (the interleaved parts, and compares it will not if-convert): 1.5-1.8x NumPy's time.
+ * Returns the explicit 'invalid' (TL_FPE_*); the tail runs on zero-padded lanes (no flag). */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TL_VCCMP(OPN, SFX, F, V, P, L, PR)                                                   \
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) static unsigned                     \
+tl_vccmp_##OPN##_##SFX##_avx512(const F *a, int ca, const F *b, int cb, tl_bool *o, npy_intp n)  \
+{                                                                                                \
+    const __m512i even = _mm512_set_epi##P(TL_VCCMP_IDX_##P(0));                                 \
+    const __m512i odd = _mm512_set_epi##P(TL_VCCMP_IDX_##P(1));                                  \
+    V are = _mm512_set1_##PR(a[0]), aim = _mm512_set1_##PR(a[1]);                                \
+    V bre = _mm512_set1_##PR(b[0]), bim = _mm512_set1_##PR(b[1]);                                \
+    npy_intp i;                                                                                  \
+    unsigned fpe = 0;                                                                            \
+    for (i = 0; i < n; i += L) {                                                                 \
+        /* m elements: 2m parts, the first L in lo, the rest in hi (zero-padded: no flag) */      \
+        npy_intp m = n - i < L ? n - i : L;                                                      \
+        __mmask##L tm = (__mmask##L)(m == L ? ~0ull : (1ull << m) - 1);                           \
+        __mmask##L ml = (__mmask##L)(2 * m >= L ? ~0ull : (1ull << (2 * m)) - 1);                 \
+        __mmask##L mh = (__mmask##L)(2 * m >= 2 * L ? ~0ull                                      \
+                                     : 2 * m > L ? (1ull << (2 * m - L)) - 1 : 0);               \
+        __mmask##L r, eq, nim, lt;                                                               \
+        if (ca) {                                                                                \
+            V lo = _mm512_maskz_loadu_##PR(ml, a + 2 * i);                                       \
+            V hi = _mm512_maskz_loadu_##PR(mh, a + 2 * i + L);                                   \
+            are = _mm512_permutex2var_##PR(lo, even, hi);                                        \
+            aim = _mm512_permutex2var_##PR(lo, odd, hi);                                         \
+        }                                                                                        \
+        if (cb) {                                                                                \
+            V lo = _mm512_maskz_loadu_##PR(ml, b + 2 * i);                                       \
+            V hi = _mm512_maskz_loadu_##PR(mh, b + 2 * i + L);                                   \
+            bre = _mm512_permutex2var_##PR(lo, even, hi);                                        \
+            bim = _mm512_permutex2var_##PR(lo, odd, hi);                                         \
+        }                                                                                        \
+        r = _mm512_mask_cmp_##PR##_mask(tm, are, bre, TL_VCCMP_R_##OPN);                         \
+        eq = _mm512_mask_cmp_##PR##_mask(tm, are, bre, _CMP_EQ_OQ);                              \
+        nim = _mm512_mask_cmp_##PR##_mask(tm, aim, aim, _CMP_UNORD_Q)                            \
+            | _mm512_mask_cmp_##PR##_mask(tm, bim, bim, _CMP_UNORD_Q);                           \
+        lt = _mm512_mask_cmp_##PR##_mask(tm, aim, bim, TL_VCCMP_I_##OPN);                        \
+        if (eq & nim) fpe |= TL_FPE_INVALID;                                                     \
+        _mm_mask_storeu_epi8(o + i, (__mmask16)tm,                                               \
+                             _mm_maskz_mov_epi8((__mmask16)((r & ~nim) | (eq & lt)),             \
+                                                _mm_set1_epi8(1)));                              \
+    }                                                                                            \
+    return fpe;                                                                                  \
+}
+/* the lane indices of the real (0) / imaginary (1) parts of two vectors, _mm512_set order */
+#define TL_VCCMP_IDX_32(k) 30 + k, 28 + k, 26 + k, 24 + k, 22 + k, 20 + k, 18 + k, 16 + k,      \
+                           14 + k, 12 + k, 10 + k, 8 + k, 6 + k, 4 + k, 2 + k, k
+#define TL_VCCMP_IDX_64(k) 14 + k, 12 + k, 10 + k, 8 + k, 6 + k, 4 + k, 2 + k, k
+#define TL_VCCMP_R_less _CMP_LT_OS
+#define TL_VCCMP_R_less_equal _CMP_LT_OS
+#define TL_VCCMP_R_greater _CMP_GT_OS
+#define TL_VCCMP_R_greater_equal _CMP_GT_OS
+#define TL_VCCMP_I_less _CMP_LT_OQ
+#define TL_VCCMP_I_less_equal _CMP_LE_OQ
+#define TL_VCCMP_I_greater _CMP_GT_OQ
+#define TL_VCCMP_I_greater_equal _CMP_GE_OQ
+#define TL_VCCMP_ALL(SFX, F, V, P, L, PR)                                                        \
+    TL_VCCMP(less, SFX, F, V, P, L, PR) TL_VCCMP(less_equal, SFX, F, V, P, L, PR)                  \
+    TL_VCCMP(greater, SFX, F, V, P, L, PR) TL_VCCMP(greater_equal, SFX, F, V, P, L, PR)
+TL_VCCMP_ALL(c64, float, __m512, 32, 16, ps)
+TL_VCCMP_ALL(c128, double, __m512d, 64, 8, pd)
+#define TL_VCCMP_CALL(OPN, SFX, a, ca, b, cb, o, n, done)                                        \
+    if (tl_host_avx512) { done = 1; fpe = tl_vccmp_##OPN##_##SFX##_avx512(a, ca, b, cb, o, n); }
+#else
+#define TL_VCCMP_CALL(OPN, SFX, a, ca, b, cb, o, n, done)
+#endif
+/* complex comparison loop: contiguous or broadcast operands into a contiguous bool output through
+ * the AVX-512 kernel, element by element (FN) otherwise */
+#define TL_LOOP2_CCMP(NAME, OPN, SFX, S, F, FN)                                                  \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    if (st[2] == 1 && (st[0] == 0 || st[0] == (npy_intp)sizeof(S))                               \
+            && (st[1] == 0 || st[1] == (npy_intp)sizeof(S)) && (st[0] | st[1]) != 0) {           \
+        int done = 0;                                                                            \
+        unsigned fpe = 0;                                                                        \
+        (void)ctx; (void)aux;                                                                    \
+        TL_VCCMP_CALL(OPN, SFX, (const F *)data[0], st[0] != 0, (const F *)data[1], st[1] != 0,  \
+                      (tl_bool *)data[2], dims[0], done)                                         \
+        if (done) return tl_finish(fpe);                                                         \
+    }                                                                                            \
+    { TL_LOOP2_BODY(S, S, npy_bool, TL_LD_id, TL_LD_id, TL_ST_id, FN) }                          \
+}
+
 /* Same-type loop with a reduction path that keeps the accumulator in the compute type (exact for
  * every type whose storage is its compute type; NumPy's float16 add/subtract/multiply/divide
  * reductions accumulate in float32 too). */
