@@ -1,6 +1,6 @@
 """Optional multi-threading (typelattice.set_num_threads): every result, FP warning and error
-with 2 or 4 threads is the one of a single thread. The split threshold is lowered so small
-arrays are split too (one test keeps the default threshold)."""
+with 2 or 4 threads is the one of a single thread. The split threshold (bytes of operands) is
+lowered so small arrays are split too (one test keeps the default threshold)."""
 import os
 import subprocess
 import sys
@@ -20,10 +20,10 @@ N = 10_007          # odd: chunks of different lengths
 
 @pytest.fixture(autouse=True)
 def _restore():
-    old_min = _ufuncs._thread_min_size(1024)
+    old_min = _ufuncs._thread_min_bytes(1024)
     yield
     tl.set_num_threads(1)
-    _ufuncs._thread_min_size(old_min)
+    _ufuncs._thread_min_bytes(old_min)
 
 
 def _data(dtype, n=N, seed=0, special=True, lo=-5, hi=5):
@@ -214,9 +214,17 @@ def test_reductions_identical():
 
 
 def test_default_threshold():
-    _ufuncs._thread_min_size(1 << 17)
-    a, b = _data("float32", 1 << 19, seed=11), _data("bfloat16", 1 << 19, seed=12)
-    _same(lambda: (tl.add(a, b), tl.exp(b), tl.multiply(b, b)), nthreads=(2,))
+    """16 MiB of operands: float32 + bfloat16 -> float32 of 1.7M elements (17 MB) is split, an
+    int8 add of 2^20 elements (3 MB; 2.4x slower on two threads where measured) is not."""
+    _ufuncs._thread_min_bytes(16 << 20)
+    a, b = _data("float32", 1_700_000, seed=11), _data("bfloat16", 1_700_000, seed=12)
+    _same(lambda: tl.add(a, b), nthreads=(2,))
+    c = _data("int8", 1 << 20, seed=13)
+    _same(lambda: tl.add(c, c), nthreads=(2,), split=False)
+    before = _ufuncs._threaded_calls()
+    with tl.threads(2):
+        tl.add(c, c)
+    assert _ufuncs._threaded_calls() == before
 
 
 def test_concurrent_python_threads():
@@ -293,7 +301,7 @@ def test_fork_and_exit():
     code = """
         import os, numpy as np, typelattice as tl
         from typelattice import _ufuncs
-        _ufuncs._thread_min_size(1024)
+        _ufuncs._thread_min_bytes(1024)
         a = np.linspace(-3, 3, 100_003, dtype=np.float32)
         with tl.threads(1):
             ref = tl.exp(a)

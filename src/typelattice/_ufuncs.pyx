@@ -161,8 +161,8 @@ cdef extern from *:
     void *tl_thr_wrap_ptr(void *loop, int nin, int nout)
     int tl_thr_set(int n) nogil
     int tl_thr_get()
-    void tl_thr_set_min(npy_intp n)
-    npy_intp tl_thr_get_min()
+    void tl_thr_set_min_bytes(npy_intp n)
+    npy_intp tl_thr_get_min_bytes()
     long tl_thr_calls()
     int TL_THR_MAX
 
@@ -361,12 +361,12 @@ def threads(n):
         set_num_threads(old)
 
 
-def _thread_min_size(n=None):
-    """Smallest loop call (elements) that is split across threads; set it if n is given
-    (tests use small arrays). Returns the previous value."""
-    old = tl_thr_get_min()
+def _thread_min_bytes(n=None):
+    """Smallest loop call that is split across threads, in bytes its operands span (default 16
+    MiB); set it if n is given (tests use small arrays). Returns the previous value."""
+    old = tl_thr_get_min_bytes()
     if n is not None:
-        tl_thr_set_min(n)
+        tl_thr_set_min_bytes(n)
     return old
 
 

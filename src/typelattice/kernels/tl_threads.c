@@ -13,7 +13,10 @@
 #include <string.h>
 
 static int tl_thr_n = 1;                    /* total threads, 1: off */
-static npy_intp tl_thr_min = (npy_intp)1 << 17;
+/* Waking the pool costs tens of microseconds on a VM (a halted vCPU): below ~8-12 MB of operand
+ * traffic two threads were slower than one (float32 add of 2^17 elements: 6x, of 2^20: 0.82x;
+ * int8 add of 2^20: 2.4x, of 2^22: 0.71x), so the threshold is in bytes, not elements */
+static npy_intp tl_thr_min = (npy_intp)16 << 20;
 static long tl_thr_ncalls = 0;              /* calls split so far (tests) */
 
 /* set while a thread runs a chunk: tl_loop_error records the error there */
@@ -36,8 +39,8 @@ int tl_loop_error(PyObject *type, const char *msg)
 }
 
 int tl_thr_get(void) { return __atomic_load_n(&tl_thr_n, __ATOMIC_RELAXED); }
-void tl_thr_set_min(npy_intp n) { __atomic_store_n(&tl_thr_min, n < 1 ? 1 : n, __ATOMIC_RELAXED); }
-npy_intp tl_thr_get_min(void) { return __atomic_load_n(&tl_thr_min, __ATOMIC_RELAXED); }
+void tl_thr_set_min_bytes(npy_intp n) { __atomic_store_n(&tl_thr_min, n < 1 ? 1 : n, __ATOMIC_RELAXED); }
+npy_intp tl_thr_get_min_bytes(void) { return __atomic_load_n(&tl_thr_min, __ATOMIC_RELAXED); }
 long tl_thr_calls(void) { return __atomic_load_n(&tl_thr_ncalls, __ATOMIC_RELAXED); }
 
 #define TL_THR_NARGS 4              /* loops have at most 4 operands (2 in, 2 out) */
@@ -236,6 +239,15 @@ int tl_thr_set(int n)
     return 0;
 }
 
+/* the bytes a call's operands span: n elements at each operand's stride */
+static npy_intp tl_thr_span(int k, npy_intp const st[], npy_intp n)
+{
+    npy_intp b = 0;
+    int i;
+    for (i = 0; i < tl_thr_nargs[k]; i++) b += st[i] < 0 ? -st[i] : st[i];
+    return b * n;
+}
+
 __attribute__((noinline))
 static int tl_thr_dispatch(int k, PyArrayMethod_Context *ctx, char *const data[],
                            npy_intp const dims[], npy_intp const st[], NpyAuxData *aux)
@@ -244,7 +256,8 @@ static int tl_thr_dispatch(int k, PyArrayMethod_Context *ctx, char *const data[]
     npy_intp n = dims[0], chunk;
     int t, i, ret = 0, flags = 0;
     tl_err err = {NULL, NULL};
-    if (tl_thr_get() <= 1 || n < tl_thr_get_min() || !tl_thr_splittable(k, data, st, n)
+    if (tl_thr_get() <= 1 || tl_thr_span(k, st, n) < tl_thr_get_min_bytes()
+            || !tl_thr_splittable(k, data, st, n)
             /* NumPy kept the GIL: nothing may wait for it while we wait for the workers */
             || PyGILState_Check()
             /* another thread's call is using the pool */

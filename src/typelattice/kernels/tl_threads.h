@@ -1,8 +1,8 @@
 /* typelattice optional multi-threading of large elementwise loop calls (kernels/tl_threads.c).
  *
  * Every strided loop is registered through tl_thr_wrap, which returns a thunk: with more than
- * one thread set and a 1-d call of at least tl_thr_get_min() elements whose outputs do not feed
- * back into its inputs, the call is cut into contiguous chunks run by a persistent pthread pool
+ * one thread set and a 1-d call whose operands span at least tl_thr_get_min_bytes() bytes and
+ * whose outputs do not feed back into its inputs, the call is cut into contiguous chunks run by a persistent pthread pool
  * (the calling thread runs the first). Chunks compute the same elements as one call would, so
  * results are bit-identical; FP flags of the workers are raised in the calling thread; errors
  * (tl_loop_error) are set by the calling thread after the join, so no worker takes the GIL.
@@ -22,9 +22,9 @@ PyArrayMethod_StridedLoop *tl_thr_wrap(PyArrayMethod_StridedLoop *loop, int nin,
 int tl_thr_set(int n);
 int tl_thr_get(void);
 #define TL_THR_MAX 256
-/* smallest call (elements) that is split */
-void tl_thr_set_min(npy_intp n);
-npy_intp tl_thr_get_min(void);
+/* smallest call that is split: bytes its operands span (elements x the sum of |strides|) */
+void tl_thr_set_min_bytes(npy_intp n);
+npy_intp tl_thr_get_min_bytes(void);
 long tl_thr_calls(void);        /* calls split so far */
 
 /* Set a Python error from a loop (returns -1): in the caller's thread through the GIL, or
