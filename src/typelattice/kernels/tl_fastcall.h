@@ -179,7 +179,8 @@ static int tl_fast_scalar(PyObject *o, int code, int to, npy_intp n, char *buf)
 static inline int tl_fast_fpstatus(void)
 {
     int f = fetestexcept(FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID);
-    return ((f & FE_DIVBYZERO) ? NPY_FPE_DIVIDEBYZERO : 0) | ((f & FE_OVERFLOW) ? NPY_FPE_OVERFLOW : 0)
+    return ((f & FE_DIVBYZERO) ? NPY_FPE_DIVIDEBYZERO : 0)
+           | ((f & FE_OVERFLOW) ? NPY_FPE_OVERFLOW : 0)
            | ((f & FE_UNDERFLOW) ? NPY_FPE_UNDERFLOW : 0) | ((f & FE_INVALID) ? NPY_FPE_INVALID : 0);
 }
 

@@ -329,18 +329,8 @@ tl_vccmp_##OPN##_##SFX##_avx512(const F *a, int ca, const F *b, int cb, tl_bool 
         __mmask##L mh = (__mmask##L)(2 * m >= 2 * L ? ~0ull                                      \
                                      : 2 * m > L ? (1ull << (2 * m - L)) - 1 : 0);               \
         __mmask##L r, eq, nim, lt;                                                               \
-        if (ca) {                                                                                \
-            V lo = _mm512_maskz_loadu_##PR(ml, a + 2 * i);                                       \
-            V hi = _mm512_maskz_loadu_##PR(mh, a + 2 * i + L);                                   \
-            are = _mm512_permutex2var_##PR(lo, even, hi);                                        \
-            aim = _mm512_permutex2var_##PR(lo, odd, hi);                                         \
-        }                                                                                        \
-        if (cb) {                                                                                \
-            V lo = _mm512_maskz_loadu_##PR(ml, b + 2 * i);                                       \
-            V hi = _mm512_maskz_loadu_##PR(mh, b + 2 * i + L);                                   \
-            bre = _mm512_permutex2var_##PR(lo, even, hi);                                        \
-            bim = _mm512_permutex2var_##PR(lo, odd, hi);                                         \
-        }                                                                                        \
+        if (ca) TL_VCCMP_SPLIT(PR, a + 2 * i, L, are, aim)                                       \
+        if (cb) TL_VCCMP_SPLIT(PR, b + 2 * i, L, bre, bim)                                       \
         r = _mm512_mask_cmp_##PR##_mask(tm, are, bre, TL_VCCMP_R_##OPN);                         \
         eq = _mm512_mask_cmp_##PR##_mask(tm, are, bre, _CMP_EQ_OQ);                              \
         nim = _mm512_mask_cmp_##PR##_mask(tm, aim, aim, _CMP_UNORD_Q)                            \
@@ -353,6 +343,14 @@ tl_vccmp_##OPN##_##SFX##_avx512(const F *a, int ca, const F *b, int cb, tl_bool 
     }                                                                                            \
     return fpe;                                                                                  \
 }
+/* real and imaginary parts of the elements at p (masks ml/mh, permutes even/odd in scope) */
+#define TL_VCCMP_SPLIT(PR, p, L, RE, IM)                                                         \
+    {                                                                                            \
+        __typeof__(RE) lo_ = _mm512_maskz_loadu_##PR(ml, p);                                     \
+        __typeof__(RE) hi_ = _mm512_maskz_loadu_##PR(mh, (p) + L);                               \
+        RE = _mm512_permutex2var_##PR(lo_, even, hi_);                                           \
+        IM = _mm512_permutex2var_##PR(lo_, odd, hi_);                                            \
+    }
 /* the lane indices of the real (0) / imaginary (1) parts of two vectors, _mm512_set order */
 #define TL_VCCMP_IDX_32(k) 30 + k, 28 + k, 26 + k, 24 + k, 22 + k, 20 + k, 18 + k, 16 + k,      \
                            14 + k, 12 + k, 10 + k, 8 + k, 6 + k, 4 + k, 2 + k, k

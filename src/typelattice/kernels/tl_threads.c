@@ -39,7 +39,10 @@ int tl_loop_error(PyObject *type, const char *msg)
 }
 
 int tl_thr_get(void) { return __atomic_load_n(&tl_thr_n, __ATOMIC_RELAXED); }
-void tl_thr_set_min_bytes(npy_intp n) { __atomic_store_n(&tl_thr_min, n < 1 ? 1 : n, __ATOMIC_RELAXED); }
+void tl_thr_set_min_bytes(npy_intp n)
+{
+    __atomic_store_n(&tl_thr_min, n < 1 ? 1 : n, __ATOMIC_RELAXED);
+}
 npy_intp tl_thr_get_min_bytes(void) { return __atomic_load_n(&tl_thr_min, __ATOMIC_RELAXED); }
 long tl_thr_calls(void) { return __atomic_load_n(&tl_thr_ncalls, __ATOMIC_RELAXED); }
 

@@ -2,10 +2,11 @@
  *
  * Every strided loop is registered through tl_thr_wrap, which returns a thunk: with more than
  * one thread set and a 1-d call whose operands span at least tl_thr_get_min_bytes() bytes and
- * whose outputs do not feed back into its inputs, the call is cut into contiguous chunks run by a persistent pthread pool
- * (the calling thread runs the first). Chunks compute the same elements as one call would, so
- * results are bit-identical; FP flags of the workers are raised in the calling thread; errors
- * (tl_loop_error) are set by the calling thread after the join, so no worker takes the GIL.
+ * whose outputs do not feed back into its inputs, the call is cut into contiguous chunks run by
+ * a persistent pthread pool (the calling thread runs the first). Chunks compute the same
+ * elements as one call would, so results are bit-identical; FP flags of the workers are raised
+ * in the calling thread; errors (tl_loop_error) are set by the calling thread after the join,
+ * so no worker takes the GIL.
  */
 #ifndef TYPELATTICE_TL_THREADS_H
 #define TYPELATTICE_TL_THREADS_H
