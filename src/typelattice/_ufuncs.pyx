@@ -185,7 +185,7 @@ cdef extern from *:
     void tl_fast_set(int on)
     int tl_fast_get()
     Py_ssize_t tl_fast_count()
-    int TL_FAST_NTYPES, TL_FAST_PYINT, TL_FAST_PYFLOAT, TL_FAST_PYCOMPLEX
+    int TL_FAST_NTYPES, TL_FAST_PYINT
 
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.pycapsule cimport PyCapsule_New, PyCapsule_GetPointer
@@ -818,16 +818,12 @@ cdef int _fast_fill(int slot, const int *codes, tl_fast_entry *e) except -1:
             continue
         if k is _PY_FLOAT_DT or k is _PY_COMPLEX_DT:
             t = classes[1 - i] if nin == 2 else None
-            same = (_LOOP_OF.get((uf, classes[:i] + (t,) + classes[i + 1:]))
-                    if t in _CODE_OF_CLASS else None)
-            if same is not None:
-                rec = same
-                to = _CODE_OF_CLASS[t]
-                descrs.append(_FAST_DTYPES[to])
-            else:
-                to = TL_FAST_PYFLOAT if k is _PY_FLOAT_DT else TL_FAST_PYCOMPLEX
-                descrs.append(_FAST_DTYPES[_ops.LOOP_TYPES.index(
-                    "float64" if k is _PY_FLOAT_DT else "complex128")])
+            rec = (_LOOP_OF.get((uf, classes[:i] + (t,) + classes[i + 1:]))
+                   if t in _CODE_OF_CLASS else None)
+            if rec is None:
+                return 0
+            to = _CODE_OF_CLASS[t]
+            descrs.append(_FAST_DTYPES[to])
         elif k in _CODE_OF_CLASS:
             to = _CODE_OF_CLASS[k]
             descrs.append(_FAST_DTYPES[to])

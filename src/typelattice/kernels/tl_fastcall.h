@@ -47,9 +47,8 @@
 
 /* One pair (or one) of operand kinds of one ufunc. state 0: not resolved yet; 1: loop, descrs,
  * check_fpe and to[] hold the loop NumPy would run; -1: NumPy's path. to[i] for a Python scalar
- * operand: the loop's type code at that position (the scalar is converted to it), or
- * TL_FAST_PYFLOAT/PYCOMPLEX where the loop reads NumPy's float64/complex128 value itself (the
- * weak loops of tl_weak.c). */
+ * operand: the loop's type code at that position, the scalar converted to it (where NumPy runs a
+ * weak loop of tl_weak.c, as that loop converts it, and the same-dtype loop it wraps). */
 typedef struct {
     PyArrayMethod_StridedLoop *loop;
     PyArray_Descr *descrs[4];
@@ -167,9 +166,8 @@ static int tl_fast_scalar(PyObject *o, int code, int to, npy_intp n, char *buf)
         re = z.real;
         im = z.imag;
     }
-    if (to == TL_FAST_PYFLOAT || to == TL_FAST_PYCOMPLEX || to == TL_WK_F64) {
-        double x[2] = {re, im};
-        memcpy(buf, x, to == TL_FAST_PYCOMPLEX ? 16 : 8);
+    if (to == TL_WK_F64) {
+        memcpy(buf, &re, 8);
         return 0;
     }
     if (n == 0) return 0;
