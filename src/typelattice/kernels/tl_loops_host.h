@@ -239,7 +239,6 @@ TL_VCMP(equal, f64, double) TL_VCMP(not_equal, f64, double)
 #define TL_LOOP_ARGS PyArrayMethod_Context *ctx, char *const data[], npy_intp const dims[], \
                      npy_intp const st[], NpyAuxData *aux
 
-/* (S1, S2) -> SO: out = ST(FN(LD1(a), LD2(b))) */
 /* for (i = 0; i < n; i++) BODY, in two passes when the output po (elements of size SZ) is
  * larger than TL_PEEL_BYTES: up to its first 64-byte boundary, then the rest, so the vectorized
  * loop's 64-byte stores do not straddle cache lines (NumPy's arrays start 16, 32 or 48 bytes
@@ -247,10 +246,12 @@ TL_VCMP(equal, f64, double) TL_VCMP(not_equal, f64, double)
  * one pass; fresh outputs (their stores miss the cache anyway): the same. Below that size the
  * head costs more than it saves. One copy of BODY in the code. */
 #define TL_PEEL_BYTES 32768
+/* the elements of size SZ at p before its first 64-byte boundary */
+#define TL_ALIGN_HEAD(p, SZ) ((npy_intp)((-(uintptr_t)(p) & 63) / (uintptr_t)(SZ)))
 #define TL_FOR_ALIGNED(i, n, po, SZ, BODY)                                                       \
     {                                                                                            \
         npy_intp lo_ = 0, hi_ = (n) * (npy_intp)(SZ) >= TL_PEEL_BYTES                            \
-            ? (npy_intp)((-(uintptr_t)(po) & 63) / (SZ)) : (n);                                  \
+            ? TL_ALIGN_HEAD(po, SZ) : (n);                                                       \
         for (;;) {                                                                               \
             for (i = lo_; i < hi_; i++) BODY;                                                    \
             if (hi_ == (n)) break;                                                               \
@@ -258,6 +259,7 @@ TL_VCMP(equal, f64, double) TL_VCMP(not_equal, f64, double)
             hi_ = (n);                                                                           \
         }                                                                                        \
     }
+/* (S1, S2) -> SO: out = ST(FN(LD1(a), LD2(b))) */
 #define TL_LOOP2_BODY(S1, S2, SO, LD1, LD2, ST, FN)                                              \
     npy_intp n = dims[0], i;                                                                     \
     char *a = data[0], *b = data[1], *o = data[2];                                               \
@@ -834,13 +836,17 @@ static int NAME(TL_LOOP_ARGS)                                                   
     }                                                                                            \
     return tl_finish(fpe);                                                                       \
 }
+/* in a loop (TL_LOOP_ARGS): operands of type S contiguous or broadcast (not both broadcast), a
+ * contiguous S output that feeds back into neither */
+#define TL_CONTIG_OR_BCAST2(S)                                                                   \
+    (st[2] == (npy_intp)sizeof(S) && (st[0] == 0 || st[0] == (npy_intp)sizeof(S))                \
+     && (st[1] == 0 || st[1] == (npy_intp)sizeof(S)) && (st[0] | st[1]) != 0                     \
+     && !tl_feedback(data[0], st[0], data[2], st[2], dims[0])                                    \
+     && !tl_feedback(data[1], st[1], data[2], st[2], dims[0]))
 #define TL_LOOP2_IDIV(NAME, OPN, SFX, S, FN)                                                     \
 static int NAME(TL_LOOP_ARGS)                                                                    \
 {                                                                                                \
-    if (st[2] == (npy_intp)sizeof(S) && (st[0] == 0 || st[0] == (npy_intp)sizeof(S))             \
-            && (st[1] == 0 || st[1] == (npy_intp)sizeof(S)) && (st[0] | st[1]) != 0              \
-            && !tl_feedback(data[0], st[0], data[2], st[2], dims[0])                             \
-            && !tl_feedback(data[1], st[1], data[2], st[2], dims[0])) {                          \
+    if (TL_CONTIG_OR_BCAST2(S)) {                                                                \
         npy_intp n = dims[0], i, j;                                                              \
         const S *a = (const S *)data[0], *b = (const S *)data[1];                                \
         S *o = (S *)data[2];                                                                     \
@@ -923,9 +929,7 @@ TL_VSQUARE8(i8, int8_t) TL_VSQUARE8(u8, uint8_t)
 #define TL_LOOP2_MUL8(NAME, S, FN)                                                               \
 static int NAME(TL_LOOP_ARGS)                                                                    \
 {                                                                                                \
-    if (st[2] == 1 && (st[0] == 0 || st[0] == 1) && (st[1] == 0 || st[1] == 1)                   \
-            && (st[0] | st[1]) != 0 && !tl_feedback(data[0], st[0], data[2], st[2], dims[0])    \
-            && !tl_feedback(data[1], st[1], data[2], st[2], dims[0])) {                          \
+    if (TL_CONTIG_OR_BCAST2(S)) {                                                                \
         (void)ctx; (void)aux;                                                                    \
         tl_vmul8((const uint8_t *)data[0], st[0] != 0, (const uint8_t *)data[1], st[1] != 0,     \
                  (uint8_t *)data[2], dims[0]);                                                   \
@@ -2280,7 +2284,7 @@ __attribute__((noinline)) static int tl_fused_run(tl_fused_kernel k, tl_fused_sc
         /* as TL_FOR_ALIGNED: beyond TL_PEEL_BYTES, the elements before the output's first
          * 64-byte boundary one by one, so the kernel's vector stores do not straddle lines */
         if (n * isz[2] >= TL_PEEL_BYTES) {
-            npy_intp head = (npy_intp)((-(uintptr_t)p[2] & 63) / (uintptr_t)isz[2]);
+            npy_intp head = TL_ALIGN_HEAD(p[2], isz[2]);
             if (head) fpe |= k1(p[0], s[0], p[1], s[1], p[2], s[2], head, x);
             for (j = 0; j < 3; j++) p[j] += head * s[j];
             n -= head;
