@@ -411,3 +411,55 @@ def test_calls_of_a_few_elements(isa, da, db):
                 else:
                     assert _same(got, want).all(), (name, n)
                 assert gf == wf, (name, n, gf, wf)
+
+
+@pytest.mark.parametrize("da,db", [(np.dtype("int8"), F16), (F16, F32), (BF16, F16),
+                                   (np.dtype("bool"), BF16), (np.dtype("int32"), F16),
+                                   (F16, np.dtype("uint16")), (np.dtype("int64"), BF16),
+                                   (BF16, np.dtype("int16"))], ids=lambda d: str(d))
+def test_calls_of_a_few_elements_compare_and_wide_ints(isa, da, db):
+    """1-8 elements (tl_half_binary_few): comparisons, and integers wider than 8 bits rounded to
+    the half type as NumPy's / ml_dtypes' cast does (float16 overflow included): NumPy's compare or
+    op of the operands cast to the computation dtype, the cast's warnings plus the op's (none for
+    the quiet ops); signalling NaNs and strided operands."""
+    rng = np.random.default_rng(19)
+
+    def vals(dt):
+        if dt.kind in "biu":
+            info = np.iinfo(dt) if dt.kind != "b" else None
+            if info is None:
+                return rng.integers(0, 2, 64).astype(dt)
+            # values that round to the half type, and beyond float16's range
+            v = rng.integers(max(info.min, -(1 << 40)), min(info.max, 1 << 40), 64)
+            v[::4] = rng.integers(max(info.min, -300), min(info.max, 300), 16)
+            return v.astype(dt)
+        sp = _specials(dt) if dt != F32 else np.array([0.0, -0.0, np.inf, np.nan, 3e38, 1.5,
+                                                       2049.0, 7.0], F32)
+        return rng.choice(sp, 64)
+    a, b = vals(np.dtype(da)), vals(np.dtype(db))
+    comp = tl.add.resolve_dtypes((a.dtype, b.dtype, None))[2]
+    for name in OPS + CMPS:
+        uf = getattr(tl, name)
+        for n in range(1, 9):
+            for x, y in ((a[:n], b[8:8 + n]), (a[16], b[24:24 + n]), (a[32:32 + n], b[40]),
+                         (a[:2 * n:2], b[40:40 + n])):
+                got, gf = _flags(lambda: uf(x, y))
+                (xc, yc), cf = _flags(lambda: [np.asarray(v).astype(comp) for v in (x, y)])
+                xx, yy = (np.tile(np.broadcast_to(v, got.shape), 64 // n + 1) for v in (xc, yc))
+                if name in CMPS:
+                    want, wf = _flags(lambda: getattr(np, name)(xx.astype(F32), yy.astype(F32)))
+                else:
+                    want, wf = _ref(name, comp if comp != F32 else F16, xx, yy)
+                want = want[:n]
+                assert got.dtype == want.dtype, (name, n)
+                if got.dtype == np.bool_:
+                    assert (got == want).all(), (name, n, x, y)
+                elif got.dtype == F32:
+                    assert ((got.view(np.uint32) == want.view(np.uint32))
+                            | (np.isnan(got) & np.isnan(want))).all(), (name, n)
+                else:
+                    assert _same(got, want).all(), (name, n)
+                # ops that report no FP warning (NumPy's comparisons, maximum...) report none
+                # of the cast either
+                quiet = name in CMPS or name in ("maximum", "minimum", "fmax", "fmin")
+                assert gf == (set() if quiet else wf | cf), (name, n, gf, wf, cf)

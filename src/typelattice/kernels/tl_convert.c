@@ -55,27 +55,6 @@
 #endif
 
 /* ------------------------------------------------------------------ */
-/* flags                                                               */
-/* ------------------------------------------------------------------ */
-static void tl_raise(unsigned fl)
-{
-    int e = 0;
-    if (!fl)
-        return;
-#ifdef FE_OVERFLOW
-    if (fl & TL_FLAG_OVERFLOW) e |= FE_OVERFLOW;
-#endif
-#ifdef FE_UNDERFLOW
-    if (fl & TL_FLAG_UNDERFLOW) e |= FE_UNDERFLOW;
-#endif
-#ifdef FE_INVALID
-    if (fl & TL_FLAG_INVALID) e |= FE_INVALID;
-#endif
-    if (e)
-        feraiseexcept(e);
-}
-
-/* ------------------------------------------------------------------ */
 /* scalar kernels (the reference; also the tails of the AVX2 kernels)  */
 /* They only accumulate flags; the caller raises them.                 */
 /* ------------------------------------------------------------------ */
@@ -680,68 +659,13 @@ typedef struct {
     int op, ka, kb, ko, ca, cb;
 } tl_hbin_args;
 
-/* an integer as float32 (a C cast) rounded to nearest even to the result kind ko: the blocked
- * loops' conversion of an operand (tl_cvt_rbf for bfloat16; float16 as NumPy's cast, overflow
- * flag included) */
-static inline float tl_hround(int ko, float f, unsigned *fl)
-{
-    uint32_t u = tl_f32_to_bits(f);
-    if (ko == TL_HK_F16)
-        return tl_bits_to_f32(tl_f16bits_to_f32bits(tl_f32bits_to_f16bits(u, fl)));
-    return tl_bits_to_f32((u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u);
-}
-
-/* element i of an operand of kind `kind` as float32 for result kind ko (halves: exact, NaN bits
- * kept; integers of more than 8 bits: rounded to ko) */
-static inline float tl_hld(int kind, int ko, const void *p, ptrdiff_t i, unsigned *fl)
-{
-    switch (kind) {
-    case TL_HK_F16: return tl_bits_to_f32(tl_f16bits_to_f32bits(((const uint16_t *)p)[i]));
-    case TL_HK_BF16: return tl_bits_to_f32(tl_bf16bits_to_f32bits(((const uint16_t *)p)[i]));
-    case TL_HK_I8: return (float)((const int8_t *)p)[i];
-    case TL_HK_U8: return (float)((const uint8_t *)p)[i];
-    case TL_HK_B: return (float)(((const uint8_t *)p)[i] != 0);
-    case TL_HK_I16: return tl_hround(ko, (float)((const int16_t *)p)[i], fl);
-    case TL_HK_U16: return tl_hround(ko, (float)((const uint16_t *)p)[i], fl);
-    case TL_HK_I32: return tl_hround(ko, (float)((const int32_t *)p)[i], fl);
-    case TL_HK_U32: return tl_hround(ko, (float)((const uint32_t *)p)[i], fl);
-    case TL_HK_I64: return tl_hround(ko, (float)((const int64_t *)p)[i], fl);
-    case TL_HK_U64: return tl_hround(ko, (float)((const uint64_t *)p)[i], fl);
-    default: return ((const float *)p)[i];
-    }
-}
-
-/* a comparison as the vector ones (C99's isless...: invalid only for a signalling NaN) */
-static inline unsigned char tl_hcmp1(int op, float a, float b)
-{
-    switch (op) {
-    case TL_HOP_LESS: return isless(a, b);
-    case TL_HOP_LESS_EQUAL: return islessequal(a, b);
-    case TL_HOP_GREATER: return isgreater(a, b);
-    case TL_HOP_GREATER_EQUAL: return isgreaterequal(a, b);
-    case TL_HOP_EQUAL: return a == b;
-    default: return a != b;
-    }
-}
-
-/* elements [i, i + m) one by one: the caller's element function and the scalar roundings */
+/* elements [i, i + m) one by one */
 static void tl_hbin_elems(const tl_hbin_args *x, ptrdiff_t i, ptrdiff_t m, unsigned *fl)
 {
-    for (ptrdiff_t j = i; j < i + m; j++) {
-        unsigned e = 0;
-        if (TL_HOP_IS_CMP(x->op)) {
-            ((unsigned char *)x->o)[j] = tl_hcmp1(x->op, tl_hld(x->ka, x->ko, x->a, x->ca ? j : 0, fl),
-                                                  tl_hld(x->kb, x->ko, x->b, x->cb ? j : 0, fl));
-            continue;
-        }
-        uint32_t r = tl_f32_to_bits(x->fn(tl_hld(x->ka, x->ko, x->a, x->ca ? j : 0, fl),
-                                          tl_hld(x->kb, x->ko, x->b, x->cb ? j : 0, fl), &e));
-        if (x->ko == TL_HK_F32)
-            memcpy((float *)x->o + j, &r, 4);
-        else
-            ((uint16_t *)x->o)[j] = x->ko == TL_HK_F16 ? tl_f32bits_to_f16bits(r, fl)
-                                                       : tl_f32bits_to_bf16bits(r, fl);
-    }
+    ptrdiff_t sa = x->ca ? tl_hk_size(x->ka) : 0, sb = x->cb ? tl_hk_size(x->kb) : 0;
+    ptrdiff_t so = TL_HOP_IS_CMP(x->op) ? 1 : tl_hk_size(x->ko);
+    tl_hbin_strided(x->op, x->fn, x->ko, x->ka, (const char *)x->a + i * sa, sa, x->kb,
+                    (const char *)x->b + i * sb, sb, (char *)x->o + i * so, so, m, fl);
 }
 
 #if TL_X86

@@ -53,6 +53,8 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <string.h>
+#include <math.h>
+#include <fenv.h>
 
 #ifdef __CUDACC__
 #define TL_HD __host__ __device__
@@ -295,6 +297,122 @@ enum { TL_HOP_ADD, TL_HOP_SUBTRACT, TL_HOP_MULTIPLY, TL_HOP_DIVIDE, TL_HOP_MAXIM
 typedef float (*tl_half_elem_fn)(float, float, unsigned *);
 int tl_half_binary(int op, tl_half_elem_fn fn, int ko, int ka, const void *a, int ca,
                    int kb, const void *b, int cb, void *o, ptrdiff_t n);
+
+/* ------------------------------------------------------------------ */
+/* flags                                                               */
+/* ------------------------------------------------------------------ */
+static inline void tl_raise(unsigned fl)
+{
+    int e = 0;
+    if (!fl)
+        return;
+#ifdef FE_OVERFLOW
+    if (fl & TL_FLAG_OVERFLOW) e |= FE_OVERFLOW;
+#endif
+#ifdef FE_UNDERFLOW
+    if (fl & TL_FLAG_UNDERFLOW) e |= FE_UNDERFLOW;
+#endif
+#ifdef FE_INVALID
+    if (fl & TL_FLAG_INVALID) e |= FE_INVALID;
+#endif
+    if (e)
+        feraiseexcept(e);
+}
+
+/* ------------------------------------------------------------------ */
+/* the element path of the fused kernels (tl_half_binary's vectors     */
+/* holding a float16 signalling NaN, and calls of a few elements)      */
+/* ------------------------------------------------------------------ */
+/* an integer as float32 (a C cast) rounded to nearest even to the result kind ko: the blocked
+ * loops' conversion of an operand (tl_cvt_rbf for bfloat16; float16 as NumPy's cast, overflow
+ * flag included) */
+static inline float tl_hround(int ko, float f, unsigned *fl)
+{
+    uint32_t u = tl_f32_to_bits(f);
+    if (ko == TL_HK_F16)
+        return tl_bits_to_f32(tl_f16bits_to_f32bits(tl_f32bits_to_f16bits(u, fl)));
+    return tl_bits_to_f32((u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u);
+}
+
+/* element i of an operand of kind `kind` as float32 for result kind ko (halves: exact, NaN bits
+ * kept; integers of more than 8 bits: rounded to ko) */
+static inline float tl_hld(int kind, int ko, const void *p, ptrdiff_t i, unsigned *fl)
+{
+    switch (kind) {
+    case TL_HK_F16: return tl_bits_to_f32(tl_f16bits_to_f32bits(((const uint16_t *)p)[i]));
+    case TL_HK_BF16: return tl_bits_to_f32(tl_bf16bits_to_f32bits(((const uint16_t *)p)[i]));
+    case TL_HK_I8: return (float)((const int8_t *)p)[i];
+    case TL_HK_U8: return (float)((const uint8_t *)p)[i];
+    case TL_HK_B: return (float)(((const uint8_t *)p)[i] != 0);
+    case TL_HK_I16: return tl_hround(ko, (float)((const int16_t *)p)[i], fl);
+    case TL_HK_U16: return tl_hround(ko, (float)((const uint16_t *)p)[i], fl);
+    case TL_HK_I32: return tl_hround(ko, (float)((const int32_t *)p)[i], fl);
+    case TL_HK_U32: return tl_hround(ko, (float)((const uint32_t *)p)[i], fl);
+    case TL_HK_I64: return tl_hround(ko, (float)((const int64_t *)p)[i], fl);
+    case TL_HK_U64: return tl_hround(ko, (float)((const uint64_t *)p)[i], fl);
+    default: return ((const float *)p)[i];
+    }
+}
+
+/* a comparison as the vector ones (C99's isless...: invalid only for a signalling NaN) */
+static inline unsigned char tl_hcmp1(int op, float a, float b)
+{
+    switch (op) {
+    case TL_HOP_LESS: return isless(a, b);
+    case TL_HOP_LESS_EQUAL: return islessequal(a, b);
+    case TL_HOP_GREATER: return isgreater(a, b);
+    case TL_HOP_GREATER_EQUAL: return isgreaterequal(a, b);
+    case TL_HOP_EQUAL: return a == b;
+    default: return a != b;
+    }
+}
+
+/* n elements of strided operands one by one: the element function (or tl_hcmp1) on tl_hld's
+ * values, rounded to ko; rounding flags into *fl */
+#if defined(__GNUC__)
+__attribute__((always_inline))  /* op, ko and fn: constants where the caller's are */
+#endif
+static inline void tl_hbin_strided(int op, tl_half_elem_fn fn, int ko, int ka, const char *a,
+                                   ptrdiff_t sa, int kb, const char *b, ptrdiff_t sb, char *o,
+                                   ptrdiff_t so, ptrdiff_t n, unsigned *fl)
+{
+    for (ptrdiff_t j = 0; j < n; j++, a += sa, b += sb, o += so) {
+        float x = tl_hld(ka, ko, a, 0, fl), y = tl_hld(kb, ko, b, 0, fl);
+        unsigned e = 0;
+        uint32_t r;
+        if (TL_HOP_IS_CMP(op)) {
+            *(unsigned char *)o = tl_hcmp1(op, x, y);
+            continue;
+        }
+        r = tl_f32_to_bits(fn(x, y, &e));
+        if (ko == TL_HK_F32) {
+            memcpy(o, &r, 4);
+        } else {
+            uint16_t h = ko == TL_HK_F16 ? tl_f32bits_to_f16bits(r, fl)
+                                         : tl_f32bits_to_bf16bits(r, fl);
+            memcpy(o, &h, 2);
+        }
+    }
+}
+
+/* Calls of a few elements skip the kernels' set-up (~250 instructions, 10% of a 1-element call),
+ * on any ISA and layout: the kernels' element path. Integers wider than 8 bits only for a half
+ * result kind (tl_hld rounds them to it). Returns 0 where it does not apply. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int tl_half_binary_few(int op, tl_half_elem_fn fn, int ko, int ka, const char *a,
+                                     ptrdiff_t sa, int kb, const char *b, ptrdiff_t sb, char *o,
+                                     ptrdiff_t so, ptrdiff_t n)
+{
+    unsigned fl = 0;
+    if ((ko == TL_HK_F32 && (TL_HK_WIDE(ka) || TL_HK_WIDE(kb)))
+            || (fn == NULL && !TL_HOP_IS_CMP(op)))
+        return 0;
+    tl_hbin_strided(op, fn, ko, ka, a, sa, kb, b, sb, o, so, n, &fl);
+    tl_raise(fl);
+    return 1;
+}
 
 /* "avx512", "avx2+f16c" or "scalar": the path in use.  The choice is made
  * once, at first use: the best the CPU and OS support, or "scalar" when the

@@ -1380,55 +1380,17 @@ static int tl_hkind(PyArray_Descr *d)
         default: return d->type_num == tl_bf16_typenum ? TL_HK_BF16 : -1;
     }
 }
-/* Calls of a few elements skip tl_half_binary's set-up (~250 instructions, 10% of a 1-element
- * call): element by element in float32, for operands the float32 compute converts exactly and
- * whose conversion to a half result type NumPy/ml_dtypes would not round first (int8/uint8/bool
- * and the half type itself for half results; those and float16/bfloat16/float32 for float32
- * results): the blocked loop's values and flags. Returns 0 where it does not apply. */
-#define TL_TINY16 8
-static inline float tl_tiny16_ld(int k, const char *p)
-{
-    switch (k) {
-        case TL_HK_F16: return tl_f16_to_f32(*(const uint16_t *)p);
-        case TL_HK_BF16: return tl_bf16_to_f32(*(const uint16_t *)p);
-        case TL_HK_F32: return *(const float *)p;
-        case TL_HK_I8: return (float)*(const int8_t *)p;
-        case TL_HK_U8: return (float)*(const uint8_t *)p;
-        default: return (float)(*(const npy_bool *)p != 0);
-    }
-}
-static inline int tl_tiny16_ok(int ko, int k)
-{
-    return k == TL_HK_I8 || k == TL_HK_U8 || k == TL_HK_B || k == ko
-           || (ko == TL_HK_F32 && (k == TL_HK_F16 || k == TL_HK_BF16));
-}
-static int tl_tiny16(int ko, int ka, int kb, tl_half_elem_fn fn, char *const data[],
-                     npy_intp const st[], npy_intp n, int *rc)
-{
-    npy_intp i;
-    unsigned fpe = 0;
-    if (!tl_tiny16_ok(ko, ka) || !tl_tiny16_ok(ko, kb)) return 0;
-    for (i = 0; i < n; i++) {
-        float r = fn(tl_tiny16_ld(ka, data[0] + i * st[0]), tl_tiny16_ld(kb, data[1] + i * st[1]),
-                     &fpe);
-        char *o = data[2] + i * st[2];
-        if (ko == TL_HK_F32) memcpy(o, &r, sizeof(float));
-        else {
-            uint16_t h = ko == TL_HK_F16 ? tl_f32_to_f16(r, &fpe) : tl_f32_to_bf16(r, &fpe);
-            memcpy(o, &h, sizeof(h));
-        }
-    }
-    *rc = tl_finish(fpe);
-    return 1;
-}
+/* calls of up to TL_FEW16 elements: tl_half_binary_few (no kernel set-up) */
+#define TL_FEW16 8
 #define TL_LOOP_FUSED16(NAME, HOP, KO, FN, FALLBACK)                                             \
 static int NAME(TL_LOOP_ARGS)                                                                    \
 {                                                                                                \
     npy_intp n = dims[0];                                                                        \
-    int ka = tl_hkind(ctx->descriptors[0]), kb = tl_hkind(ctx->descriptors[1]), rc;              \
-    if (n <= TL_TINY16 && (FN) != NULL && ka >= 0 && kb >= 0                                     \
-            && tl_tiny16(KO, ka, kb, (tl_half_elem_fn)(FN), data, st, n, &rc))                   \
-        return rc;                                                                               \
+    int ka = tl_hkind(ctx->descriptors[0]), kb = tl_hkind(ctx->descriptors[1]);                  \
+    if (n <= TL_FEW16 && ka >= 0 && kb >= 0                                                      \
+            && tl_half_binary_few(HOP, (tl_half_elem_fn)(FN), KO, ka, data[0], st[0], kb, data[1], st[1], data[2],  \
+                                  st[2], n))                                                     \
+        return 0;                                                                                \
     if (ka >= 0 && kb >= 0 && st[2] == (npy_intp)(TL_HOP_IS_CMP(HOP) ? 1 : tl_hk_size(KO))     \
             && (st[0] == 0 || st[0] == (npy_intp)tl_hk_size(ka))                                 \
             && (st[1] == 0 || st[1] == (npy_intp)tl_hk_size(kb))                                 \
