@@ -1077,23 +1077,39 @@ TL_HBIN_LIST(TL_HBIN_FNS, TL_HBIN_FNS512)
 
 typedef void (*tl_hbin_kernel)(const tl_hbin_args *, unsigned *);
 
-/* the kernel for (isa, op, operand kinds), or NULL: one switch on a packed key (the calls of
- * small arrays look it up every time) */
-#define TL_HBIN_KEY(op, ko, ka, kb) ((((op) * 16 + (ko)) * 16 + (ka)) * 16 + (kb))
+/* (op, operand kinds) -> the kernels and their result kind, filled once from TL_HBIN_LIST:
+ * calls of small arrays look a kernel up every time (a switch on a packed key compiled to a
+ * 9-level compare tree) */
+typedef struct { tl_hbin_kernel k512, k2; int ko; } tl_hbin_entry;
+#define TL_HK_N (TL_HK_F32 + 1)
+static tl_hbin_entry tl_hbin_tab[TL_HOP_NOT_EQUAL + 1][TL_HK_N][TL_HK_N];
+static int tl_hbin_tab_ready;
+
+static void tl_hbin_tab_fill(void)
+{
+#define TL_HBIN_ROW(OP, KO, KA, KB)                                                          \
+    tl_hbin_tab[TL_HOP_##OP][TL_HK_##KA][TL_HK_##KB] =                                       \
+        (tl_hbin_entry){avx512_hbin_##OP##_##KA##_##KB, avx2_hbin_##OP##_##KA##_##KB, TL_HK_##KO};
+#define TL_HBIN_ROW512(OP, KO, KA, KB)                                                       \
+    tl_hbin_tab[TL_HOP_##OP][TL_HK_##KA][TL_HK_##KB] =                                       \
+        (tl_hbin_entry){avx512_hbin_##OP##_##KA##_##KB, NULL, TL_HK_##KO};
+    TL_HBIN_LIST(TL_HBIN_ROW, TL_HBIN_ROW512)
+    __atomic_store_n(&tl_hbin_tab_ready, 1, __ATOMIC_RELEASE);   /* (a racing fill: same values) */
+}
+
+/* the kernel for (isa, op, operand kinds), or NULL */
 static tl_hbin_kernel tl_hbin_find(int avx512, int op, int ko, int ka, int kb)
 {
-#define TL_HBIN_CASE(OP, KO, KA, KB)                                                         \
-    case TL_HBIN_KEY(TL_HOP_##OP, TL_HK_##KO, TL_HK_##KA, TL_HK_##KB):                       \
-        return avx512 ? avx512_hbin_##OP##_##KA##_##KB : avx2_hbin_##OP##_##KA##_##KB;
-#define TL_HBIN_CASE512(OP, KO, KA, KB)                                                      \
-    case TL_HBIN_KEY(TL_HOP_##OP, TL_HK_##KO, TL_HK_##KA, TL_HK_##KB):                       \
-        return avx512 ? avx512_hbin_##OP##_##KA##_##KB : NULL;
-    if ((unsigned)ko >= 16 || (unsigned)ka >= 16 || (unsigned)kb >= 16 || (unsigned)op >= 64)
+    const tl_hbin_entry *e;
+    if ((unsigned)ko >= TL_HK_N || (unsigned)ka >= TL_HK_N || (unsigned)kb >= TL_HK_N
+            || (unsigned)op > TL_HOP_NOT_EQUAL)
         return NULL;
-    switch (TL_HBIN_KEY(op, ko, ka, kb)) {
-    TL_HBIN_LIST(TL_HBIN_CASE, TL_HBIN_CASE512)
-    default: return NULL;
-    }
+    if (TL_UNLIKELY(!__atomic_load_n(&tl_hbin_tab_ready, __ATOMIC_ACQUIRE)))
+        tl_hbin_tab_fill();
+    e = &tl_hbin_tab[op][ka][kb];
+    if (e->k512 == NULL || e->ko != ko)
+        return NULL;
+    return avx512 ? e->k512 : e->k2;
 }
 #endif /* TL_X86 */
 

@@ -1363,7 +1363,7 @@ static int NAME(TL_LOOP_ARGS)                                                   
  * contiguous output; FALLBACK (the blocked loop) for strided or fed-back operands, a scalar
  * float16 sNaN, and without SIMD. FN: the float32 element function of the op (for vectors holding
  * a float16 signalling NaN). */
-static int tl_hkind(PyArray_Descr *d)
+static inline int tl_hkind(PyArray_Descr *d)
 {
     switch (d->type_num) {
         case NPY_HALF: return TL_HK_F16;
