@@ -205,6 +205,8 @@ def emit_unary(op, out):
         elif (len(outs) == 1 and op.kernel in VMATH and t in ("float32", "float64")
                 and not (t == "float64" and op.kernel in VMATH_SCALAR64)):
             out.append(f"TL_LOOP1_VEC({name}, {STORAGE[t]}, {t[-2:]}, {op.kernel}, {fn})")
+        elif len(outs) == 1 and op.kernel in VMATH and half and outs[0] == t:
+            out.append(f"TL_LOOP1_VEC16({name}, {SUFFIX[t]}, {op.kernel}, {fn})")
         elif len(outs) == 1:
             out.append(f"TL_LOOP1({name}, {STORAGE[t]}, {STORAGE[outs[0]]}, {lo}, "
                        f"{store(outs[0])}, {fn})")
