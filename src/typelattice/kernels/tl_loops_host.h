@@ -2420,7 +2420,7 @@ __attribute__((target("avx512f,avx512dq"))) static npy_intp tl_vm_##S##_avx512( 
     unsigned *fpe, const tl_vm_near *nr)                                                         \
 {                                                                                                \
     const V rlo = _mm512_set1_##SUF(d->rlo), rhi = _mm512_set1_##SUF(d->rhi);                    \
-    TL_VM_NEAR_VARS512(nr)                                                                       \
+    TL_VM_NEAR_VARS(nr, 512)                                                                     \
     if (d->cls == 1) {                                                                           \
         TL_VM_LOOP(N, F, V, _mm512_loadu_##SUF, _mm512_storeu_##SUF, OKM_SYM, REDO)              \
     }                                                                                            \
@@ -2437,11 +2437,12 @@ typedef tl_vm_dom32 tl_vm_dom_s32_t;
 typedef tl_vm_dom64 tl_vm_dom_s64_t;
 typedef tl_vm_dom32 tl_vm_dom_h32_t;
 typedef tl_vm_s32 tl_vm_h32;
-#define TL_VM_NEAR_VARS512(nr)                                                                   \
-    const __m512i nr_lo = _mm512_set1_epi32(nr ? (int)nr->lo : 0);                               \
-    const __m512i nr_from = _mm512_set1_epi32(nr ? (int)nr->from : 0);                           \
-    const __m512i nr_low = _mm512_set1_epi32(nr ? (int)nr->low : 0);                             \
-    const __m512i nr_span = _mm512_set1_epi32(nr ? (int)nr->span : 0);                           \
+/* tl_vm_near's fields in W-bit vectors (zeros without one) */
+#define TL_VM_NEAR_VARS(nr, W)                                                                   \
+    const __m##W##i nr_lo = _mm##W##_set1_epi32(nr ? (int)nr->lo : 0);                           \
+    const __m##W##i nr_from = _mm##W##_set1_epi32(nr ? (int)nr->from : 0);                       \
+    const __m##W##i nr_low = _mm##W##_set1_epi32(nr ? (int)nr->low : 0);                         \
+    const __m##W##i nr_span = _mm##W##_set1_epi32(nr ? (int)nr->span : 0);                       \
     (void)nr_lo; (void)nr_from; (void)nr_low; (void)nr_span;
 #define TL_VM_NO_REDO(y) 0u
 #define TL_VM_REDO512(y)                                                                         \
@@ -2481,16 +2482,10 @@ __attribute__((target("avx2"))) static npy_intp tl_vm_##S##_avx2(               
     const __m256i span = _mm256_xor_si256(SET1((I)d->span), sign);                               \
     const V flo = _mm256_set1_##SUF(d->flo);                                                     \
     const int has_flo = d->flo > -(F)INFINITY;                                                   \
-    TL_VM_NEAR_VARS256(nr)                                                                       \
+    TL_VM_NEAR_VARS(nr, 256)                                                                     \
     TL_VM_LOOP(N, F, V, _mm256_loadu_##SUF, _mm256_storeu_##SUF, OKM, REDO)                      \
 }
 /* (the masked bits are below 2^31: signed compares) */
-#define TL_VM_NEAR_VARS256(nr)                                                                   \
-    const __m256i nr_lo = _mm256_set1_epi32(nr ? (int)nr->lo : 0);                               \
-    const __m256i nr_from = _mm256_set1_epi32(nr ? (int)nr->from : 0);                           \
-    const __m256i nr_low = _mm256_set1_epi32(nr ? (int)nr->low : 0);                             \
-    const __m256i nr_span = _mm256_set1_epi32(nr ? (int)nr->span : 0);                           \
-    (void)nr_lo; (void)nr_from; (void)nr_low; (void)nr_span;
 #define TL_VM_REDO256(y)                                                                         \
     (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_or_si256(                            \
         _mm256_cmpgt_epi32(nr_lo, _mm256_and_si256(_mm256_castps_si256(y),                       \
