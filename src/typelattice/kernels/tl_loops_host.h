@@ -1388,8 +1388,8 @@ static int NAME(TL_LOOP_ARGS)                                                   
     npy_intp n = dims[0];                                                                        \
     int ka = tl_hkind(ctx->descriptors[0]), kb = tl_hkind(ctx->descriptors[1]);                  \
     if (n <= TL_FEW16 && ka >= 0 && kb >= 0                                                      \
-            && tl_half_binary_few(HOP, (tl_half_elem_fn)(FN), KO, ka, data[0], st[0], kb, data[1], st[1], data[2],  \
-                                  st[2], n))                                                     \
+            && tl_half_binary_few(HOP, (tl_half_elem_fn)(FN), KO, ka, data[0], st[0], kb,        \
+                                  data[1], st[1], data[2], st[2], n))                            \
         return 0;                                                                                \
     if (ka >= 0 && kb >= 0 && st[2] == (npy_intp)(TL_HOP_IS_CMP(HOP) ? 1 : tl_hk_size(KO))     \
             && (st[0] == 0 || st[0] == (npy_intp)tl_hk_size(ka))                                 \
