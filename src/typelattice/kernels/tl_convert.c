@@ -835,8 +835,8 @@ avx512_hbin(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *
     const ptrdiff_t n = x->n;
     const void *pa = x->a, *pb = x->b;
     void *po = x->o;
-    const __m512 va = _mm512_set1_ps(ca ? 0.0f : tl_hld(ka, ko, pa, 0, fl));
-    const __m512 vb = _mm512_set1_ps(cb ? 0.0f : tl_hld(kb, ko, pb, 0, fl));
+    const __m512 va = _mm512_set1_ps(ca ? 0.0f : tl_hld(ka, ko, pa, fl));
+    const __m512 vb = _mm512_set1_ps(cb ? 0.0f : tl_hld(kb, ko, pb, fl));
     __mmask16 bnd = 0, snr = 0;
     ptrdiff_t i = 0;
     for (; i + 16 <= n; i += 16)
@@ -996,8 +996,8 @@ avx2_hbin(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *x,
     const void *pa = x->a, *pb = x->b;
     void *po = x->o;
     const size_t so = TL_HOP_IS_CMP(op) ? 1 : (size_t)tl_hk_size(ko);
-    const __m256 va = _mm256_set1_ps(ca ? 0.0f : tl_hld(ka, ko, pa, 0, fl));
-    const __m256 vb = _mm256_set1_ps(cb ? 0.0f : tl_hld(kb, ko, pb, 0, fl));
+    const __m256 va = _mm256_set1_ps(ca ? 0.0f : tl_hld(ka, ko, pa, fl));
+    const __m256 vb = _mm256_set1_ps(cb ? 0.0f : tl_hld(kb, ko, pb, fl));
     __m256i bnd = _mm256_setzero_si256(), snr = _mm256_setzero_si256();
     ptrdiff_t i = 0;
     for (; i + 8 <= n; i += 8)

@@ -334,23 +334,23 @@ static inline float tl_hround(int ko, float f, unsigned *fl)
     return tl_bits_to_f32((u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u);
 }
 
-/* element i of an operand of kind `kind` as float32 for result kind ko (halves: exact, NaN bits
- * kept; integers of more than 8 bits: rounded to ko) */
-static inline float tl_hld(int kind, int ko, const void *p, ptrdiff_t i, unsigned *fl)
+/* the operand of kind `kind` at p as float32 for result kind ko (halves: exact, NaN bits kept;
+ * integers of more than 8 bits: rounded to ko) */
+static inline float tl_hld(int kind, int ko, const void *p, unsigned *fl)
 {
     switch (kind) {
-    case TL_HK_F16: return tl_bits_to_f32(tl_f16bits_to_f32bits(((const uint16_t *)p)[i]));
-    case TL_HK_BF16: return tl_bits_to_f32(tl_bf16bits_to_f32bits(((const uint16_t *)p)[i]));
-    case TL_HK_I8: return (float)((const int8_t *)p)[i];
-    case TL_HK_U8: return (float)((const uint8_t *)p)[i];
-    case TL_HK_B: return (float)(((const uint8_t *)p)[i] != 0);
-    case TL_HK_I16: return tl_hround(ko, (float)((const int16_t *)p)[i], fl);
-    case TL_HK_U16: return tl_hround(ko, (float)((const uint16_t *)p)[i], fl);
-    case TL_HK_I32: return tl_hround(ko, (float)((const int32_t *)p)[i], fl);
-    case TL_HK_U32: return tl_hround(ko, (float)((const uint32_t *)p)[i], fl);
-    case TL_HK_I64: return tl_hround(ko, (float)((const int64_t *)p)[i], fl);
-    case TL_HK_U64: return tl_hround(ko, (float)((const uint64_t *)p)[i], fl);
-    default: return ((const float *)p)[i];
+    case TL_HK_F16: return tl_bits_to_f32(tl_f16bits_to_f32bits(*(const uint16_t *)p));
+    case TL_HK_BF16: return tl_bits_to_f32(tl_bf16bits_to_f32bits(*(const uint16_t *)p));
+    case TL_HK_I8: return (float)*(const int8_t *)p;
+    case TL_HK_U8: return (float)*(const uint8_t *)p;
+    case TL_HK_B: return (float)(*(const uint8_t *)p != 0);
+    case TL_HK_I16: return tl_hround(ko, (float)*(const int16_t *)p, fl);
+    case TL_HK_U16: return tl_hround(ko, (float)*(const uint16_t *)p, fl);
+    case TL_HK_I32: return tl_hround(ko, (float)*(const int32_t *)p, fl);
+    case TL_HK_U32: return tl_hround(ko, (float)*(const uint32_t *)p, fl);
+    case TL_HK_I64: return tl_hround(ko, (float)*(const int64_t *)p, fl);
+    case TL_HK_U64: return tl_hround(ko, (float)*(const uint64_t *)p, fl);
+    default: return *(const float *)p;
     }
 }
 
@@ -377,7 +377,7 @@ static inline void tl_hbin_strided(int op, tl_half_elem_fn fn, int ko, int ka, c
                                    ptrdiff_t so, ptrdiff_t n, unsigned *fl)
 {
     for (ptrdiff_t j = 0; j < n; j++, a += sa, b += sb, o += so) {
-        float x = tl_hld(ka, ko, a, 0, fl), y = tl_hld(kb, ko, b, 0, fl);
+        float x = tl_hld(ka, ko, a, fl), y = tl_hld(kb, ko, b, fl);
         unsigned e = 0;
         uint32_t r;
         if (TL_HOP_IS_CMP(op)) {
