@@ -178,6 +178,39 @@ def test_every_bit_pattern(name, dt):
     check(name, got, want, (name, dt))
 
 
+@pytest.mark.parametrize("name", ["sqrt", "floor", "ceil", "trunc", "rint", "square",
+                                  "reciprocal", "sign", "deg2rad", "rad2deg"])
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+def test_contiguous_blocks_equal_element_loop(name, dt):
+    """Contiguous float16 (and bfloat16 floor/ceil/trunc) data run in blocks widened to float32,
+    computed, then rounded by the block conversion: every bit pattern's result and the warnings
+    equal the element loop's (strided operand and result), at unaligned starts and odd lengths
+    (block tails), in place too."""
+    d = dtype(dt)
+    x = np.arange(65536, dtype=np.uint16).view(d)
+    uf = getattr(tl, name)
+
+    def run(v, **kw):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            with np.errstate(all="warn"):
+                r = uf(v, **kw)
+        return r, sorted({str(m.message) for m in w})
+
+    for lo, hi in ((0, 65536), (3, 65536 - 5), (0x7b00, 0x7d17), (1, 1500)):
+        v = x[lo:hi]
+        got, gw = run(v)
+        strided = np.empty(2 * v.size, np.uint16).view(d)
+        strided[::2] = v
+        out = np.zeros(2 * v.size, np.uint16).view(d)
+        ref, rw = run(strided[::2], out=out[::2])
+        assert got.view(np.uint16).tobytes() == ref.view(np.uint16).tobytes(), (name, dt, lo)
+        assert gw == rw, (name, dt, lo, gw, rw)
+        z = v.copy()
+        run(z, out=z)
+        assert z.view(np.uint16).tobytes() == got.view(np.uint16).tobytes(), (name, dt, lo)
+
+
 def _warns(f, x):
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")

@@ -89,10 +89,11 @@ BLOCKED = {"float16": ("float", "tl_cvtsel_f16", "tl_store_f16"),
 
 
 # float32/float64 element functions with host versions in tl_loops_host.h (comparisons on integer
-# keys and sign on the bits, which gcc vectorizes; floor/ceil/trunc quieting signalling NaNs)
+# keys and sign (bfloat16's too) on the bits, which gcc vectorizes; floor/ceil/trunc quieting signalling NaNs)
 HOST_FAST = {f"tl_{c}_{s}": f"tl_h{c}_{s}" for c in ("less", "less_equal", "greater",
                                                     "greater_equal", "sign", "floor", "ceil",
                                                     "trunc") for s in ("f32", "f64")}
+HOST_FAST["tl_sign_bf_f32"] = "tl_hsign_bf_f32"
 
 
 # ... and their block versions (AVX2 quiet compares when the CPU has them)
@@ -207,6 +208,11 @@ def emit_unary(op, out):
             out.append(f"TL_LOOP1_VEC({name}, {STORAGE[t]}, {t[-2:]}, {op.kernel}, {fn})")
         elif len(outs) == 1 and op.kernel in VMATH and half and outs[0] == t:
             out.append(f"TL_LOOP1_VEC16({name}, {SUFFIX[t]}, {op.kernel}, {fn})")
+        elif len(outs) == 1 and half and outs[0] == t and op.kernel in VROUND:
+            out.append(f"TL_LOOP1_BLOCK16_STEP({name}, {SUFFIX[t]}, "
+                       f"TL_VROUND_STEP_{op.kernel}, {fn})")
+        elif len(outs) == 1 and half and outs[0] == t and t == "float16":
+            out.append(f"TL_LOOP1_BLOCK16({name}, {SUFFIX[t]}, {fn})")
         elif len(outs) == 1:
             out.append(f"TL_LOOP1({name}, {STORAGE[t]}, {STORAGE[outs[0]]}, {lo}, "
                        f"{store(outs[0])}, {fn})")

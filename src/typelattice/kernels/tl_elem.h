@@ -43,18 +43,18 @@ TL_HD uint32_t tl_f32_bits(float f) { union { float f; uint32_t u; } v; v.f = f;
 TL_HD float tl_bits_f32(uint32_t u) { union { float f; uint32_t u; } v; v.u = u; return v.f; }
 
 /* ---- float16 <-> float32 (NumPy's npy_half conversions, round to nearest even) -------------- */
+/* Branch-free (selects only) so that element loops over float16 vectorize: the exponent is
+ * rebased by 112, once more for inf/NaN; a subnormal m * 2**-24 is (1 + m/1024) * 2**-14 - 2**-14,
+ * exact. Other lanes subtract 2**-14 from 2**-14, so no flag is raised. */
 TL_HD float tl_f16_to_f32(uint16_t h)
 {
+    uint32_t u = ((uint32_t)h & 0x7fffu) << 13;
+    uint32_t e = u & 0x0f800000u;
     uint32_t sgn = ((uint32_t)h & 0x8000u) << 16;
-    uint32_t e = h & 0x7c00u;
-    if (e == 0x7c00u) {
-        return tl_bits_f32(sgn | 0x7f800000u | (((uint32_t)h & 0x03ffu) << 13));
-    }
-    if (e == 0) {   /* zero or subnormal: exact in float32 */
-        float m = (float)(h & 0x03ffu) * 5.9604644775390625e-08f;   /* 2**-24 */
-        return sgn ? -m : m;
-    }
-    return tl_bits_f32(sgn | ((((uint32_t)h & 0x7fffu) + 0x1c000u) << 13));
+    u += 0x38000000u;
+    u += (e == 0x0f800000u) ? 0x38000000u : 0u;
+    float sub = tl_bits_f32((e == 0 ? u : 0x38000000u) + 0x00800000u) - 6.103515625e-05f;
+    return tl_bits_f32((e == 0 ? tl_f32_bits(sub) : u) | sgn);
 }
 
 TL_HD uint16_t tl_f32_to_f16(float x, unsigned *fpe)

@@ -97,6 +97,18 @@ static inline F tl_hsign_##S(F x, unsigned *e)                                  
 }
 TL_HSIGN(f32, float, uint32_t, 0x7fffffffu, 0x7f800000u, 0x3f800000u)
 TL_HSIGN(f64, double, uint64_t, 0x7fffffffffffffffull, 0x7ff0000000000000ull, 0x3ff0000000000000ull)
+/* ml_dtypes' bfloat16 sign (tl_sign_bf_f32: zeros and NaN as they are), the same way */
+static inline float tl_hsign_bf_f32(float x, unsigned *e)
+{
+    uint32_t u, m, r;
+    float y;
+    (void)e;
+    memcpy(&u, &x, sizeof u);
+    m = u & 0x7fffffffu;
+    r = (m > 0x7f800000u || m == 0) ? u : ((u & 0x80000000u) | 0x3f800000u);
+    memcpy(&y, &r, sizeof y);
+    return y;
+}
 
 /* Blocks of float32/float64 comparisons with bool results: AVX-512 (F+BW+VL) or AVX2 quiet
  * (_CMP_*_OQ) compares where the CPU has them (gcc turns isless() into signalling compares, even with AVX), the
@@ -2693,6 +2705,47 @@ static int NAME(TL_LOOP_ARGS)                                                   
     TL_VM16_CALL(K, OP, FN)                                                                      \
     return NAME##_scalar(ctx, data, dims, st, aux);                                              \
 }
+
+/* float16 (bfloat16: where FN does not vectorize) unary ops computed in float32, on contiguous
+ * data: blocks widened (exact), STEP over the float32 block, then rounded: float16 by the block
+ * conversion (tl_f32_to_f16's bits and flags, vectorized), bfloat16 by tl_f32_to_bf16 (its NaN
+ * payloads). So the element loop's bits and flags, where its branchy float16 store keeps gcc from
+ * vectorizing anything (8-18x slower). STEP(in, out, m, fpe): a block function. */
+#define TL_NARROW16_f16(src, dst, m, fpe) tl_convert_f32_to_f16(src, dst, m);
+#define TL_NARROW16_bf16(src, dst, m, fpe)                                                       \
+    { npy_intp k_; for (k_ = 0; k_ < m; k_++) dst[k_] = tl_f32_to_bf16(src[k_], fpe); }
+#define TL_LOOP1_BLOCK16_STEP(NAME, K, STEP, FN)                                                  \
+TL_LOOP1(NAME##_elems, uint16_t, uint16_t, TL_LD_##K, TL_ST_##K, FN)                             \
+TL_LOOP_CLONES static unsigned NAME##_blocks(const uint16_t *pa, uint16_t *po, npy_intp n)       \
+{                                                                                                \
+    float buf[TL_BLOCK];                                                                         \
+    npy_intp i, m;                                                                               \
+    unsigned fpe = 0;                                                                            \
+    for (i = 0; i < n; i += m) {                                                                 \
+        m = n - i < TL_BLOCK ? n - i : TL_BLOCK;                                                 \
+        tl_convert_##K##_to_f32(pa + i, buf, m);                                                 \
+        STEP(buf, buf, m, &fpe);                                                                 \
+        TL_NARROW16_##K(buf, (po + i), m, &fpe)                                                  \
+    }                                                                                            \
+    return fpe;                                                                                  \
+}                                                                                                \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    if (st[0] == 2 && st[1] == 2) {                                                              \
+        (void)ctx; (void)aux;                                                                    \
+        return tl_finish(NAME##_blocks((const uint16_t *)data[0], (uint16_t *)data[1], dims[0])); \
+    }                                                                                            \
+    return NAME##_elems(ctx, data, dims, st, aux);                                               \
+}
+/* the element function over the block (inlined: gcc vectorizes it with the clone's ISA) */
+#define TL_LOOP1_BLOCK16(NAME, K, FN)                                                            \
+static inline void NAME##_step(const float *in, float *out, npy_intp m, unsigned *fpe)           \
+{ npy_intp k; unsigned e = 0; for (k = 0; k < m; k++) out[k] = FN(in[k], &e); *fpe |= e; }       \
+TL_LOOP1_BLOCK16_STEP(NAME, K, NAME##_step, FN)
+/* floor/ceil/trunc: the float32 SIMD block kernel (tl_vround_*) */
+#define TL_VROUND_STEP_floor(in, out, m, fpe) tl_vround_floor_f32(in, out, m)
+#define TL_VROUND_STEP_ceil(in, out, m, fpe) tl_vround_ceil_f32(in, out, m)
+#define TL_VROUND_STEP_trunc(in, out, m, fpe) tl_vround_trunc_f32(in, out, m)
 
 #define TL_LOOP1_VEC(NAME, F, S, OP, FN)                                                         \
 TL_LOOP1(NAME##_scalar, F, F, TL_LD_id, TL_ST_id, FN)                                            \
