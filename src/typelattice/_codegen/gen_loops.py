@@ -93,7 +93,8 @@ BLOCKED = {"float16": ("float", "tl_cvtsel_f16", "tl_store_f16"),
 HOST_FAST = {f"tl_{c}_{s}": f"tl_h{c}_{s}" for c in ("less", "less_equal", "greater",
                                                     "greater_equal", "sign", "floor", "ceil",
                                                     "trunc") for s in ("f32", "f64")}
-HOST_FAST["tl_sign_bf_f32"] = "tl_hsign_bf_f32"
+HOST_FAST.update({"tl_sign_bf_f32": "tl_hsign_bf_f32", "tl_nextafter_f16": "tl_hnextafter_f16",
+                  "tl_spacing_f16": "tl_hspacing_f16", "tl_spacing_bf16": "tl_hspacing_bf16"})
 
 
 # ... and their block versions (AVX2 quiet compares when the CPU has them)
@@ -128,6 +129,10 @@ CMP16 = ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal")
 # ... and those with a float32 result of float16/bfloat16 operands (with float32 or each other)
 FUSED16_F32 = ("add", "subtract", "multiply", "divide")
 HK = {"float16": "TL_HK_F16", "bfloat16": "TL_HK_BF16", "float32": "TL_HK_F32"}
+# the logical ops have only the same-dtype float16/bfloat16 loop on the bits (TL_LOOP_CMP16)
+LOGIC16 = ("logical_and", "logical_or", "logical_xor")
+# same-dtype float16/bfloat16 loops on the bits (TL_LOOP_BITS16 of tl_loops_host.h)
+BITS16 = ("copysign", "heaviside")
 
 
 # the kernel names of tl_half_binary per compute type
@@ -484,8 +489,8 @@ def emit():
                 elif t not in HALF or (t == "float16" and op.name in KEEP_F16):
                     out.append(f"TL_LOOP2_RED({name}, {S}, {lo}, {so}, {fn})")
                 else:
-                    out.append(f"TL_LOOP2({name}, {S}, {S}, {S}, {lo}, {lo}, {so}, {fn})")
-                if t in HALF and blocked_ok(op, t):
+                    out.append(f"TL_LOOP2({name}, {S}, {S}, {S}, {lo}, {lo}, {so}, {host(fn)})")
+                if t in HALF and blocked_ok(op, t) and op.name not in BITS16:
                     # fused (or F16C blocks) for everything but reductions (which keep their own
                     # paths)
                     other = fused_name(op, t) or f"tl_blocked_{op.name}_{SUFFIX[t]}"
@@ -503,9 +508,12 @@ def emit():
                            f"    (void)ctx;\n    memcpy(initial, empty ? &ve : &v, sizeof({S}));"
                            f"\n    return 1;\n}}")
             types = [LOOP_TYPES.index(x) for x in sig] + [-1] * (4 - len(sig))
-            if t in HALF and blocked_ok(op, t) and op.out != "bool":
+            if t in HALF and op.name in BITS16:
+                name = f"tl_bits16_{op.name}_{SUFFIX[t]}"
+                out.append(f"TL_LOOP_BITS16({name}, {SUFFIX[t]}, {op.name})")
+            elif t in HALF and blocked_ok(op, t) and op.out != "bool":
                 name = name + "_h"
-            elif t in HALF and blocked_ok(op, t) and op.name in CMP16:
+            elif t in HALF and blocked_ok(op, t) and op.name in CMP16 + LOGIC16:
                 # same-dtype float16/bfloat16 comparisons on the bits (no conversion)
                 name = f"tl_cmp16_{op.name}_{SUFFIX[t]}"
                 out.append(f"TL_LOOP_CMP16({name}, {SUFFIX[t]}, {op.name}, "

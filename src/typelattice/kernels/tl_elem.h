@@ -392,8 +392,12 @@ TL_HD uint16_t tl_nextafter_f16(uint16_t x, uint16_t y, unsigned *e)
 
 TL_HD uint16_t tl_nextafter_bf16(uint16_t x, uint16_t y, unsigned *e)
 {
-    (void)e;
-    if (((x & 0x7fffu) > 0x7f80u) || ((y & 0x7fffu) > 0x7f80u)) return 0x7fc0u;
+    if (((x & 0x7fffu) > 0x7f80u) || ((y & 0x7fffu) > 0x7f80u)) {
+        /* a signalling NaN: invalid, as ml_dtypes' float32 comparisons */
+        if (((x & 0x7fffu) > 0x7f80u && !(x & 0x0040u))
+            || ((y & 0x7fffu) > 0x7f80u && !(y & 0x0040u))) *e |= TL_FPE_INVALID;
+        return 0x7fc0u;
+    }
     if (x == y || ((x | y) & 0x7fffu) == 0) return y;
     if ((x & 0x7fffu) == 0) return (uint16_t)((y & 0x8000u) | 1u);
     {

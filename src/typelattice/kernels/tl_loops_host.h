@@ -1467,7 +1467,14 @@ static inline tl_bool tl_c16_greater_equal_##S(uint16_t a, uint16_t b)          
 static inline tl_bool tl_c16_equal_##S(uint16_t a, uint16_t b)                                   \
 { return (tl_bool)(tl_o16_##S(a, b) & (tl_k16_##S(a) == tl_k16_##S(b))); }                       \
 static inline tl_bool tl_c16_not_equal_##S(uint16_t a, uint16_t b)                               \
-{ return (tl_bool)!tl_c16_equal_##S(a, b); }
+{ return (tl_bool)!tl_c16_equal_##S(a, b); }                                                     \
+/* x != 0 (NaN included) is (bits & 0x7fff) != 0 */                                             \
+static inline tl_bool tl_c16_logical_and_##S(uint16_t a, uint16_t b)                             \
+{ return (tl_bool)(((a & 0x7fffu) != 0) & ((b & 0x7fffu) != 0)); }                               \
+static inline tl_bool tl_c16_logical_or_##S(uint16_t a, uint16_t b)                              \
+{ return (tl_bool)((((a | b) & 0x7fffu) != 0)); }                                                \
+static inline tl_bool tl_c16_logical_xor_##S(uint16_t a, uint16_t b)                             \
+{ return (tl_bool)(((a & 0x7fffu) != 0) ^ ((b & 0x7fffu) != 0)); }
 TL_CMP16_FNS(f16, 0x7c00u)
 TL_CMP16_FNS(bf16, 0x7f80u)
 
@@ -1486,6 +1493,86 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
         return 0;                                                                                \
     }                                                                                            \
     return FALLBACK(ctx, data, dims, st, aux);                                                   \
+}
+
+/* float16/bfloat16 copysign and heaviside on their bits: NumPy's float16 loops (npy_half_copysign;
+ * heaviside's NaN for a NaN x) and ml_dtypes' bfloat16 ones (bits as they are), where the
+ * float32 route costs two conversions. ONE: bits of 1.0; QNAN: float16's NaN result (bfloat16: 0,
+ * x is returned). */
+#define TL_BITS16_FNS(S, INF, ONE, QNAN)                                                         \
+static inline uint16_t tl_b16_copysign_##S(uint16_t a, uint16_t b)                               \
+{ return (uint16_t)((a & 0x7fffu) | (b & 0x8000u)); }                                            \
+static inline uint16_t tl_b16_heaviside_##S(uint16_t x, uint16_t h)                              \
+{                                                                                                \
+    uint16_t ax = (uint16_t)(x & 0x7fffu);                                                       \
+    uint16_t nan = QNAN ? (uint16_t)QNAN : x;                                                    \
+    return ax > INF ? nan : (ax == 0 ? h : ((x & 0x8000u) ? (uint16_t)0 : (uint16_t)ONE));       \
+}
+TL_BITS16_FNS(f16, 0x7c00u, 0x3c00u, 0x7e00u)
+TL_BITS16_FNS(bf16, 0x7f80u, 0x3f80u, 0u)
+
+/* same-dtype float16/bfloat16 loops of a bits function (TL_BITS16_FNS), any strides */
+#define TL_LOOP_BITS16(NAME, S, OPN)                                                             \
+TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
+{                                                                                                \
+    npy_intp i, n = dims[0];                                                                     \
+    (void)ctx; (void)aux;                                                                        \
+    if (st[0] == 2 && st[1] == 2 && st[2] == 2) {                                                \
+        const uint16_t *a = (const uint16_t *)data[0], *b = (const uint16_t *)data[1];           \
+        uint16_t *o = (uint16_t *)data[2];                                                       \
+        for (i = 0; i < n; i++) o[i] = tl_b16_##OPN##_##S(a[i], b[i]);                           \
+    }                                                                                            \
+    else if (st[0] == 2 && st[1] == 0 && st[2] == 2) {                                           \
+        const uint16_t *a = (const uint16_t *)data[0], y = *(const uint16_t *)data[1];           \
+        uint16_t *o = (uint16_t *)data[2];                                                       \
+        for (i = 0; i < n; i++) o[i] = tl_b16_##OPN##_##S(a[i], y);                              \
+    }                                                                                            \
+    else {                                                                                       \
+        char *a = data[0], *b = data[1], *o = data[2];                                           \
+        for (i = 0; i < n; i++, a += st[0], b += st[1], o += st[2])                              \
+            *(uint16_t *)o = tl_b16_##OPN##_##S(*(const uint16_t *)a, *(const uint16_t *)b);     \
+    }                                                                                            \
+    return 0;                                                                                    \
+}
+
+/* float16 nextafter (NumPy's npy_half_nextafter) with selects: the element function's branches
+ * keep gcc from vectorizing it. Steps on the sign-magnitude line towards y. */
+static inline uint16_t tl_hnextafter_f16(uint16_t x, uint16_t y, unsigned *e)
+{
+    uint16_t ax = (uint16_t)(x & 0x7fffu), ay = (uint16_t)(y & 0x7fffu), ret;
+    int32_t kx = (x & 0x8000u) ? -(int32_t)ax : (int32_t)ax;
+    int32_t ky = (y & 0x8000u) ? -(int32_t)ay : (int32_t)ay;
+    int grow = (kx < ky) ^ ((x & 0x8000u) != 0);   /* the magnitude grows */
+    uint16_t step = grow ? (uint16_t)(x + 1u) : (uint16_t)(x - 1u);
+    ret = ax == 0 ? (uint16_t)((y & 0x8000u) + 1u) : step;
+    ret = (x == y || (ax | ay) == 0) ? x : ret;
+    ret = (ax > 0x7c00u || ay > 0x7c00u) ? (uint16_t)0x7e00u : ret;
+    *e |= ((ret & 0x7fffu) == 0x7c00u && ax < 0x7c00u) ? TL_FPE_OVERFLOW : 0u;
+    return ret;
+}
+
+/* float16 spacing (NumPy's npy_half_spacing) with mask selects (gcc leaves "c ? a - k : b" a
+ * branch); shift counts masked (unselected lanes would shift by a negative count) */
+static inline uint32_t tl_sel32(int c, uint32_t a, uint32_t b) { return b ^ ((a ^ b) & (0u - (uint32_t)c)); }
+static inline uint16_t tl_hspacing_f16(uint16_t h, unsigned *e)
+{
+    uint32_t u = h, ex = u & 0x7c00u, eb = ex >> 10;
+    uint32_t up = tl_sel32(ex > 0x2800u, ex - 0x2800u, 1u << ((eb - 1u) & 15u));
+    uint32_t dn = tl_sel32(ex > 0x2c00u, ex - 0x2c00u, 1u << ((eb - 2u) & 15u));
+    uint32_t r = tl_sel32((u & 0x83ffu) == 0x8000u, dn, up);   /* a negative power of two */
+    r = tl_sel32(ex > 0x0400u, r, 1u);
+    r = tl_sel32(u == 0x7bffu, 0x7c00u, r);
+    r = tl_sel32(ex == 0x7c00u, 0x7e00u, r);
+    *e |= tl_sel32(ex == 0x7c00u, TL_FPE_INVALID, 0u) | tl_sel32(u == 0x7bffu, TL_FPE_OVERFLOW, 0u);
+    return (uint16_t)r;
+}
+
+/* bfloat16 spacing (tl_spacing_bf16: the float32 difference to the next value away from zero,
+ * rounded) with selects: the same operations, so the same bits and flags */
+static inline uint16_t tl_hspacing_bf16(uint16_t x, unsigned *e)
+{
+    uint16_t nx = (x & 0x7fffu) >= 0x7f80u ? (uint16_t)0x7fc0u : (uint16_t)(x + 1u);
+    return tl_f32_to_bf16(tl_bf16_to_f32(nx) - tl_bf16_to_f32(x), e);
 }
 
 /* ==== ml_dtypes' small floats (float8_*, float6_*, float4_*): computed in float32 through

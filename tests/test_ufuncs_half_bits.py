@@ -1,0 +1,87 @@
+"""Same-dtype float16/bfloat16 loops that work on the storage bits (copysign, heaviside,
+logical_and/or/xor, nextafter, spacing: kernels/tl_loops_host.h): every bit pattern as an operand,
+contiguous, strided and scalar operands, bit for bit against NumPy's own float16 loops and
+ml_dtypes' bfloat16 ones, warning for warning but for the quiet ops."""
+import warnings
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import typelattice as tl
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+F16 = np.dtype(np.float16)
+ALL = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
+# typelattice's quiet ops (as its comparisons): no invalid for a signalling NaN operand, where
+# NumPy's float16 heaviside and ml_dtypes' bfloat16 loops compute in float32 with signalling
+# comparisons
+QUIET = ("copysign", "heaviside", "logical_and", "logical_or", "logical_xor")
+
+
+def _run(f, *args):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        with np.errstate(all="warn"):
+            r = f(*args)
+    return r, sorted({str(m.message).split(" encountered")[0] for m in w
+                      if issubclass(m.category, RuntimeWarning)})
+
+
+def _operands(d):
+    """(a, b) pairs: every pattern against a shuffle of every pattern, against each special
+    value (as an array and as a 0-d operand) and strided views of both."""
+    rng = np.random.default_rng(5)
+    a = ALL.view(d)
+    b = rng.permutation(ALL).view(d)
+    yield a, b
+    yield a[1::3], b[2::3]
+    specials = [0x0000, 0x8000, 0x0001, 0x8001, 0x3c00, 0xbc00, 0x7bff, 0xfbff, 0x7c00, 0xfc00,
+                0x7c01, 0xfe00, 0x7e00, 0x7f80, 0xff80, 0x7f81, 0xffc0, 0x3f80, 0xbf80, 0x7f7f]
+    for s in specials:
+        v = np.array(s, np.uint16).view(d)
+        yield a, np.full(a.shape, v)
+        yield a, v                      # 0-d: the loops' scalar-operand path
+        yield v, a
+
+
+@pytest.mark.parametrize("name", ["copysign", "heaviside", "nextafter", "logical_and",
+                                  "logical_or", "logical_xor"])
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+def test_every_bit_pattern_as_the_reference(name, dt):
+    d = F16 if dt == "float16" else BF16
+    uf, ref = getattr(tl, name), getattr(np, name)
+    for k, (a, b) in enumerate(_operands(d)):
+        got, gw = _run(uf, a, b)
+        want, ww = _run(ref, a, b)
+        assert got.dtype == want.dtype, (name, dt, k)
+        if dt == "bfloat16" and name == "nextafter":
+            # ml_dtypes' NaN result is its canonical NaN, and so is ours; payloads aside elsewhere
+            eq = (got.view(np.uint16) == want.view(np.uint16)) | (
+                np.isnan(got.astype(np.float32)) & np.isnan(want.astype(np.float32)))
+        elif got.dtype == np.bool_:
+            eq = got == want
+        else:
+            eq = got.view(np.uint16) == want.view(np.uint16)
+        bad = np.flatnonzero(~eq)
+        assert bad.size == 0, (name, dt, k, got[bad[:4]], want[bad[:4]])
+        if name in QUIET:
+            assert gw == [], (name, dt, k, gw)
+        else:
+            assert gw == ww, (name, dt, k, gw, ww)
+
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+def test_spacing_warnings_and_strides(dt):
+    d = F16 if dt == "float16" else BF16
+    x = ALL.view(d)
+    got, gw = _run(tl.spacing, x)
+    s = np.empty(3 * x.size, np.uint16).view(d)
+    s[::3] = x
+    ref, rw = _run(tl.spacing, s[::3])
+    assert got.view(np.uint16).tobytes() == ref.view(np.uint16).tobytes()
+    assert gw == rw
+    if dt == "float16":
+        want, ww = _run(np.spacing, x)
+        assert got.view(np.uint16).tobytes() == want.view(np.uint16).tobytes()
+        assert gw == ww == ["invalid value", "overflow"]
