@@ -567,9 +567,9 @@ TL_UN_FLOAT(f32, float, f, uint32_t, tl_f32_bits, tl_bits_f32, 0x7f800000u, 3.14
 TL_UN_FLOAT(f64, double, , uint64_t, tl_f64_bits, tl_bits_f64, 0x7ff0000000000000ull, 3.14159265358979323846)
 /* frexp on the bits, without branches (gcc vectorizes it; libm's frexp per element ran at 1/8 of
  * NumPy's speed): libm's mantissas and exponents. Subnormals are scaled by 2^SHIFT first (exact:
- * the product is normal); zero, inf and NaN are returned as they are with exponent 0, and a
- * signalling NaN raises nothing, as NumPy's SIMD loop (glibc's x + x raises invalid). MB:
- * fraction bits, BIAS: exponent bias. */
+ * the product is normal); zero, inf and NaN are returned as x + x with exponent 0, as glibc's
+ * (a signalling NaN quieted, raising invalid: NumPy's loop everywhere but its AVX512_SKX one,
+ * which raises nothing for contiguous data). MB: fraction bits, BIAS: exponent bias. */
 #define TL_FREXP(S, F, B, TOBITS, FROMBITS, MB, BIAS, SHIFT, SCALE)                              \
 TL_HD F tl_frexp_##S(F x, int32_t *ex, unsigned *e)                                              \
 {                                                                                                \
@@ -577,13 +577,13 @@ TL_HD F tl_frexp_##S(F x, int32_t *ex, unsigned *e)                             
     B mag = TOBITS(x) & ~sign, fe = mag >> MB, by;                                               \
     int sub = fe == 0, special = mag == 0 || fe == (sign >> MB) - 1;                             \
     /* the arithmetic runs on every lane, on zeros outside its own: no flag from other lanes */  \
-    F ys = (sub ? x : (F)0) * (SCALE);                                                           \
+    F ys = (sub ? x : (F)0) * (SCALE), xs = special ? x : (F)0;                                  \
     int32_t k;                                                                                   \
     (void)e;                                                                                     \
     by = TOBITS(sub ? ys : x);                                                                   \
     k = (int32_t)((by & ~sign) >> MB) - (BIAS - 1) - (sub ? (SHIFT) : 0);                        \
     *ex = special ? 0 : k;                                                                       \
-    return special ? x : FROMBITS((by & (sign | frac)) | ((B)(BIAS - 1) << MB));                 \
+    return special ? xs + xs : FROMBITS((by & (sign | frac)) | ((B)(BIAS - 1) << MB));           \
 }
 TL_FREXP(f32, float, uint32_t, tl_f32_bits, tl_bits_f32, 23, 127, 25, 33554432.0f)
 /* float16/bfloat16 frexp: NumPy's and ml_dtypes' loops call libm's (a signalling NaN raises
