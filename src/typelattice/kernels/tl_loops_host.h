@@ -2659,19 +2659,50 @@ static const char *tl_vmath_set(int on)
     return tl_vmath_isa();
 }
 
-/* F -> F through libmvec on contiguous data, the scalar TL_LOOP1 otherwise; S: 32 or 64 */
+/* o[i] = f(a[i]), i < n, through the vector variant in use (a == o allowed): whole vectors,
+ * then the last n % N elements in one more vector padded with copies of the first of them (their
+ * values and flags add nothing). So an element's result does not depend on where it lies in the
+ * array, its length or its layout (libmvec's and the scalar function's last bits differ). */
 #if defined(TL_VMATH)
+#define TL_VM_RUN(S, F)                                                                          \
+static void tl_vm_run_##S(void *vf, tl_vm_##S sf, const tl_vm_dom_##S##_t *d, const F *a, F *o,  \
+                          npy_intp n, unsigned *fpe, const tl_vm_near *nr)                       \
+{                                                                                                \
+    F ta[64 / sizeof(F)], to[64 / sizeof(F)];                                                    \
+    const npy_intp w = (tl_vm_isa == 2 ? 64 : 32) / (npy_intp)sizeof(F);                         \
+    npy_intp i, k;                                                                               \
+    i = tl_vm_isa == 2 ? tl_vm_##S##_avx512(vf, sf, d, a, o, n, fpe, nr)                         \
+                       : tl_vm_##S##_avx2(vf, sf, d, a, o, n, fpe, nr);                          \
+    if (i == n) return;                                                                          \
+    for (k = 0; k < w; k++) ta[k] = a[i + k < n ? i + k : i];                                    \
+    if (tl_vm_isa == 2) tl_vm_##S##_avx512(vf, sf, d, ta, to, w, fpe, nr);                       \
+    else tl_vm_##S##_avx2(vf, sf, d, ta, to, w, fpe, nr);                                        \
+    for (k = 0; i + k < n; k++) o[i + k] = to[k];                                                \
+}
+TL_VM_RUN(s32, float)
+TL_VM_RUN(h32, float)
+TL_VM_RUN(s64, double)
+/* F -> F through libmvec (S: 32 or 64) on any 1-d layout, strided operands gathered into blocks,
+ * where the variant exists; the scalar TL_LOOP1 otherwise */
 #define TL_VM_CALL(S, OP, FN)                                                                    \
-    if (st[0] == (npy_intp)sizeof(*pa) && st[1] == (npy_intp)sizeof(*pa)) {                      \
+    if (tl_vm_isa != 0 && tl_vm_fn##S[TL_VM_##OP] != NULL) {                                     \
         void *vf = tl_vm_fn##S[TL_VM_##OP];                                                      \
-        npy_intp i = 0;                                                                          \
+        const tl_vm_dom_s##S##_t *dom = &tl_vm_dom_s##S[TL_VM_##OP];                             \
         unsigned fpe = 0;                                                                        \
-        if (vf != NULL && tl_vm_isa == 2) i = tl_vm_s##S##_avx512(vf, FN, &tl_vm_dom_s##S[TL_VM_##OP], pa, po, n, &fpe, NULL); \
-        else if (vf != NULL && tl_vm_isa == 1) i = tl_vm_s##S##_avx2(vf, FN, &tl_vm_dom_s##S[TL_VM_##OP], pa, po, n, &fpe, NULL); \
-        if (i > 0) {                                                                             \
-            for (; i < n; i++) po[i] = FN(pa[i], &fpe);                                          \
-            return tl_finish(fpe);                                                               \
+        (void)ctx; (void)aux;                                                                    \
+        if (st[0] == (npy_intp)sizeof(*pa) && st[1] == (npy_intp)sizeof(*pa)) {                  \
+            tl_vm_run_s##S(vf, FN, dom, pa, po, n, &fpe, NULL);                                  \
+        } else {                                                                                 \
+            __typeof__(*po) buf[TL_BLOCK];                                                        \
+            npy_intp i, k, m;                                                                    \
+            for (i = 0; i < n; i += m) {                                                         \
+                m = n - i < TL_BLOCK ? n - i : TL_BLOCK;                                         \
+                for (k = 0; k < m; k++) buf[k] = *(const __typeof__(*po) *)(data[0] + (i + k) * st[0]); \
+                tl_vm_run_s##S(vf, FN, dom, buf, buf, m, &fpe, NULL);                            \
+                for (k = 0; k < m; k++) *(__typeof__(*po) *)(data[1] + (i + k) * st[1]) = buf[k]; \
+            }                                                                                    \
         }                                                                                        \
+        return tl_finish(fpe);                                                                   \
     }
 /* float16/bfloat16 K -> K on contiguous data: TL_BLOCK elements at a time widened (exact), the
  * float32 vector loop with REDO (tl_vm_near_##K: the results within 8 ulps of a rounding
@@ -2688,15 +2719,13 @@ static const tl_vm_near tl_vm_near_bf16 = {0u, 0x8000u - 8u, 0xffffu, 16u};
         const uint16_t *pa = (const uint16_t *)data[0];                                          \
         uint16_t *po = (uint16_t *)data[1];                                                      \
         float in[TL_BLOCK], out[TL_BLOCK];                                                       \
-        npy_intp n = dims[0], i, j, m;                                                           \
+        npy_intp n = dims[0], i, m;                                                              \
         unsigned fpe = 0;                                                                        \
         (void)ctx; (void)aux;                                                                    \
         for (i = 0; i < n; i += m) {                                                             \
             m = n - i < TL_BLOCK ? n - i : TL_BLOCK;                                             \
             tl_convert_##K##_to_f32(pa + i, in, m);                                              \
-            j = tl_vm_isa == 2 ? tl_vm_h32_avx512(vf, FN, dom, in, out, m, &fpe, &tl_vm_near_##K) \
-                               : tl_vm_h32_avx2(vf, FN, dom, in, out, m, &fpe, &tl_vm_near_##K); \
-            for (; j < m; j++) out[j] = FN(in[j], &fpe);                                         \
+            tl_vm_run_h32(vf, FN, dom, in, out, m, &fpe, &tl_vm_near_##K);                       \
             tl_convert_f32_to_##K(out, po + i, m);                                               \
         }                                                                                        \
         return tl_finish(fpe);                                                                   \
@@ -2756,20 +2785,53 @@ TL_VM_BIN(atan2, f32, float, 16, __m512, ps, 100.0f, tl_arctan2_f32)
 TL_VM_BIN(atan2, f64, double, 8, __m512d, pd, 1000.0, tl_arctan2_f64)
 TL_VM_BIN(pow, f32, float, 16, __m512, ps, 100.0f, tl_power_f32)
 TL_VM_BIN(pow, f64, double, 8, __m512d, pd, 1000.0, tl_power_f64)
+/* o[i] = LIBM(a[i], b[i]) for i < n (a scalar operand: ca/cb 0) as tl_vm_run_*: whole vectors,
+ * then the rest in one vector padded with copies of its first operands */
+#define TL_VM_BIN_RUN(LIBM, S, F, N, FN)                                                         \
+static void tl_vm_##LIBM##_##S##_run(void *vf, const F *a, int ca, const F *b, int cb, F *o,     \
+                                     npy_intp n, unsigned *fpe)                                  \
+{                                                                                                \
+    F ta[N], tb[N], to[N];                                                                       \
+    npy_intp i = tl_vm_##LIBM##_##S##_avx512(vf, a, ca, b, cb, o, n, fpe), k;                    \
+    if (i == n) return;                                                                          \
+    for (k = 0; k < N; k++) {                                                                    \
+        npy_intp j = i + k < n ? i + k : i;                                                      \
+        ta[k] = a[ca ? j : 0];                                                                   \
+        tb[k] = b[cb ? j : 0];                                                                   \
+    }                                                                                            \
+    tl_vm_##LIBM##_##S##_avx512(vf, ta, 1, tb, 1, to, N, fpe);                                   \
+    for (k = 0; i + k < n; k++) o[i + k] = to[k];                                                \
+}
+TL_VM_BIN_RUN(atan2, f32, float, 16, tl_arctan2_f32)
+TL_VM_BIN_RUN(atan2, f64, double, 8, tl_arctan2_f64)
+TL_VM_BIN_RUN(pow, f32, float, 16, tl_power_f32)
+TL_VM_BIN_RUN(pow, f64, double, 8, tl_power_f64)
+/* contiguous or scalar operands directly, strided ones gathered into blocks (not reductions:
+ * an output that feeds an input keeps the element loop) */
 #define TL_VMBIN_FAST(LIBM, S, F, BITS, FN)                                                      \
-    if (tl_vm_##LIBM##_##BITS != NULL && st[2] == (npy_intp)sizeof(F)                            \
-            && (st[0] == 0 || st[0] == (npy_intp)sizeof(F))                                      \
-            && (st[1] == 0 || st[1] == (npy_intp)sizeof(F)) && (st[0] | st[1]) != 0              \
+    if (tl_vm_##LIBM##_##BITS != NULL && st[2] != 0                                              \
             && !tl_feedback(data[0], st[0], data[2], st[2], dims[0])                             \
             && !tl_feedback(data[1], st[1], data[2], st[2], dims[0])) {                          \
-        npy_intp n = dims[0], i;                                                                 \
-        const F *pa = (const F *)data[0], *pb = (const F *)data[1];                              \
-        F *po = (F *)data[2];                                                                    \
-        int ca = st[0] != 0, cb = st[1] != 0;                                                    \
+        npy_intp n = dims[0];                                                                    \
         unsigned fpe = 0;                                                                        \
         (void)aux;                                                                               \
-        i = tl_vm_##LIBM##_##S##_avx512(tl_vm_##LIBM##_##BITS, pa, ca, pb, cb, po, n, &fpe);     \
-        for (; i < n; i++) po[i] = FN(pa[ca ? i : 0], pb[cb ? i : 0], &fpe);                     \
+        if ((st[0] == 0 || st[0] == (npy_intp)sizeof(F)) && (st[1] == 0 || st[1] == (npy_intp)sizeof(F)) \
+                && st[2] == (npy_intp)sizeof(F)) {                                               \
+            tl_vm_##LIBM##_##S##_run(tl_vm_##LIBM##_##BITS, (const F *)data[0], st[0] != 0,      \
+                                     (const F *)data[1], st[1] != 0, (F *)data[2], n, &fpe);     \
+        } else {                                                                                 \
+            F ba[TL_BLOCK], bb[TL_BLOCK];                                                        \
+            npy_intp i, k, m;                                                                    \
+            for (i = 0; i < n; i += m) {                                                         \
+                m = n - i < TL_BLOCK ? n - i : TL_BLOCK;                                         \
+                for (k = 0; k < m; k++) {                                                        \
+                    ba[k] = *(const F *)(data[0] + (i + k) * st[0]);                             \
+                    bb[k] = *(const F *)(data[1] + (i + k) * st[1]);                             \
+                }                                                                                \
+                tl_vm_##LIBM##_##S##_run(tl_vm_##LIBM##_##BITS, ba, 1, bb, 1, ba, m, &fpe);      \
+                for (k = 0; k < m; k++) *(F *)(data[2] + (i + k) * st[2]) = ba[k];               \
+            }                                                                                    \
+        }                                                                                        \
         return tl_finish(fpe);                                                                   \
     }
 #else
