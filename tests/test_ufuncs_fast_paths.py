@@ -315,36 +315,49 @@ def test_ldexp_every_path_is_numpys(dt, et, simd):
         _ufuncs.set_simd(None)
 
 
+@pytest.mark.parametrize("simd", [True, "avx2"])
 @pytest.mark.parametrize("dt", ["complex64", "complex128"])
-def test_complex_multiply_simd_is_numpys(dt):
-    """The AVX-512 complex multiply (the scalar formula's fma/fmaddsub per element) gives
-    NumPy's bits, specials included, and the portable loop's values (NaN bits aside); scalar
-    operands, in place, every tail length."""
+def test_complex_multiply_simd_is_numpys(dt, simd):
+    """The AVX-512 and AVX2 complex multiply (the scalar formula's fma/fmaddsub per element) give
+    NumPy's bits (its SIMD loop's, on either CPU), specials included, and the portable loop's
+    values (NaN bits aside); scalar operands, in place, every tail length; NumPy's warnings with
+    an infinite or NaN scalar operand (no flag from the lanes after the last element)."""
     rng = np.random.default_rng(13)
     sp = np.array([0, -0.0, np.inf, -np.inf, np.nan, 1e38, 1e-45, 3.0, -2.5, 1e300, 5e-324])
-    for n in list(range(0, 40)) + [4099]:
-        a = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dt)
-        b = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dt)
-        with np.errstate(all="ignore"):
-            if n > 5:
-                a.real[::3] = rng.choice(sp, a[::3].size)
-                b.imag[::4] = rng.choice(sp, b[::4].size)
-            got = tl.multiply(a, b)
-            assert got.tobytes() == np.multiply(a, b).tobytes(), n
-            if n:
-                assert tl.multiply(a[0], b).tobytes() == np.multiply(a[0], b).tobytes()
-                assert tl.multiply(a, b[-1]).tobytes() == np.multiply(a, b[-1]).tobytes()
-            c = a.copy()
-            tl.multiply(c, b, out=c)
-            assert c.tobytes() == got.tobytes()
-            _ufuncs.set_simd(False)
-            try:
-                port = tl.multiply(a, b)
-            finally:
-                _ufuncs.set_simd(None)
-        for x, y in ((got.real, port.real), (got.imag, port.imag)):
-            same = (x == y) & (np.signbit(x) == np.signbit(y)) | (np.isnan(x) & np.isnan(y))
-            assert same.all(), n
+    _ufuncs.set_simd(simd)
+    try:
+        for n in list(range(0, 40)) + [4099]:
+            a = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dt)
+            b = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dt)
+            with np.errstate(all="ignore"):
+                if n > 5:
+                    a.real[::3] = rng.choice(sp, a[::3].size)
+                    b.imag[::4] = rng.choice(sp, b[::4].size)
+                got = tl.multiply(a, b)
+                assert got.tobytes() == np.multiply(a, b).tobytes(), n
+                if n:
+                    assert tl.multiply(a[0], b).tobytes() == np.multiply(a[0], b).tobytes()
+                    assert tl.multiply(a, b[-1]).tobytes() == np.multiply(a, b[-1]).tobytes()
+                c = a.copy()
+                tl.multiply(c, b, out=c)
+                assert c.tobytes() == got.tobytes()
+                _ufuncs.set_simd(False)
+                try:
+                    port = tl.multiply(a, b)
+                finally:
+                    _ufuncs.set_simd(simd)
+            for x, y in ((got.real, port.real), (got.imag, port.imag)):
+                same = (x == y) & (np.signbit(x) == np.signbit(y)) | (np.isnan(x) & np.isnan(y))
+                assert same.all(), n
+        ordinary = (rng.uniform(1, 2, 40) + 1j * rng.uniform(1, 2, 40)).astype(dt)
+        for v in (complex(np.inf, 0), complex(0, np.inf), complex(np.nan, 1), complex(-np.inf, 1)):
+            s = np.array(v, dt)
+            for n in range(1, 20):
+                for args in ((s, ordinary[:n]), (ordinary[:n], s)):
+                    assert _fp_flags(tl.multiply, *args)[1] == _fp_flags(np.multiply, *args)[1], \
+                        (v, n)
+    finally:
+        _ufuncs.set_simd(None)
 
 
 @pytest.mark.parametrize("simd", [False, True, "avx2"])

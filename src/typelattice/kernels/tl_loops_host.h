@@ -126,7 +126,7 @@ static void tl_host_init(void)
     }
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     __builtin_cpu_init();
-    tl_host_avx2 = __builtin_cpu_supports("avx2") != 0;
+    tl_host_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     tl_host_avx512 = tl_host_avx2 && __builtin_cpu_supports("avx512f")
                      && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")
                      && __builtin_cpu_supports("avx512dq");
@@ -731,9 +731,12 @@ static int NAME(TL_LOOP_ARGS)                                                   
     { TL_LOOP2_BODY(S, E, S, TL_LD_id, TL_LD_id, TL_ST_id, FN) }                                 \
 }
 
-/* complex multiply, AVX-512: per element the scalar tl_multiply's operations (re = fma(ar, br,
- * -(ai*bi)), im = fma(ar, bi, ai*br): the rounded products ai*bi / ai*br, then one fmaddsub),
- * hence its bits and FP flags; scalar (stride 0) operands broadcast */
+/* complex multiply, AVX-512 and AVX2 (NumPy's SIMD loops on either): per element the scalar
+ * tl_multiply's operations (re = fma(ar, br, -(ai*bi)), im = fma(ar, bi, ai*br): the rounded
+ * products ai*bi / ai*br, then one fmaddsub), hence its FP flags and NumPy's bits (fmaddsub
+ * keeps a NaN's sign where the portable -(ai*bi) flips it); scalar (stride 0) operands
+ * broadcast. The AVX-512 tail runs masked (idle lanes raise nothing); the AVX2 one in one vector
+ * padded with copies of its first element. */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define TL_CMUL_AVX512(SFX, F, V, PS, W, K, ALL, SWAP, DUPLO, DUPHI, BCAST)                     \
 __attribute__((target("avx512f,avx512dq"))) static void                                          \
@@ -745,8 +748,8 @@ tl_cmul_##SFX##_avx512(const F *a, int ca, const F *b, int cb, F *o, npy_intp n)
         K live = m - i >= W ? (K)ALL : (K)((1u << (m - i)) - 1);                                 \
         V x = ca ? _mm512_maskz_loadu_##PS(live, a + i) : sa;                                    \
         V y = cb ? _mm512_maskz_loadu_##PS(live, b + i) : sb;                                    \
-        V p = _mm512_mul_##PS(DUPHI(x), SWAP(y));                                                \
-        _mm512_mask_storeu_##PS(o + i, live, _mm512_fmaddsub_##PS(DUPLO(x), y, p));             \
+        V p = _mm512_maskz_mul_##PS(live, DUPHI(x), SWAP(y));                                    \
+        _mm512_mask_storeu_##PS(o + i, live, _mm512_maskz_fmaddsub_##PS(live, DUPLO(x), y, p));  \
     }                                                                                            \
 }
 #define TL_SWAP_PS(v) _mm512_permute_ps(v, 0xB1)
@@ -758,14 +761,49 @@ TL_CMUL_AVX512(c64, float, __m512, ps, 16, __mmask16, 0xffff, TL_SWAP_PS, _mm512
 #define TL_DUPHI_PD(v) _mm512_permute_pd(v, 0xFF)
 TL_CMUL_AVX512(c128, double, __m512d, pd, 8, __mmask8, 0xff, TL_SWAP_PD, _mm512_movedup_pd,
                TL_DUPHI_PD, TL_BCAST_C128)
+#define TL_CMUL_AVX2(SFX, F, V, PS, W, SWAP, DUPLO, DUPHI, BCAST)                                \
+__attribute__((target("avx2,fma"))) static void                                                  \
+tl_cmul_##SFX##_avx2(const F *a, int ca, const F *b, int cb, F *o, npy_intp n)                   \
+{                                                                                                \
+    npy_intp i, k, m = 2 * n;                      /* scalars: re, im interleaved */             \
+    const V sa = BCAST(a), sb = BCAST(b);                                                        \
+    F ta[W], tb[W], to[W];                                                                       \
+    for (i = 0; i + W <= m; i += W) {                                                            \
+        V x = ca ? _mm256_loadu_##PS(a + i) : sa;                                                \
+        V y = cb ? _mm256_loadu_##PS(b + i) : sb;                                                \
+        V p = _mm256_mul_##PS(DUPHI(x), SWAP(y));                                                \
+        _mm256_storeu_##PS(o + i, _mm256_fmaddsub_##PS(DUPLO(x), y, p));                        \
+    }                                                                                            \
+    if (i == m) return;                                                                          \
+    for (k = 0; k < W; k++) {                                                                    \
+        npy_intp j = i + k < m ? i + k : i + (k & 1);                                            \
+        ta[k] = ca ? a[j] : a[k & 1];                                                            \
+        tb[k] = cb ? b[j] : b[k & 1];                                                            \
+    }                                                                                            \
+    {                                                                                            \
+        V x = _mm256_loadu_##PS(ta), y = _mm256_loadu_##PS(tb);                                 \
+        V p = _mm256_mul_##PS(DUPHI(x), SWAP(y));                                                \
+        _mm256_storeu_##PS(to, _mm256_fmaddsub_##PS(DUPLO(x), y, p));                           \
+    }                                                                                            \
+    for (k = 0; i + k < m; k++) o[i + k] = to[k];                                                \
+}
+#define TL_SWAP256_PS(v) _mm256_permute_ps(v, 0xB1)
+#define TL_SWAP256_PD(v) _mm256_permute_pd(v, 0x5)
+#define TL_DUPHI256_PD(v) _mm256_permute_pd(v, 0xF)
+#define TL_BCAST256_C64(p) _mm256_castpd_ps(_mm256_set1_pd(*(const double *)(const void *)(p)))
+#define TL_BCAST256_C128(p) _mm256_broadcast_pd((const __m128d *)(const void *)(p))
+TL_CMUL_AVX2(c64, float, __m256, ps, 8, TL_SWAP256_PS, _mm256_moveldup_ps, _mm256_movehdup_ps,
+             TL_BCAST256_C64)
+TL_CMUL_AVX2(c128, double, __m256d, pd, 4, TL_SWAP256_PD, _mm256_movedup_pd, TL_DUPHI256_PD,
+             TL_BCAST256_C128)
 #define TL_CMUL_FAST(SFX, S, F)                                                                  \
-    if (tl_host_avx512 && st[2] == (npy_intp)sizeof(S) && (st[0] == 0 || st[0] == (npy_intp)sizeof(S)) \
+    if (tl_host_avx2 && st[2] == (npy_intp)sizeof(S) && (st[0] == 0 || st[0] == (npy_intp)sizeof(S)) \
             && (st[1] == 0 || st[1] == (npy_intp)sizeof(S)) && (st[0] | st[1]) != 0             \
             && !tl_feedback(data[0], st[0], data[2], st[2], dims[0])                             \
             && !tl_feedback(data[1], st[1], data[2], st[2], dims[0])) {                          \
         (void)ctx; (void)aux;                                                                    \
-        tl_cmul_##SFX##_avx512((const F *)data[0], st[0] != 0, (const F *)data[1], st[1] != 0,   \
-                               (F *)data[2], dims[0]);                                           \
+        (tl_host_avx512 ? tl_cmul_##SFX##_avx512 : tl_cmul_##SFX##_avx2)(                       \
+            (const F *)data[0], st[0] != 0, (const F *)data[1], st[1] != 0, (F *)data[2], dims[0]); \
         return 0;                                                                                \
     }
 #else
