@@ -123,6 +123,7 @@ cdef extern from "_loops.h":
     const tl_mixed_entry tl_ext_table[]
     int tl_ext_register(int type_num, npy_intp itemsize, void *to_f32, void *from_f32)
     int tl_bf16_typenum
+    void tl_loops_join()
     void tl_host_init()
     void tl_host_set_simd(int on)
     const char *tl_vmath_set(int on)
@@ -193,6 +194,7 @@ from cpython.exc cimport PyErr_SetObject
 
 _import_array()
 _import_umath()
+tl_loops_join()
 tl_host_init()
 tl_vmath_set(-1)
 

@@ -21,6 +21,20 @@
 #define TL_X86_DISPATCH_CLONES 1
 #endif
 
+/* The generated loops are compiled in several translation units (the build runs them in
+ * parallel) besides the module's own: state set at import and read by the loops is defined in
+ * the one that defines TL_DEFINE_SHARED (the module's _loops.h) and declared in the others. */
+#if defined(__GNUC__) || defined(__clang__)
+#define TL_HIDDEN __attribute__((visibility("hidden")))
+#else
+#define TL_HIDDEN
+#endif
+#if defined(TL_DEFINE_SHARED)
+#define TL_SHARED(decl, init) TL_HIDDEN decl init
+#else
+#define TL_SHARED(decl, init) extern TL_HIDDEN decl
+#endif
+
 /* Element loops get AVX-512 (x86-64-v4) and AVX2 clones besides the baseline (SSE2) one, chosen
  * at load time by the dynamic linker (gcc's target_clones): NumPy's own loops are dispatched to
  * AVX2/AVX-512; an SSE2-only build ran 1.3-2x slower than NumPy on L2-resident arrays, the AVX2
@@ -113,8 +127,9 @@ static inline float tl_hsign_bf_f32(float x, unsigned *e)
 /* Blocks of float32/float64 comparisons with bool results: AVX-512 (F+BW+VL) or AVX2 quiet
  * (_CMP_*_OQ) compares where the CPU has them (gcc turns isless() into signalling compares, even with AVX), the
  * integer-key functions above otherwise. ca/cb: 1 for a contiguous operand, 0 for a scalar. */
-static uint64_t tl_bytes8[256];     /* 8 mask bits -> 8 bytes of 0/1 */
-static int tl_host_avx2 = 0, tl_host_avx512 = 0;
+TL_SHARED(uint64_t tl_bytes8[256], );     /* 8 mask bits -> 8 bytes of 0/1 */
+TL_SHARED(int tl_host_avx2, = 0);
+TL_SHARED(int tl_host_avx512, = 0);
 int tl_simd_disabled(void);     /* tl_convert.c (tl_convert.h is included below) */
 static void tl_host_init(void)
 {
@@ -1138,7 +1153,7 @@ static int NAME(PyArrayMethod_Context *ctx, npy_bool empty, char *initial)      
  * (tl_convert_set_isa("scalar") forces the portable path); it raises NumPy's FP flags itself. */
 #include "tl_convert.h"
 
-static int tl_bf16_typenum = -1;    /* ml_dtypes' bfloat16, set at import */
+TL_SHARED(int tl_bf16_typenum, = -1);    /* ml_dtypes' bfloat16, set at import */
 
 /* converters return the block in the compute type: dst, or src itself when it already is */
 typedef const float *(*tl_cvt_float)(const char *src, npy_intp stride, float *dst, npy_intp n);
@@ -1618,8 +1633,8 @@ static inline uint16_t tl_hspacing_bf16(uint16_t x, unsigned *e)
 typedef void (tl_vcast)(void *from, void *to, npy_intp n, void *fromarr, void *toarr);
 #define TL_MAX_EXT 32
 typedef struct { int type_num; npy_intp itemsize; tl_vcast *to_f32; tl_vcast *from_f32; } tl_ext_t;
-static tl_ext_t tl_ext[TL_MAX_EXT];
-static int tl_n_ext = 0;
+TL_SHARED(tl_ext_t tl_ext[TL_MAX_EXT], );
+TL_SHARED(int tl_n_ext, = 0);
 
 static int tl_ext_register(int type_num, npy_intp itemsize, void *to_f32, void *from_f32)
 {
@@ -2493,8 +2508,8 @@ typedef struct { uint64_t absm, lo, span; double flo, rlo, rhi; int cls; } tl_vm
     : (B){(ALL) >> 1, TOBITS(MIN), TOBITS(HI) - TOBITS(MIN),                                     \
           (K) == TL_VM_SYMLO ? (F)(LO) : -(F)INFINITY, (K) == TL_VM_SYMLO ? (F)(LO) : -(F)(HI),   \
           (HI), (K) == TL_VM_SYM && (HI) == (MAX) ? 1 : 0})
-static tl_vm_dom32 tl_vm_dom_s32[TL_VM_N];
-static tl_vm_dom64 tl_vm_dom_s64[TL_VM_N];
+TL_SHARED(tl_vm_dom32 tl_vm_dom_s32[TL_VM_N], );
+TL_SHARED(tl_vm_dom64 tl_vm_dom_s64[TL_VM_N], );
 static void tl_vm_domains(void)
 {
 #define TL_VM_D(OP, LIBM, K, LO32, HI32, LO64, HI64)                                             \
@@ -2508,10 +2523,14 @@ static void tl_vm_domains(void)
 
 /* the variant in use: 0 none (scalar loops), 1 AVX2 (_ZGVdN8v/_ZGVdN4v), 2 AVX-512
  * (_ZGVeN16v/_ZGVeN8v); a NULL entry (symbol missing) keeps that op scalar */
-static int tl_vm_isa = 0;
-static void *tl_vm_fn32[TL_VM_N], *tl_vm_fn64[TL_VM_N];
+TL_SHARED(int tl_vm_isa, = 0);
+TL_SHARED(void *tl_vm_fn32[TL_VM_N], );
+TL_SHARED(void *tl_vm_fn64[TL_VM_N], );
 /* arctan2: libmvec's AVX-512 variants (_ZGVeN16vv_atan2f, _ZGVeN8vv_atan2), or NULL */
-static void *tl_vm_atan2_32, *tl_vm_atan2_64, *tl_vm_pow_32, *tl_vm_pow_64;   /* libmvec */
+TL_SHARED(void *tl_vm_atan2_32, );   /* libmvec */
+TL_SHARED(void *tl_vm_atan2_64, );
+TL_SHARED(void *tl_vm_pow_32, );
+TL_SHARED(void *tl_vm_pow_64, );
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(__linux__)
 #define TL_VMATH 1
