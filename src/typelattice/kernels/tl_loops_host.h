@@ -609,6 +609,56 @@ TL_MM_PASS_SCALAR(f32, float, max, >)
 TL_MM_PASS_SCALAR(f32, float, min, <)
 TL_MM_PASS_SCALAR(f64, double, max, >)
 TL_MM_PASS_SCALAR(f64, double, min, <)
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* AVX2: 4 vectors per step from a 32-byte boundary, v = max(x, v), which keeps v where x is NaN
+ * (so NaNs take no part); NaNs noted by UNORD compares of two vectors at once. The head, the tail
+ * and a body with NaNs (whether it holds a number) go through the scalar pass. */
+#define TL_MM_PASS_AVX2(SFX, F, DIR, P, W, INF)                                                  \
+__attribute__((target("avx2"))) static tl_mm_pass tl_mm_##DIR##_##SFX##_avx2(const F *p, npy_intp n) \
+{                                                                                                \
+    npy_intp head = (npy_intp)(((uintptr_t)0 - (uintptr_t)p) & 31) / (npy_intp)sizeof(F);        \
+    npy_intp end, i;                                                                             \
+    const tl_v256##P init = _mm256_set1_##P(INF);                                                \
+    tl_v256##P v0 = init, v1 = init, v2 = init, v3 = init, nan = _mm256_setzero_##P();           \
+    tl_mm_pass r, t;                                                                             \
+    F m[W];                                                                                      \
+    if (head > n) head = n;                                                                      \
+    end = head + (n - head) / (4 * W) * (4 * W);                                                 \
+    for (i = head; i < end; i += 4 * W) {                                                        \
+        tl_v256##P x0 = _mm256_load_##P(p + i), x1 = _mm256_load_##P(p + i + W);                \
+        tl_v256##P x2 = _mm256_load_##P(p + i + 2 * W), x3 = _mm256_load_##P(p + i + 3 * W);     \
+        nan = _mm256_or_##P(nan, _mm256_or_##P(_mm256_cmp_##P(x0, x1, _CMP_UNORD_Q),             \
+                                                _mm256_cmp_##P(x2, x3, _CMP_UNORD_Q)));          \
+        v0 = _mm256_##DIR##_##P(x0, v0);                                                         \
+        v1 = _mm256_##DIR##_##P(x1, v1);                                                         \
+        v2 = _mm256_##DIR##_##P(x2, v2);                                                         \
+        v3 = _mm256_##DIR##_##P(x3, v3);                                                         \
+    }                                                                                            \
+    v0 = _mm256_##DIR##_##P(_mm256_##DIR##_##P(v0, v1), _mm256_##DIR##_##P(v2, v3));             \
+    _mm256_storeu_##P(m, v0);                                                                    \
+    r.m = (double)m[0];                                                                          \
+    for (i = 1; i < W; i++) if (TL_MM_BEYOND_##DIR(m[i], (F)r.m)) r.m = (double)m[i];            \
+    r.any_nan = _mm256_movemask_##P(nan) != 0;                                                   \
+    r.any_num = end > head;                                                                      \
+    if (r.any_nan) {                                                                             \
+        t = tl_mm_##DIR##_##SFX##_base(p + head, end - head);                                    \
+        r.any_num = t.any_num;                                                                   \
+    }                                                                                            \
+    for (i = 0; i < 2; i++) {                                                                    \
+        t = i == 0 ? tl_mm_##DIR##_##SFX##_base(p, head) : tl_mm_##DIR##_##SFX##_base(p + end, n - end); \
+        r.any_nan |= t.any_nan;                                                                  \
+        if (t.any_num) r.m = !r.any_num || TL_MM_BEYOND_##DIR(t.m, r.m) ? t.m : r.m;              \
+        r.any_num |= t.any_num;                                                                  \
+    }                                                                                            \
+    return r;                                                                                    \
+}
+typedef __m256 tl_v256ps;
+typedef __m256d tl_v256pd;
+TL_MM_PASS_AVX2(f32, float, max, ps, 8, -INFINITY)
+TL_MM_PASS_AVX2(f32, float, min, ps, 8, INFINITY)
+TL_MM_PASS_AVX2(f64, double, max, pd, 4, -INFINITY)
+TL_MM_PASS_AVX2(f64, double, min, pd, 4, INFINITY)
+#endif
 
 /* acc, p[0..n): the element loop's result. NANSKIP: fmax/fmin. */
 #define TL_MM_RED(OPN, SFX, F, DIR, NANSKIP)                                                     \
@@ -634,7 +684,8 @@ static F tl_red_##OPN##_##SFX(F acc, const F *p, npy_intp n)                    
 }
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define TL_MM_DISPATCH(DIR, SFX)                                                                 \
-    r = tl_host_avx512 ? tl_mm_##DIR##_##SFX##_avx512(p, n) : tl_mm_##DIR##_##SFX##_base(p, n);
+    r = tl_host_avx512 ? tl_mm_##DIR##_##SFX##_avx512(p, n)                                      \
+        : tl_host_avx2 ? tl_mm_##DIR##_##SFX##_avx2(p, n) : tl_mm_##DIR##_##SFX##_base(p, n);
 #else
 #define TL_MM_DISPATCH(DIR, SFX) r = tl_mm_##DIR##_##SFX##_base(p, n);
 #endif
