@@ -4,6 +4,7 @@ type first, raises NumPy's FP warnings, and is the loop the promoter picks."""
 import numpy as np
 import pytest
 
+import typelattice as tl
 from typelattice import _ufuncs
 from typelattice._codegen.gen_loops import FUSED_OPS, fused_needs_avx512, fused_pairs
 from typelattice.rules import builtin
@@ -454,3 +455,54 @@ def test_arithmetic_kernels_every_simd_path(simd_path):
             _same(uf(x[7:8], y), ref(xc[7:8], yc), msg + ("scalar first",))
             _same(uf(x, y[9]), ref(xc, yc[9]), msg + ("scalar second",))
             _same(uf(x[::3], y[1::3]), ref(xc[::3], yc[1::3]), msg + ("strided",))
+
+
+def _int64_tier_values(name, seed):
+    """(u)int64 values from each range the AVX2 block conversion treats apart (int32's; below
+    2^51 in magnitude; larger), at its edges and rounding in float32 (ties, one off a tie), in
+    runs of 8 of one range and runs that mix them."""
+    rng = np.random.default_rng(seed)
+    signed = name == "int64"
+    small = [0, 1, 7, 2 ** 24 + 1, 2 ** 31 - 1, 16777217, 2 ** 30 + 3]
+    mid = [2 ** 31, 2 ** 32 + 1, 2 ** 40 + 2 ** 16 + 1, 2 ** 51 - 1, 2 ** 45 + 2 ** 21,
+           2 ** 45 + 3 * 2 ** 21, 2 ** 45 + 2 ** 21 + 1, 2 ** 33 - 1]
+    big = [2 ** 51, 2 ** 52 - 1, 2 ** 52, 2 ** 53 + 1, 2 ** 62 + 2 ** 38, 2 ** 63 - 1,
+           2 ** 60 + 2 ** 36 + 1]
+    if signed:
+        small += [-1, -(2 ** 31), -(2 ** 24) - 1]
+        mid += [-(2 ** 31) - 1, -(2 ** 51), -(2 ** 45) - 2 ** 21, -(2 ** 51) + 1]
+        big += [-(2 ** 51) - 1, -(2 ** 63), -(2 ** 53) - 1]
+    else:
+        big += [2 ** 64 - 1, 2 ** 63, 2 ** 63 + 2 ** 39]
+    runs = []
+    for pool in (small, mid, big, small + mid, mid + big, small + big, small, mid):
+        runs.append(rng.choice(np.array(pool, dtype=object), 8))
+    return np.concatenate(runs).astype(name)
+
+
+@pytest.mark.parametrize("a", ["int64", "uint64"])
+@pytest.mark.parametrize("t", ["float32", "float64", "bfloat16", "float16"])
+def test_int64_operands_every_range_every_simd_path(a, t, simd_path):
+    """(u)int64 operands converted in blocks (the AVX2 vector conversion, the portable loop):
+    NumPy's bits on the operand cast first (C casts: one rounding to nearest even; bfloat16 and
+    float16 through float32, as ml_dtypes' and NumPy's casts), at every offset into the runs of 8
+    and every tail, strided."""
+    import ml_dtypes
+    tt = np.dtype(ml_dtypes.bfloat16) if t == "bfloat16" else np.dtype(t)
+    x = _int64_tier_values(a, 4)
+    y = np.linspace(-3, 3, x.size).astype(tt)
+    with np.errstate(all="ignore"):
+        xc = x.astype(np.float32).astype(tt) if t in ("bfloat16", "float16") else x.astype(tt)
+    for name in ("add", "less", "arctan2"):
+        f = getattr(tl, name)
+        ref = {"add": np.add, "less": np.less, "arctan2": np.arctan2}[name]
+        if name == "arctan2" and t == "bfloat16":
+            continue            # (NumPy has no bfloat16 arctan2 loop: ml_dtypes' through float32)
+        with np.errstate(all="ignore"):
+            want = ref(xc, y)
+            assert f(x, y).dtype == want.dtype, (name, a, t)
+            for k in range(0, 9):
+                _same(f(x[k:], y[k:]), want[k:], (simd_path, name, a, t, k))
+                _same(f(x[:-k or None], y[:-k or None]), want[:-k or None], (name, a, t, -k))
+            _same(f(x[::3], y[::3]), want[::3], (simd_path, name, a, t, "strided"))
+            _same(f(x, y[5]), ref(xc, y[5]), (simd_path, name, a, t, "scalar"))
