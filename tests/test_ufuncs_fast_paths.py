@@ -244,6 +244,11 @@ def _check_comparisons(dt):
             np.testing.assert_array_equal(got, getattr(np, name)(a, b), err_msg=name)
             np.testing.assert_array_equal(got_s, getattr(np, name)(a[:-1:2], b[1::2]))
             np.testing.assert_array_equal(got_0, getattr(np, name)(a, b[7]))
+            # every tail after the 32- and 8-element steps, each operand layout
+            for n in range(0, 72):
+                for x, y in ((a[3:3 + n], b[5:5 + n]), (a[:n], b[9]), (a[11], b[:n])):
+                    np.testing.assert_array_equal(getattr(tl, name)(x, y),
+                                                  getattr(np, name)(x, y), err_msg=(name, n))
 
 
 @pytest.mark.parametrize("simd", [False, True])
@@ -459,12 +464,13 @@ def test_integer_division_sign_fixes_are_numpys(dt):
         assert kinds[0] == kinds[1], name
 
 
-@pytest.mark.parametrize("simd", [False, True])
+@pytest.mark.parametrize("simd", [False, True, "avx2"])
 @pytest.mark.parametrize("dt", [np.complex64, np.complex128])
 def test_complex_absolute_every_path_is_numpys(dt, simd):
-    """complex absolute (AVX-512 kernel, element function for tails and other CPUs): NumPy's bits
-    on random values over a wide range and on every pair of special parts (inf beats NaN, zeros,
-    subnormals, overflow to inf), every tail length, strided input; no warning, as NumPy."""
+    """complex absolute (AVX-512 and AVX2 kernels, the element function for tails and other
+    CPUs): NumPy's bits on random values over a wide range and on every pair of special parts
+    (inf beats NaN, zeros, subnormals, overflow to inf), every tail length, strided input; no
+    warning, as NumPy."""
     _ufuncs.set_simd(simd)
     try:
         rng = np.random.default_rng(21)
@@ -606,11 +612,11 @@ def test_aligned_two_pass_loops_every_head():
     assert _bits(y).tolist() == _bits(x32[:n] * x32[1:n + 1]).tolist()
 
 
-@pytest.mark.parametrize("simd", [True, False])
+@pytest.mark.parametrize("simd", [True, "avx2", False])
 @pytest.mark.parametrize("dt", [np.complex64, np.complex128])
 def test_complex_ordering_comparisons_flags_per_pair(dt, simd):
-    """less/less_equal/greater/greater_equal of complex values (the AVX-512 kernel and the
-    branch-free element function): NumPy's result and FP flags for every pair of values built
+    """less/less_equal/greater/greater_equal of complex values (the AVX-512 and AVX2 kernels and
+    the branch-free element function): NumPy's result and FP flags for every pair of values built
     from 0, 1, -2.5, +-inf and NaN parts (a NaN real part always warns; a NaN imaginary part only
     where the real parts are equal), every length up to 40, broadcast operands, strides."""
     parts = [0.0, 1.0, -2.5, np.inf, -np.inf, np.nan]

@@ -158,14 +158,29 @@ static void tl_host_set_simd(int on)
 }
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
+/* 32 elements (one 32-byte store of bools) per iteration, as NumPy's AVX2 loops: the compare
+ * masks packed to bytes (float64: pairs of masks first narrowed to 32-bit lanes), 8 at a time
+ * through the byte table for the rest; one loop per operand layout (no select in the loop) */
+#define TL_VCMP_PACK32(m0, m1, m2, m3)                                                           \
+    _mm256_and_si256(one, _mm256_permutevar8x32_epi32(_mm256_packs_epi16(                        \
+        _mm256_packs_epi32(m0, m1), _mm256_packs_epi32(m2, m3)), perm))
+#define TL_VCMP_NARROW64(m0, m1) _mm256_castpd_si256(_mm256_permute4x64_pd(_mm256_castps_pd(     \
+        _mm256_shuffle_ps(_mm256_castpd_ps(m0), _mm256_castpd_ps(m1), 0x88)), 0xD8))
 #define TL_VCMP_AVX2(OPN, PRED)                                                                  \
-__attribute__((target("avx2"))) static void tl_vcmp_##OPN##_f32_avx2(                            \
-    const float *a, int ca, const float *b, int cb, tl_bool *o, npy_intp n)                      \
+__attribute__((target("avx2"), always_inline)) static inline void tl_vcmp_##OPN##_f32_avx2_body( \
+    const float *a, const int ca, const float *b, const int cb, tl_bool *o, npy_intp n)          \
 {                                                                                                \
+    const __m256i one = _mm256_set1_epi8(1), perm = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);   \
+    const __m256 va = _mm256_set1_ps(a[0]), vb = _mm256_set1_ps(b[0]);                          \
     npy_intp i = 0;                                                                              \
-    __m256 va, vb;                                                                               \
-    if (n <= 0) return;                                                                          \
-    va = _mm256_set1_ps(a[0]); vb = _mm256_set1_ps(b[0]);                                        \
+    for (; i + 32 <= n; i += 32) {                                                               \
+        __m256i m[4];                                                                            \
+        int h;                                                                                   \
+        for (h = 0; h < 4; h++)                                                                  \
+            m[h] = _mm256_castps_si256(_mm256_cmp_ps(ca ? _mm256_loadu_ps(a + i + 8 * h) : va,   \
+                                                     cb ? _mm256_loadu_ps(b + i + 8 * h) : vb, PRED)); \
+        _mm256_storeu_si256((__m256i *)(void *)(o + i), TL_VCMP_PACK32(m[0], m[1], m[2], m[3])); \
+    }                                                                                            \
     for (; i + 8 <= n; i += 8) {                                                                 \
         __m256 x = ca ? _mm256_loadu_ps(a + i) : va, y = cb ? _mm256_loadu_ps(b + i) : vb;       \
         uint64_t v = tl_bytes8[_mm256_movemask_ps(_mm256_cmp_ps(x, y, PRED))];                   \
@@ -173,13 +188,22 @@ __attribute__((target("avx2"))) static void tl_vcmp_##OPN##_f32_avx2(           
     }                                                                                            \
     for (; i < n; i++) o[i] = tl_h##OPN##_f32(a[ca ? i : 0], b[cb ? i : 0], NULL);               \
 }                                                                                                \
-__attribute__((target("avx2"))) static void tl_vcmp_##OPN##_f64_avx2(                            \
-    const double *a, int ca, const double *b, int cb, tl_bool *o, npy_intp n)                    \
+__attribute__((target("avx2"), always_inline)) static inline void tl_vcmp_##OPN##_f64_avx2_body( \
+    const double *a, const int ca, const double *b, const int cb, tl_bool *o, npy_intp n)        \
 {                                                                                                \
+    const __m256i one = _mm256_set1_epi8(1), perm = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);   \
+    const __m256d va = _mm256_set1_pd(a[0]), vb = _mm256_set1_pd(b[0]);                         \
     npy_intp i = 0;                                                                              \
-    __m256d va, vb;                                                                              \
-    if (n <= 0) return;                                                                          \
-    va = _mm256_set1_pd(a[0]); vb = _mm256_set1_pd(b[0]);                                        \
+    for (; i + 32 <= n; i += 32) {                                                               \
+        __m256d m[8];                                                                            \
+        int h;                                                                                   \
+        for (h = 0; h < 8; h++)                                                                  \
+            m[h] = _mm256_cmp_pd(ca ? _mm256_loadu_pd(a + i + 4 * h) : va,                       \
+                                 cb ? _mm256_loadu_pd(b + i + 4 * h) : vb, PRED);                \
+        _mm256_storeu_si256((__m256i *)(void *)(o + i), TL_VCMP_PACK32(                          \
+            TL_VCMP_NARROW64(m[0], m[1]), TL_VCMP_NARROW64(m[2], m[3]),                          \
+            TL_VCMP_NARROW64(m[4], m[5]), TL_VCMP_NARROW64(m[6], m[7])));                        \
+    }                                                                                            \
     for (; i + 8 <= n; i += 8) {                                                                 \
         __m256d x0 = ca ? _mm256_loadu_pd(a + i) : va, y0 = cb ? _mm256_loadu_pd(b + i) : vb;    \
         __m256d x1 = ca ? _mm256_loadu_pd(a + i + 4) : va, y1 = cb ? _mm256_loadu_pd(b + i + 4) : vb; \
@@ -189,6 +213,19 @@ __attribute__((target("avx2"))) static void tl_vcmp_##OPN##_f64_avx2(           
         memcpy(o + i, &v, 8);                                                                    \
     }                                                                                            \
     for (; i < n; i++) o[i] = tl_h##OPN##_f64(a[ca ? i : 0], b[cb ? i : 0], NULL);               \
+}                                                                                                \
+TL_VCMP_LAYOUTS(OPN, f32, float, avx2, "avx2")                                                   \
+TL_VCMP_LAYOUTS(OPN, f64, double, avx2, "avx2")
+/* one call of the body per operand layout, so that each loop has no select */
+#define TL_VCMP_LAYOUTS(OPN, S, F, ISA, TARGET)                                                  \
+__attribute__((target(TARGET))) static void tl_vcmp_##OPN##_##S##_##ISA(                         \
+    const F *a, int ca, const F *b, int cb, tl_bool *o, npy_intp n)                              \
+{                                                                                                \
+    if (n <= 0) return;                                                                          \
+    if (ca && cb) tl_vcmp_##OPN##_##S##_##ISA##_body(a, 1, b, 1, o, n);                          \
+    else if (ca) tl_vcmp_##OPN##_##S##_##ISA##_body(a, 1, b, 0, o, n);                           \
+    else if (cb) tl_vcmp_##OPN##_##S##_##ISA##_body(a, 0, b, 1, o, n);                           \
+    else tl_vcmp_##OPN##_##S##_##ISA##_body(a, 0, b, 0, o, n);                                   \
 }
 /* 64 elements (one 64-byte store of bools) per iteration, as NumPy's AVX-512 loops; the tail in
  * NL-lane steps with masked loads (masked-off lanes read nothing) and a masked store */
@@ -215,16 +252,7 @@ tl_vcmp_##OPN##_##S##_avx512_body(const F *a, const int ca, const F *b, const in
         _mm_mask_storeu_epi8(o + i, (__mmask16)k, _mm_maskz_mov_epi8((__mmask16)m, _mm512_castsi512_si128(one))); \
     }                                                                                            \
 }                                                                                                \
-/* one loop per operand layout (no select in the loop) */                                       \
-__attribute__((target("avx512f,avx512bw,avx512vl"))) static void tl_vcmp_##OPN##_##S##_avx512(   \
-    const F *a, int ca, const F *b, int cb, tl_bool *o, npy_intp n)                              \
-{                                                                                                \
-    if (n <= 0) return;                                                                          \
-    if (ca && cb) tl_vcmp_##OPN##_##S##_avx512_body(a, 1, b, 1, o, n);                           \
-    else if (ca) tl_vcmp_##OPN##_##S##_avx512_body(a, 1, b, 0, o, n);                            \
-    else if (cb) tl_vcmp_##OPN##_##S##_avx512_body(a, 0, b, 1, o, n);                            \
-    else tl_vcmp_##OPN##_##S##_avx512_body(a, 0, b, 0, o, n);                                    \
-}
+TL_VCMP_LAYOUTS(OPN, S, F, avx512, "avx512f,avx512bw,avx512vl")
 #define TL_VCMP_AVX512(OPN, PRED)                                                                \
 TL_VCMP_AVX512_T(OPN, PRED, f32, float, __m512, 16, ps)                                                  \
 TL_VCMP_AVX512_T(OPN, PRED, f64, double, __m512d, 8, pd)
