@@ -426,8 +426,70 @@ tl_vccmp_##OPN##_##SFX##_avx512(const F *a, int ca, const F *b, int cb, tl_bool 
     TL_VCCMP(greater, SFX, F, V, P, L, PR) TL_VCCMP(greater_equal, SFX, F, V, P, L, PR)
 TL_VCCMP_ALL(c64, float, __m512, 32, 16, ps)
 TL_VCCMP_ALL(c128, double, __m512d, 64, 8, pd)
+/* AVX2: 8 elements per step (the parts split by shuffles, put back in order by a qword
+ * permute), unmasked compares raising what the element function raises (signalling real
+ * compare, quiet others), results through the byte table; the tail through the element function */
+#define TL_VCCMP_AVX2(OPN, SFX, F, V, PR, FN)                                                    \
+__attribute__((target("avx2"))) static unsigned                                                  \
+tl_vccmp_##OPN##_##SFX##_avx2(const F *a, int ca, const F *b, int cb, tl_bool *o, npy_intp n)    \
+{                                                                                                \
+    V are[8 / TL_VCCMP_W_##PR], aim[8 / TL_VCCMP_W_##PR], bre[8 / TL_VCCMP_W_##PR],              \
+      bim[8 / TL_VCCMP_W_##PR];                                                                  \
+    npy_intp i, k;                                                                               \
+    unsigned fpe = 0;                                                                            \
+    for (k = 0; k < 8 / TL_VCCMP_W_##PR; k++) {                                                  \
+        are[k] = _mm256_set1_##PR(a[0]); aim[k] = _mm256_set1_##PR(a[1]);                        \
+        bre[k] = _mm256_set1_##PR(b[0]); bim[k] = _mm256_set1_##PR(b[1]);                        \
+    }                                                                                            \
+    for (i = 0; i + 8 <= n; i += 8) {                                                            \
+        int bits = 0, bad = 0;                                                                   \
+        for (k = 0; k < 8 / TL_VCCMP_W_##PR; k++) {                                              \
+            V r, eq, nim, lt;                                                                    \
+            if (ca) TL_VCCMP_SPLIT2_##PR(a + 2 * (i + k * TL_VCCMP_W_##PR), are[k], aim[k])      \
+            if (cb) TL_VCCMP_SPLIT2_##PR(b + 2 * (i + k * TL_VCCMP_W_##PR), bre[k], bim[k])      \
+            r = _mm256_cmp_##PR(are[k], bre[k], TL_VCCMP_R_##OPN);                               \
+            eq = _mm256_cmp_##PR(are[k], bre[k], _CMP_EQ_OQ);                                    \
+            nim = _mm256_or_##PR(_mm256_cmp_##PR(aim[k], aim[k], _CMP_UNORD_Q),                  \
+                                 _mm256_cmp_##PR(bim[k], bim[k], _CMP_UNORD_Q));                 \
+            lt = _mm256_cmp_##PR(aim[k], bim[k], TL_VCCMP_I_##OPN);                              \
+            bits |= _mm256_movemask_##PR(_mm256_or_##PR(_mm256_andnot_##PR(nim, r),              \
+                                                        _mm256_and_##PR(eq, lt)))                \
+                    << (k * TL_VCCMP_W_##PR);                                                    \
+            bad |= _mm256_movemask_##PR(_mm256_and_##PR(eq, nim));                               \
+        }                                                                                        \
+        if (bad) fpe |= TL_FPE_INVALID;                                                          \
+        memcpy(o + i, &tl_bytes8[bits], 8);                                                      \
+    }                                                                                            \
+    for (; i < n; i++) o[i] = FN(((const tl_##SFX *)a)[ca ? i : 0], ((const tl_##SFX *)b)[cb ? i : 0], &fpe); \
+    return fpe;                                                                                  \
+}
+#define TL_VCCMP_W_ps 8
+#define TL_VCCMP_W_pd 4
+/* the parts of 8 complex64 / 4 complex128 at p, in order */
+#define TL_VCCMP_SPLIT2_ps(p, RE, IM)                                                            \
+    {                                                                                            \
+        __m256 v0_ = _mm256_loadu_ps(p), v1_ = _mm256_loadu_ps((p) + 8);                         \
+        RE = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(                            \
+            _mm256_shuffle_ps(v0_, v1_, 0x88)), 0xD8));                                          \
+        IM = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(                            \
+            _mm256_shuffle_ps(v0_, v1_, 0xDD)), 0xD8));                                          \
+    }
+#define TL_VCCMP_SPLIT2_pd(p, RE, IM)                                                            \
+    {                                                                                            \
+        __m256d v0_ = _mm256_loadu_pd(p), v1_ = _mm256_loadu_pd((p) + 4);                        \
+        RE = _mm256_permute4x64_pd(_mm256_unpacklo_pd(v0_, v1_), 0xD8);                          \
+        IM = _mm256_permute4x64_pd(_mm256_unpackhi_pd(v0_, v1_), 0xD8);                          \
+    }
+#define TL_VCCMP_ALL2(SFX, F, V, PR)                                                             \
+    TL_VCCMP_AVX2(less, SFX, F, V, PR, tl_less_##SFX)                                            \
+    TL_VCCMP_AVX2(less_equal, SFX, F, V, PR, tl_less_equal_##SFX)                                \
+    TL_VCCMP_AVX2(greater, SFX, F, V, PR, tl_greater_##SFX)                                      \
+    TL_VCCMP_AVX2(greater_equal, SFX, F, V, PR, tl_greater_equal_##SFX)
+TL_VCCMP_ALL2(c64, float, __m256, ps)
+TL_VCCMP_ALL2(c128, double, __m256d, pd)
 #define TL_VCCMP_CALL(OPN, SFX, a, ca, b, cb, o, n, done)                                        \
-    if (tl_host_avx512) { done = 1; fpe = tl_vccmp_##OPN##_##SFX##_avx512(a, ca, b, cb, o, n); }
+    if (tl_host_avx512) { done = 1; fpe = tl_vccmp_##OPN##_##SFX##_avx512(a, ca, b, cb, o, n); } \
+    else if (tl_host_avx2) { done = 1; fpe = tl_vccmp_##OPN##_##SFX##_avx2(a, ca, b, cb, o, n); }
 #else
 #define TL_VCCMP_CALL(OPN, SFX, a, ca, b, cb, o, n, done)
 #endif
@@ -1951,8 +2013,53 @@ TL_VCABS_AVX512(32, float, 16, __m512, __m512i, ps, epi32, 0x3f800000, 0x7ffffff
 TL_VCABS_AVX512(64, double, 8, __m512d, __m512i, pd, epi64, 0x3ff0000000000000ll,
                 0x7fffffffffffffffll, 0x7ff0000000000000ll, 0x7ff8000000000000ll,
                 _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0), _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1))
+/* AVX2: the same operations on 8 / 4 elements, parts split by shuffles (the results put back
+ * in order by a qword permute), blends for the masks; signed compares (the magnitudes' bits) */
+#define TL_VCABS_AVX2(S, F, N, V, P, EP, CEP, ONE_BITS, ABS_BITS, INF_BITS, NAN_BITS, SPLIT)     \
+__attribute__((target("avx2,fma"))) static npy_intp tl_vcabs_##S##_avx2(const F *z, F *o, npy_intp n) \
+{                                                                                                \
+    const V absm = _mm256_castsi256_##P(_mm256_set1_##EP(ABS_BITS));                             \
+    const __m256i inf = _mm256_set1_##EP(INF_BITS), zero = _mm256_setzero_si256();              \
+    const V one = _mm256_castsi256_##P(_mm256_set1_##EP(ONE_BITS));                             \
+    const V vinf = _mm256_castsi256_##P(inf), vnan = _mm256_castsi256_##P(_mm256_set1_##EP(NAN_BITS)); \
+    npy_intp i = 0;                                                                              \
+    for (; i + N <= n; i += N) {                                                                 \
+        V v0 = _mm256_loadu_##P(z + 2 * i), v1 = _mm256_loadu_##P(z + 2 * i + N), re, im, lg, sm, r, v; \
+        __m256i ure, uim, ulg, gt, plain;                                                        \
+        SPLIT(v0, v1, re, im)                                                                    \
+        re = _mm256_and_##P(re, absm);                                                           \
+        im = _mm256_and_##P(im, absm);                                                           \
+        ure = _mm256_cast##P##_si256(re);                                                        \
+        uim = _mm256_cast##P##_si256(im);                                                        \
+        gt = _mm256_cmpgt_##CEP(ure, uim);                                                        \
+        lg = _mm256_blendv_##P(im, re, _mm256_castsi256_##P(gt));                                \
+        sm = _mm256_blendv_##P(re, im, _mm256_castsi256_##P(gt));                                \
+        ulg = _mm256_cast##P##_si256(lg);                                                        \
+        plain = _mm256_andnot_si256(_mm256_cmpeq_##CEP(ulg, zero), _mm256_cmpgt_##CEP(inf, ulg));   \
+        r = _mm256_div_##P(_mm256_and_##P(_mm256_castsi256_##P(plain), sm),                      \
+                           _mm256_blendv_##P(one, lg, _mm256_castsi256_##P(plain)));             \
+        v = _mm256_mul_##P(_mm256_sqrt_##P(_mm256_fmadd_##P(r, r, one)),                         \
+                           _mm256_and_##P(_mm256_castsi256_##P(plain), lg));                     \
+        v = _mm256_blendv_##P(v, vnan, _mm256_castsi256_##P(_mm256_cmpgt_##CEP(ulg, inf)));       \
+        v = _mm256_blendv_##P(v, vinf, _mm256_castsi256_##P(_mm256_or_si256(                     \
+                _mm256_cmpeq_##CEP(ure, inf), _mm256_cmpeq_##CEP(uim, inf))));                     \
+        _mm256_storeu_##P(o + i, TL_FROM_PD_##P(_mm256_permute4x64_pd(TL_TO_PD_##P(v), 0xD8)));  \
+    }                                                                                            \
+    return i;                                                                                    \
+}
+#define TL_VCABS_SPLIT32(v0, v1, re, im) re = _mm256_shuffle_ps(v0, v1, 0x88); im = _mm256_shuffle_ps(v0, v1, 0xDD);
+#define TL_VCABS_SPLIT64(v0, v1, re, im) re = _mm256_unpacklo_pd(v0, v1); im = _mm256_unpackhi_pd(v0, v1);
+#define TL_TO_PD_ps(v) _mm256_castps_pd(v)
+#define TL_TO_PD_pd(v) (v)
+#define TL_FROM_PD_ps(v) _mm256_castpd_ps(v)
+#define TL_FROM_PD_pd(v) (v)
+TL_VCABS_AVX2(32, float, 8, __m256, ps, epi32, epi32, 0x3f800000, 0x7fffffff, 0x7f800000,
+              0x7fc00000, TL_VCABS_SPLIT32)
+TL_VCABS_AVX2(64, double, 4, __m256d, pd, epi64x, epi64, 0x3ff0000000000000ll,
+              0x7fffffffffffffffll, 0x7ff0000000000000ll, 0x7ff8000000000000ll, TL_VCABS_SPLIT64)
 #define TL_VCABS_CALL(S)                                                                         \
-    if (tl_host_avx512) i = tl_vcabs_##S((const void *)pa, (void *)po, n);
+    if (tl_host_avx512) i = tl_vcabs_##S((const void *)pa, (void *)po, n);                       \
+    else if (tl_host_avx2) i = tl_vcabs_##S##_avx2((const void *)pa, (void *)po, n);
 #else
 #define TL_VCABS_CALL(S)
 #endif
