@@ -68,13 +68,14 @@ def test_set_simd_rejects_unknown_path():
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_classification_block_kernels(simd_path, name, dtype):
     """isnan/isinf/isfinite/signbit block kernels (tl_vclass_*): NaN payloads, a signalling NaN,
-    inf, -0.0, subnormals; every tail length up to two AVX-512 blocks, strided input and output,
+    inf, -0.0, subnormals; every tail length after the 32- and 8-element steps (AVX2) and up to
+    two AVX-512 blocks, strided input and output,
     a 0-d input; no FP warning, even for the signalling NaN."""
     x = special(dtype)
     ref = getattr(np, name)
     with np.errstate(all="raise"):
         for start in (0, 1):
-            for n in range(0, 34):
+            for n in range(0, 72):
                 v = x[start:start + n]
                 got, want = getattr(tl, name)(v), ref(v)
                 assert got.dtype == want.dtype == bool

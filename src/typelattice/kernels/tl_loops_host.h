@@ -2183,7 +2183,17 @@ __attribute__((target("avx2"))) static void tl_vclass_##OPN##_##S##_avx2(       
     const F *a, tl_bool *o, npy_intp n)                                                          \
 {                                                                                                \
     const __m256i am = TL_SET256_##W(ABSM), r = TL_SET256_##W(REF);                              \
+    const __m256i one = _mm256_set1_epi8(1), perm = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);   \
     npy_intp i = 0;                                                                              \
+    /* 32 per step into one 32-byte store, as the comparisons (TL_VCMP_AVX2) */                  \
+    for (; i + 32 <= n; i += 32) {                                                               \
+        __m256i m[32 / NL256];                                                                   \
+        int h;                                                                                   \
+        for (h = 0; h < 32 / NL256; h++)                                                         \
+            m[h] = TL_ICMP256_##PRED(W, _mm256_and_si256(                                        \
+                _mm256_loadu_si256((const __m256i *)(a + i + h * NL256)), am), r);               \
+        _mm256_storeu_si256((__m256i *)(void *)(o + i), TL_VCLASS_PACK##W(m));                   \
+    }                                                                                            \
     for (; i + 8 <= n; i += 8) {                                                                 \
         int m = 0, h;                                                                            \
         for (h = 0; h < 8; h += NL256) {                                                         \
@@ -2194,6 +2204,10 @@ __attribute__((target("avx2"))) static void tl_vclass_##OPN##_##S##_avx2(       
     }                                                                                            \
     tl_vclass_##OPN##_##S##_scalar(a + i, o + i, n - i);                                         \
 }
+#define TL_VCLASS_PACK32(m) TL_VCMP_PACK32(m[0], m[1], m[2], m[3])
+#define TL_VCLASS_N64(m, k) TL_VCMP_NARROW64(_mm256_castsi256_pd(m[k]), _mm256_castsi256_pd(m[k + 1]))
+#define TL_VCLASS_PACK64(m) TL_VCMP_PACK32(TL_VCLASS_N64(m, 0), TL_VCLASS_N64(m, 2),                \
+                                           TL_VCLASS_N64(m, 4), TL_VCLASS_N64(m, 6))
 #define TL_VCLASS_DISPATCH(OPN, S)                                                               \
     if (tl_host_avx512) { tl_vclass_##OPN##_##S##_avx512(a, o, n); return; }                     \
     if (tl_host_avx2) { tl_vclass_##OPN##_##S##_avx2(a, o, n); return; }
