@@ -69,8 +69,8 @@ def test_set_simd_rejects_unknown_path():
 def test_classification_block_kernels(simd_path, name, dtype):
     """isnan/isinf/isfinite/signbit block kernels (tl_vclass_*): NaN payloads, a signalling NaN,
     inf, -0.0, subnormals; every tail length after the 32- and 8-element steps (AVX2) and up to
-    two AVX-512 blocks, strided input and output,
-    a 0-d input; no FP warning, even for the signalling NaN."""
+    two AVX-512 blocks, strided input and output, a 0-d input; no FP warning, even for the
+    signalling NaN."""
     x = special(dtype)
     ref = getattr(np, name)
     with np.errstate(all="raise"):
