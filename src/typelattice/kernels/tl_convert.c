@@ -210,19 +210,27 @@ TL_TARGET_AVX2 static void avx2_f16_to_f64(const uint16_t *s, double *d, ptrdiff
 TL_TARGET_AVX2 TL_VINLINE __m128i avx2_f16_round(__m256i v, __m256i *bnd, unsigned *fl)
 {
     const __m256i absm = _mm256_set1_epi32(0x7fffffff), inf = _mm256_set1_epi32(0x7f800000);
+    /* 0 < a < 2^-14 (below float16's normal range) <=> a - 1 <u 0x387fffff: signed compare
+     * after flipping the top bit */
+    const __m256i one = _mm256_set1_epi32(1), sbit = _mm256_set1_epi32((int)0x80000000u);
+    const __m256i tinyx = _mm256_set1_epi32((int)(0x387fffffu ^ 0x80000000u));
     __m256i a = _mm256_and_si256(v, absm);
     __m256i nan = _mm256_cmpgt_epi32(a, inf);
-    int nm = _mm256_movemask_ps(_mm256_castsi256_ps(nan));
-    *bnd = _mm256_or_si256(*bnd, avx2_uf_lanes(a));
+    __m256i tiny = _mm256_cmpgt_epi32(tinyx, _mm256_xor_si256(_mm256_sub_epi32(a, one), sbit));
+    int nm = 0;
     uint32_t vb[8];
     uint16_t hb[8];
     __m128i h;
-    /* NaN lanes are zeroed first: vcvtps2ph would raise invalid for a signalling NaN */
-    if (TL_UNLIKELY(nm)) {
+    /* only vectors with a NaN or a result below float16's normal range (rare) need more work:
+     * the underflow lanes (avx2_uf_lanes), and NaN lanes zeroed first (vcvtps2ph would raise
+     * invalid for a signalling NaN) */
+    if (TL_UNLIKELY(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_or_si256(nan, tiny))))) {
+        *bnd = _mm256_or_si256(*bnd, avx2_uf_lanes(a));
+        nm = _mm256_movemask_ps(_mm256_castsi256_ps(nan));
         _mm256_storeu_si256((__m256i *)vb, v);
-        v = _mm256_andnot_si256(nan, v);
     }
-    h = _mm256_cvtps_ph(_mm256_castsi256_ps(v), _MM_FROUND_TO_NEAREST_INT);
+    /* (always: gcc would otherwise convert the unmasked vector ahead of the branch) */
+    h = _mm256_cvtps_ph(_mm256_castsi256_ps(_mm256_andnot_si256(nan, v)), _MM_FROUND_TO_NEAREST_INT);
     if (TL_UNLIKELY(nm)) {
         _mm_storeu_si128((__m128i *)hb, h);
         while (nm) {
@@ -1000,9 +1008,20 @@ avx2_hbin(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *x,
     const __m256 vb = _mm256_set1_ps(cb ? 0.0f : tl_hld(kb, ko, pb, fl));
     __m256i bnd = _mm256_setzero_si256(), snr = _mm256_setzero_si256();
     ptrdiff_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        if (!avx2_hbin8(op, ko, ka, kb, ca, cb, pa, pb, i, (char *)po + i * so, va, vb, &bnd, &snr, fl))
-            tl_hbin_elems(x, i, 8, fl);
+    /* the element path called out of the inner loop: a call in it (ymm registers are all
+     * caller-saved) made gcc rebuild the rounding's constants at every step */
+    for (;;) {
+        __m256i bnd1 = _mm256_setzero_si256(), snr1 = _mm256_setzero_si256();
+        for (; i + 8 <= n; i += 8)
+            if (!avx2_hbin8(op, ko, ka, kb, ca, cb, pa, pb, i, (char *)po + i * so, va, vb, &bnd1,
+                            &snr1, fl))
+                break;
+        bnd = _mm256_or_si256(bnd, bnd1);
+        snr = _mm256_or_si256(snr, snr1);
+        if (i + 8 > n) break;
+        tl_hbin_elems(x, i, 8, fl);
+        i += 8;
+    }
     /* (a tail with a broadcast operand: the padding 1 could raise a flag, 1 / tiny overflows) */
     if (i < n && !(ca && cb)) {
         tl_hbin_elems(x, i, n - i, fl);
