@@ -2540,13 +2540,21 @@ TL_FUSED_CMP512(K, S1, S2, TL_LD512_##SFX##_##SFX1, TL_LD512_##SFX##_##SFX2, TL_
 __attribute__((target("avx2"))) static void K##_avx2(                                            \
     const S1 *pa, const S2 *pb, tl_bool *po, npy_intp n, uint32_t xm)                            \
 {                                                                                                \
-    npy_intp i; uint32_t m; int k;                                                               \
+    npy_intp i; uint32_t m;                                                                      \
     for (i = 0; i < n; i += 32) {                                                                \
         TL_CMP32(m, pa + i, pb + i, TL_LD256_##SFX##_##SFX1, TL_LD256_##SFX##_##SFX2,            \
                  TL_CMPM256_##SFX, TL_L256_##SFX, P)                                             \
-        m ^= xm;                                                                                 \
-        for (k = 0; k < 4; k++) memcpy(po + i + 8 * k, &tl_bytes8[(m >> (8 * k)) & 255], 8);     \
+        _mm256_storeu_si256((__m256i *)(void *)(po + i), tl_mask32_bytes_avx2(m ^ xm));          \
     }                                                                                            \
+}
+/* 32 mask bits -> 32 bytes of 0/1: byte k of the mask copied to bytes 8k..8k+7, one bit each */
+__attribute__((target("avx2"))) static inline __m256i tl_mask32_bytes_avx2(uint32_t m)
+{
+    const __m256i spread = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+                                            2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+    const __m256i bit = _mm256_set1_epi64x((int64_t)0x8040201008040201ull);
+    __m256i v = _mm256_and_si256(_mm256_shuffle_epi8(_mm256_set1_epi32((int)m), spread), bit);
+    return _mm256_and_si256(_mm256_cmpeq_epi8(v, bit), _mm256_set1_epi8(1));
 }
 #define TL_FUSED_FCMP_DISPATCH(K)                                                                \
     if (tl_host_avx512) { K##_avx512(pa, pb, po, n, x ? ~0u : 0u); return 0; }                   \
