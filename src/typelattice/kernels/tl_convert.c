@@ -353,9 +353,15 @@ TL_TARGET_AVX2 TL_VINLINE __m256i avx2_bf16_round(__m256i v, __m256i *sn)
     __m256i hi = _mm256_srli_epi32(v, 16);
     __m256i r = _mm256_srli_epi32(_mm256_add_epi32(v, _mm256_add_epi32(_mm256_set1_epi32(0x7fff),
                                   _mm256_and_si256(hi, _mm256_set1_epi32(1)))), 16);
-    __m256i qn = _mm256_or_si256(_mm256_and_si256(hi, _mm256_set1_epi32(0x8000)), _mm256_set1_epi32(0x7fc0));
-    *sn = _mm256_or_si256(*sn, _mm256_and_si256(nan, _mm256_cmpgt_epi32(_mm256_set1_epi32(0x7fc00000), a)));
-    return _mm256_blendv_epi8(r, qn, nan);
+    /* NaN lanes (rare): the canonical quiet NaN with the sign, invalid for a signalling one */
+    if (TL_UNLIKELY(_mm256_movemask_ps(_mm256_castsi256_ps(nan)))) {
+        __m256i qn = _mm256_or_si256(_mm256_and_si256(hi, _mm256_set1_epi32(0x8000)),
+                                     _mm256_set1_epi32(0x7fc0));
+        *sn = _mm256_or_si256(*sn, _mm256_and_si256(nan, _mm256_cmpgt_epi32(
+                                  _mm256_set1_epi32(0x7fc00000), a)));
+        r = _mm256_blendv_epi8(r, qn, nan);
+    }
+    return r;
 }
 
 TL_TARGET_AVX2 TL_VINLINE __m256i avx2_pack_u32_to_u16(__m256i r0, __m256i r1)
