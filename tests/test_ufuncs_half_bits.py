@@ -1,5 +1,6 @@
 """Same-dtype float16/bfloat16 loops that work on the storage bits (copysign, heaviside,
-logical_and/or/xor, nextafter, spacing: kernels/tl_loops_host.h): every bit pattern as an operand,
+maximum/minimum/fmax/fmin, logical_and/or/xor, nextafter, spacing: kernels/tl_loops_host.h):
+every bit pattern as an operand,
 contiguous, strided and scalar operands, bit for bit against NumPy's own float16 loops and
 ml_dtypes' bfloat16 ones, warning for warning but for the quiet ops."""
 import warnings
@@ -16,7 +17,8 @@ ALL = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
 # typelattice's quiet ops (as its comparisons): no invalid for a signalling NaN operand, where
 # NumPy's float16 heaviside and ml_dtypes' bfloat16 loops compute in float32 with signalling
 # comparisons
-QUIET = ("copysign", "heaviside", "logical_and", "logical_or", "logical_xor")
+QUIET = ("copysign", "heaviside", "logical_and", "logical_or", "logical_xor", "maximum",
+         "minimum", "fmax", "fmin")
 
 
 def _run(f, *args):
@@ -46,7 +48,8 @@ def _operands(d):
 
 
 @pytest.mark.parametrize("name", ["copysign", "heaviside", "nextafter", "logical_and",
-                                  "logical_or", "logical_xor"])
+                                  "logical_or", "logical_xor", "maximum", "minimum", "fmax",
+                                  "fmin"])
 @pytest.mark.parametrize("dt", ["float16", "bfloat16"])
 def test_every_bit_pattern_as_the_reference(name, dt):
     d = F16 if dt == "float16" else BF16
@@ -85,3 +88,23 @@ def test_spacing_warnings_and_strides(dt):
         want, ww = _run(np.spacing, x)
         assert got.view(np.uint16).tobytes() == want.view(np.uint16).tobytes()
         assert gw == ww == ["invalid value", "overflow"]
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum", "fmax", "fmin"])
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+def test_minmax_reductions_on_the_bits(name, dt):
+    """reduce and accumulate of the bits loops (a left fold): the reference's bits, ties of
+    -0.0/+0.0 and NaN payloads included, along each axis."""
+    d = F16 if dt == "float16" else BF16
+    rng = np.random.default_rng(9)
+    pool = np.array([0x0000, 0x8000, 0x3c00, 0xbc00, 0x7c00, 0xfc00, 0x7e00, 0xfe01, 0x7c01,
+                     0x7f80, 0xff80, 0x7fc0, 0x7f81, 0x0001, 0x8001], np.uint16)
+    uf, ref = getattr(tl, name), getattr(np, name)
+    for trial in range(40):
+        x = rng.choice(np.concatenate([pool, ALL[rng.integers(0, 1 << 16, 8)]]), (7, 9))
+        x = x.view(d)
+        with np.errstate(all="ignore"):
+            for axis in (0, 1):
+                for f, g in ((uf.reduce, ref.reduce), (uf.accumulate, ref.accumulate)):
+                    got, want = f(x, axis=axis), g(x, axis=axis)
+                    assert got.tobytes() == want.tobytes(), (name, dt, trial, axis)

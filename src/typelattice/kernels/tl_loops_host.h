@@ -1793,6 +1793,21 @@ static inline uint16_t tl_b16_heaviside_##S(uint16_t x, uint16_t h)             
 }
 TL_BITS16_FNS(f16, 0x7c00u, 0x3c00u, 0x7e00u)
 TL_BITS16_FNS(bf16, 0x7f80u, 0x3f80u, 0u)
+/* maximum/minimum/fmax/fmin on the bits: the element functions' choices (tl_elem.h) made with
+ * the comparisons above, the chosen operand's bits as they are (NaN payloads kept), as NumPy's
+ * float16 loops and ml_dtypes' bfloat16 ones give them; ties give the first operand in NumPy's
+ * float16 loops, the second in ml_dtypes'. GE/LE: the comparisons choosing the first operand. */
+#define TL_MINMAX16_FNS(S, INF, GE, LE)                                                          \
+static inline uint16_t tl_b16_maximum_##S(uint16_t a, uint16_t b)                                \
+{ return GE(a, b) | ((a & 0x7fffu) > INF) ? a : b; }                                             \
+static inline uint16_t tl_b16_minimum_##S(uint16_t a, uint16_t b)                                \
+{ return LE(a, b) | ((a & 0x7fffu) > INF) ? a : b; }                                             \
+static inline uint16_t tl_b16_fmax_##S(uint16_t a, uint16_t b)                                   \
+{ return GE(a, b) | ((b & 0x7fffu) > INF) ? a : b; }                                             \
+static inline uint16_t tl_b16_fmin_##S(uint16_t a, uint16_t b)                                   \
+{ return LE(a, b) | ((b & 0x7fffu) > INF) ? a : b; }
+TL_MINMAX16_FNS(f16, 0x7c00u, tl_c16_greater_equal_f16, tl_c16_less_equal_f16)
+TL_MINMAX16_FNS(bf16, 0x7f80u, tl_c16_greater_bf16, tl_c16_less_bf16)
 
 /* same-dtype float16/bfloat16 loops of a bits function (TL_BITS16_FNS), any strides */
 #define TL_LOOP_BITS16(NAME, S, OPN)                                                             \
