@@ -613,6 +613,11 @@ ATTR static F NAME(const char *a, npy_intp n, npy_intp stride)                  
 typedef struct { double m; int any_nan, any_num; } tl_mm_pass;
 #define TL_MM_BEYOND_max(m, acc) ((m) > (acc))
 #define TL_MM_BEYOND_min(m, acc) ((m) < (acc))
+/* r: the pass of a part and another part's pass t, merged */
+#define TL_MM_MERGE(DIR, r, t)                                                                   \
+    r.any_nan |= t.any_nan;                                                                      \
+    if (t.any_num) r.m = !r.any_num || TL_MM_BEYOND_##DIR(t.m, r.m) ? t.m : r.m;                  \
+    r.any_num |= t.any_num;
 #define TL_MM_PASS_SCALAR(SFX, F, DIR, CMP)                                                      \
 static tl_mm_pass tl_mm_##DIR##_##SFX##_base(const F *p, npy_intp n)                             \
 {                                                                                                \
@@ -683,9 +688,7 @@ tl_mm_##DIR##_##SFX##_avx512(const F *p, npy_intp n)                            
     for (i = 0; i < 2; i++) {                                                                    \
         t = i == 0 ? tl_mm_##DIR##_##SFX##_avx512_masked(p, head)                                \
                    : tl_mm_##DIR##_##SFX##_avx512_masked(p + end, n - end);                      \
-        r.any_nan |= t.any_nan;                                                                  \
-        if (t.any_num) r.m = !r.any_num || TL_MM_BEYOND_##DIR(t.m, r.m) ? t.m : r.m;              \
-        r.any_num |= t.any_num;                                                                  \
+        TL_MM_MERGE(DIR, r, t)                                                                   \
     }                                                                                            \
     return r;                                                                                    \
 }
@@ -737,9 +740,7 @@ __attribute__((target("avx2"))) static tl_mm_pass tl_mm_##DIR##_##SFX##_avx2(con
     }                                                                                            \
     for (i = 0; i < 2; i++) {                                                                    \
         t = i == 0 ? tl_mm_##DIR##_##SFX##_base(p, head) : tl_mm_##DIR##_##SFX##_base(p + end, n - end); \
-        r.any_nan |= t.any_nan;                                                                  \
-        if (t.any_num) r.m = !r.any_num || TL_MM_BEYOND_##DIR(t.m, r.m) ? t.m : r.m;              \
-        r.any_num |= t.any_num;                                                                  \
+        TL_MM_MERGE(DIR, r, t)                                                                   \
     }                                                                                            \
     return r;                                                                                    \
 }
