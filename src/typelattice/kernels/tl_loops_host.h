@@ -159,8 +159,9 @@ static void tl_host_set_simd(int on)
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 /* 32 elements (one 32-byte store of bools) per iteration, as NumPy's AVX2 loops: the compare
- * masks packed to bytes (float64: pairs of masks first narrowed to 32-bit lanes), 8 at a time
- * through the byte table for the rest; one loop per operand layout (no select in the loop) */
+ * masks packed to bytes (float64: pairs of masks first narrowed to 32-bit lanes; the constants
+ * one and perm in the caller's scope), 8 at a time through the byte table for the rest; one loop
+ * per operand layout (no select in the loop) */
 #define TL_VCMP_PACK32(m0, m1, m2, m3)                                                           \
     _mm256_and_si256(one, _mm256_permutevar8x32_epi32(_mm256_packs_epi16(                        \
         _mm256_packs_epi32(m0, m1), _mm256_packs_epi32(m2, m3)), perm))
