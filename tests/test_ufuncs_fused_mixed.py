@@ -6,7 +6,7 @@ import pytest
 
 import typelattice as tl
 from typelattice import _ufuncs
-from typelattice._codegen.gen_loops import FUSED_OPS, fused_needs_avx512, fused_pairs
+from typelattice._codegen.gen_loops import FUSED_OPS, fused_pairs
 from typelattice.rules import builtin
 
 FUSED = _ufuncs.fused_loops()
@@ -70,8 +70,7 @@ CASES = list(_cases())
 
 def test_table_is_the_generated_pair_set():
     keys = fused_pairs()
-    # the AVX-512 rows (int64 + float32...) only where the CPU has AVX-512
-    assert FUSED in (keys, {k for k in keys if not fused_needs_avx512(*k[1:])})
+    assert FUSED == keys
     assert {k[0] for k in keys} == set(FUSED_OPS)
     for name, a, b, t in (("add", "int32", "float32", "float32"), ("add", "uint8", "int8", "int16"),
                           ("multiply", "int8", "float32", "float32"),
@@ -376,15 +375,14 @@ def _int64_float_values(name, n, seed):
 
 
 def test_int64_to_float_every_simd_path(simd_path):
-    """(u)int64 + float32 and uint64 + float64 (AVX-512DQ kernels, TL_FUSED_KERNEL_512 and the
-    comparisons of TL_FUSED_KERNEL_FCMP): every op on the AVX-512, AVX2 and portable paths, bit
-    for bit NumPy's on the operands cast first (one rounding, ties to even), every tail length up
-    to two chunks, scalar and strided operands, NumPy's FP warnings."""
-    keys = sorted(k for k in FUSED if fused_needs_avx512(*k[1:]))
-    if not keys:
-        pytest.skip("no AVX-512 on this CPU: the blocked loops run these pairs")
+    """(u)int64 with float32/float64 (AVX-512DQ conversions; on AVX2 TL_FUSED_KERNEL_F64I and the
+    comparisons of TL_FUSED_KERNEL_FCMP with TL_CVT64_LANES): every op on the AVX-512, AVX2 and
+    portable paths, bit for bit NumPy's on the operands cast first (one rounding, ties to even),
+    every tail length up to two chunks, scalar and strided operands, NumPy's FP warnings."""
+    keys = sorted(k for k in FUSED if {"int64", "uint64"} & set(k[1:3])
+                  and np.dtype(k[3]).kind == "f")
     assert {(a, b) for _, a, b, _ in keys} >= {("int64", "float32"), ("float32", "uint64"),
-                                               ("uint64", "float64")}
+                                               ("uint64", "float64"), ("int64", "float64")}
     assert {k[0] for k in keys} == set(FUSED_OPS) - {"bitwise_and", "bitwise_or", "bitwise_xor"}
     ufs = {}
     for key in keys:

@@ -114,11 +114,9 @@ cdef extern from "_loops.h":
         const char *op
         int types[3]
         void *loop
-        int avx512
     int TL_N_FUSED
     const tl_fused_entry tl_fused_table[]
     int tl_fused_ok()
-    int tl_fused_avx512_ok()
     int TL_N_EXT_LOOPS
     const tl_mixed_entry tl_ext_table[]
     int tl_ext_register(int type_num, npy_intp itemsize, void *to_f32, void *from_f32)
@@ -234,13 +232,9 @@ for _m in range(TL_N_MIXED):
         _ops.LOOP_TYPES[tl_mixed_table[_m].compute]] = <size_t>tl_mixed_table[_m].loop
 # Fused loops (kernels/tl_loops_host.h): (op, first, second, compute type) -> loop converting
 # both operands inline, element for element (uint8 + int8 -> int16, int32 + float32 -> float32);
-# used where the CPU runs their kernels (AVX2 on x86-64; AVX-512 for the rows marked so: int64 +
-# float32...)
+# used where the CPU runs their kernels (AVX2 on x86-64)
 cdef dict _FUSED_TABLE = {}
-cdef bint _FUSED_AVX512 = tl_fused_avx512_ok()
 for _m in range(TL_N_FUSED):
-    if tl_fused_table[_m].avx512 and not _FUSED_AVX512:
-        continue
     _FUSED_TABLE[(tl_fused_table[_m].op.decode(), _ops.LOOP_TYPES[tl_fused_table[_m].types[0]],
                   _ops.LOOP_TYPES[tl_fused_table[_m].types[1]],
                   _ops.LOOP_TYPES[tl_fused_table[_m].types[2]])] = <size_t>tl_fused_table[_m].loop

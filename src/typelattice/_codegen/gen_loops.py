@@ -258,10 +258,10 @@ IARITH_VOP = {"add": "_mm512_add_epi{b}", "subtract": "_mm512_sub_epi{b}",
               "minimum": "_mm512_min_ep{s}{b}", "bitwise_and": "_mm512_and_si512",
               "bitwise_or": "_mm512_or_si512", "bitwise_xor": "_mm512_xor_si512"}
 
-
-# conversions with a vector instruction only in AVX-512DQ (vcvt(u)qq2ps/pd): their fused loops are
-# used where the CPU has AVX-512 (the blocked loops elsewhere)
-CONVERTS_512 = (("int64", "float32"), ("uint64", "float32"), ("uint64", "float64"))
+# float arithmetic with a (u)int64 operand: AVX2 kernels (TL_FUSED_KERNEL_F64I) with vectorized
+# conversions (AVX2 has no instruction for them), each op's element function in vector form
+FARITH_VOP = {"add": "TL_FV_add", "subtract": "TL_FV_subtract", "multiply": "TL_FV_multiply",
+              "divide": "TL_FV_divide", "maximum": "TL_FV_maximum", "minimum": "TL_FV_minimum"}
 
 
 def fused_converts(a, t):
@@ -273,11 +273,6 @@ def fused_converts(a, t):
     if kind(t) == "f":
         return kind(a) in "bui" or (a, t) == ("float32", "float64")
     return kind(a) in "bui"
-
-
-def fused_needs_avx512(a, b, t):
-    """Does the fused loop of operands a, b in compute type t need AVX-512 (CONVERTS_512)?"""
-    return (a, t) in CONVERTS_512 or (b, t) in CONVERTS_512
 
 
 def fused_pairs(registry=None):
@@ -374,6 +369,11 @@ def emit_fused():
                 out.append(f"TL_FUSED_KERNEL_IARITH({kname}, {STORAGE[ka]}, {STORAGE[kb]}, {SO}, "
                            f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {bits(t)}, "
                            f"{SUFFIX[ka]}, {SUFFIX[kb]}, {vop})")
+            elif kind(t) == "f" and {ka, kb} & {"int64", "uint64"} and kop in FARITH_VOP:
+                out.append(f"TL_FUSED_KERNEL_F64I({kname}, {STORAGE[ka]}, {STORAGE[kb]}, {SO}, "
+                           f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {post}, {SUFFIX[t]}, "
+                           f"{SUFFIX[ka]}, {SUFFIX[kb]}, {'ps' if t == 'float32' else 'pd'}, "
+                           f"{FARITH_VOP[kop]})")
             else:
                 out.append(f"TL_FUSED_KERNEL_512({kname}, {STORAGE[ka]}, {STORAGE[kb]}, {SO}, "
                            f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {post})")
@@ -384,8 +384,7 @@ def emit_fused():
         unit = units[kname]
         unit["lines"].append(f"TL_FUSED_LOOP({lname}, {kname}, {swap}, {x}, {STORAGE[a]}, "
                              f"{STORAGE[b]}, {SO})")
-        unit["fused"].append(f'    {{"{name}", {{{idx}}}, {lname}, '
-                             f"{int(fused_needs_avx512(a, b, t))}}},")
+        unit["fused"].append(f'    {{"{name}", {{{idx}}}, {lname}}},')
     print(f"gen_loops: {len(keys)} fused mixed-input loops, {len(units)} kernels",
           file=sys.stderr)
     return list(units.values())

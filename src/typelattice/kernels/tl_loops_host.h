@@ -1355,52 +1355,73 @@ TL_CVT(tl_cvt_u32_f, uint32_t, float, TL_CVT_ID)
  * fit in int32 convert to float32 as int32 (the same single rounding of the same integer), values
  * of magnitude below 2^51 become doubles exactly by the magic-number addition (which round once
  * to float32 as the C cast does), others go element by element (~0.12 / 0.2 / 0.6 ns each). */
+#ifndef TL_UNLIKELY
+#define TL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#endif
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-/* o[i] = (CT)p[i] for whole blocks of 8; returns how many were done. SIGNED: int64 (magic
- * 2^52 + 2^51: lanes in [-2^51, 2^51)) or uint64 (2^52: lanes below 2^52). */
-#define TL_CVT64_AVX2(NAME, S, CT, SIGNED, TIER32, STORE)                                        \
-__attribute__((target("avx2"))) static npy_intp NAME(const S *p, CT *o, npy_intp n)             \
+/* 4 / 8 (u)int64 at p as doubles / floats, the C casts' values. SIGNED: int64 (magic 2^52 + 2^51:
+ * lanes in [-2^51, 2^51); int32's range [-2^31, 2^31)) or uint64 (2^52: lanes below 2^52; below
+ * 2^31) */
+#define TL_CVT64_LANES(SFX, S, SIGNED)                                                           \
+__attribute__((target("avx2"))) static inline __m256d tl_cvt64_exact_##SFX(__m256i x)           \
+{                                                                                                \
+    const __m256i magic = _mm256_set1_epi64x(SIGNED ? 0x4338000000000000 : 0x4330000000000000);  \
+    return _mm256_sub_pd(_mm256_castsi256_pd(_mm256_add_epi64(x, magic)),                        \
+                         _mm256_set1_pd(SIGNED ? 6755399441055744.0 : 4503599627370496.0));     \
+}                                                                                                \
+/* lanes of v outside the magic number's range (0: none) */                                     \
+__attribute__((target("avx2"))) static inline int tl_cvt64_big_##SFX(__m256i v)                 \
+{                                                                                                \
+    v = _mm256_srli_epi64(v, 52);                                                                \
+    return !_mm256_testz_si256(v, v);                                                            \
+}                                                                                                \
+__attribute__((target("avx2"))) static inline __m256d tl_ld4_f64_##SFX(const S *p)              \
 {                                                                                                \
     const __m256i bias = _mm256_set1_epi64x(SIGNED ? (int64_t)1 << 51 : 0);                      \
-    const __m256i magic = _mm256_set1_epi64x(SIGNED ? 0x4338000000000000 : 0x4330000000000000);  \
-    const __m256d magicd = _mm256_set1_pd(SIGNED ? 6755399441055744.0 : 4503599627370496.0);    \
+    __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)p);                            \
+    if (TL_UNLIKELY(tl_cvt64_big_##SFX(_mm256_add_epi64(x, bias))))                              \
+        return _mm256_set_pd((double)p[3], (double)p[2], (double)p[1], (double)p[0]);            \
+    return tl_cvt64_exact_##SFX(x);                                                              \
+}                                                                                                \
+__attribute__((target("avx2"))) static inline __m256 tl_ld8_f32_##SFX(const S *p)               \
+{                                                                                                \
+    const __m256i bias = _mm256_set1_epi64x(SIGNED ? (int64_t)1 << 51 : 0);                      \
     const __m256i b31 = _mm256_set1_epi64x(SIGNED ? (int64_t)1 << 31 : 0);                       \
-    const int sh31 = SIGNED ? 32 : 31;                                                           \
-    npy_intp i, k;                                                                               \
-    (void)b31; (void)sh31;                                                                       \
-    for (i = 0; i + 8 <= n; i += 8) {                                                            \
-        __m256i x0 = _mm256_loadu_si256((const __m256i *)(const void *)(p + i));                 \
-        __m256i x1 = _mm256_loadu_si256((const __m256i *)(const void *)(p + i + 4));             \
-        __m256i big;                                                                             \
-        TIER32(x0, x1)                                                                           \
-        big = _mm256_srli_epi64(_mm256_or_si256(_mm256_add_epi64(x0, bias),                      \
-                                                _mm256_add_epi64(x1, bias)), 52);                \
-        if (!_mm256_testz_si256(big, big)) {                                                     \
-            for (k = 0; k < 8; k++) o[i + k] = (CT)p[i + k];                                     \
-            continue;                                                                            \
-        }                                                                                        \
-        STORE(o + i, _mm256_sub_pd(_mm256_castsi256_pd(_mm256_add_epi64(x0, magic)), magicd),    \
-              _mm256_sub_pd(_mm256_castsi256_pd(_mm256_add_epi64(x1, magic)), magicd));          \
+    __m256i x0 = _mm256_loadu_si256((const __m256i *)(const void *)p);                           \
+    __m256i x1 = _mm256_loadu_si256((const __m256i *)(const void *)(p + 4));                     \
+    __m256i w = _mm256_srli_epi64(_mm256_or_si256(_mm256_add_epi64(x0, b31),                     \
+                                                  _mm256_add_epi64(x1, b31)), SIGNED ? 32 : 31); \
+    if (_mm256_testz_si256(w, w)) {     /* int32's range: the low halves as int32 */            \
+        __m256 lo = _mm256_shuffle_ps(_mm256_castsi256_ps(x0), _mm256_castsi256_ps(x1), 0x88);  \
+        return _mm256_cvtepi32_ps(_mm256_permute4x64_epi64(_mm256_castps_si256(lo), 0xD8));      \
     }                                                                                            \
+    if (TL_UNLIKELY(tl_cvt64_big_##SFX(_mm256_or_si256(_mm256_add_epi64(x0, bias),              \
+                                                       _mm256_add_epi64(x1, bias))))) {          \
+        float t[8];                                                                              \
+        int k;                                                                                   \
+        for (k = 0; k < 8; k++) t[k] = (float)p[k];                                              \
+        return _mm256_loadu_ps(t);                                                               \
+    }                                                                                            \
+    return _mm256_set_m128(_mm256_cvtpd_ps(tl_cvt64_exact_##SFX(x1)),                            \
+                           _mm256_cvtpd_ps(tl_cvt64_exact_##SFX(x0)));                           \
+}
+TL_CVT64_LANES(i64, int64_t, 1)
+TL_CVT64_LANES(u64, uint64_t, 0)
+/* o[i] = (CT)p[i] for whole blocks of 8; returns how many were done */
+#define TL_CVT64_AVX2(K, S, CT, SFX, STORE)                                                      \
+__attribute__((target("avx2"))) static npy_intp tl_cvt64_##K##_avx2(const S *p, CT *o, npy_intp n) \
+{                                                                                                \
+    npy_intp i;                                                                                  \
+    for (i = 0; i + 8 <= n; i += 8) STORE(SFX, p + i, o + i)                                     \
     return i;                                                                                    \
 }
-/* all 8 in int32's range (int64: [-2^31, 2^31), uint64: below 2^31): their low halves */
-#define TL_CVT64_TIER32(x0, x1)                                                                  \
-    big = _mm256_srli_epi64(_mm256_or_si256(_mm256_add_epi64(x0, b31), _mm256_add_epi64(x1, b31)), \
-                            sh31);                                                               \
-    if (_mm256_testz_si256(big, big)) {                                                          \
-        __m256 lo_ = _mm256_shuffle_ps(_mm256_castsi256_ps(x0), _mm256_castsi256_ps(x1), 0x88); \
-        _mm256_storeu_ps(o + i, _mm256_cvtepi32_ps(                                              \
-            _mm256_permute4x64_epi64(_mm256_castps_si256(lo_), 0xD8)));                          \
-        continue;                                                                                \
-    }
-#define TL_CVT64_NO_TIER32(x0, x1)
-#define TL_CVT64_ST_F(o, d0, d1) _mm256_storeu_ps((o), _mm256_set_m128(_mm256_cvtpd_ps(d1), _mm256_cvtpd_ps(d0)))
-#define TL_CVT64_ST_D(o, d0, d1) { _mm256_storeu_pd((o), (d0)); _mm256_storeu_pd((o) + 4, (d1)); }
-TL_CVT64_AVX2(tl_cvt64_i64_f_avx2, int64_t, float, 1, TL_CVT64_TIER32, TL_CVT64_ST_F)
-TL_CVT64_AVX2(tl_cvt64_u64_f_avx2, uint64_t, float, 0, TL_CVT64_TIER32, TL_CVT64_ST_F)
-TL_CVT64_AVX2(tl_cvt64_i64_d_avx2, int64_t, double, 1, TL_CVT64_NO_TIER32, TL_CVT64_ST_D)
-TL_CVT64_AVX2(tl_cvt64_u64_d_avx2, uint64_t, double, 0, TL_CVT64_NO_TIER32, TL_CVT64_ST_D)
+#define TL_CVT64_ST_F(SFX, p, o) _mm256_storeu_ps((o), tl_ld8_f32_##SFX(p));
+#define TL_CVT64_ST_D(SFX, p, o)                                                                 \
+    { _mm256_storeu_pd((o), tl_ld4_f64_##SFX(p)); _mm256_storeu_pd((o) + 4, tl_ld4_f64_##SFX((p) + 4)); }
+TL_CVT64_AVX2(i64_f, int64_t, float, i64, TL_CVT64_ST_F)
+TL_CVT64_AVX2(u64_f, uint64_t, float, u64, TL_CVT64_ST_F)
+TL_CVT64_AVX2(i64_d, int64_t, double, i64, TL_CVT64_ST_D)
+TL_CVT64_AVX2(u64_d, uint64_t, double, u64, TL_CVT64_ST_D)
 #define TL_CVT64_FAST(K) if (tl_host_avx2 && !tl_host_avx512) i = tl_cvt64_##K##_avx2(p, dst, n);
 #else
 #define TL_CVT64_FAST(K)
@@ -2482,12 +2503,12 @@ static inline int tl_ld32(const void *p) { int v; memcpy(&v, p, 4); return v; }
 #define TL_LD256_f32_i8(p) _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(p))))
 #define TL_LD256_f32_u8(p) _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(p))))
 #define TL_LD256_f32_b(p) _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(TL_LDB64(p)))
-#define TL_LD256_f32_i64(p) tl_ld256_f32_i64(p)
-#define TL_LD256_f32_u64(p) tl_ld256_f32_u64(p)
+#define TL_LD256_f32_i64(p) tl_ld8_f32_i64(p)
+#define TL_LD256_f32_u64(p) tl_ld8_f32_u64(p)
 /* AVX2, 4 float64 lanes; uint32 offset by 2^31 (exact); int64 by scalar conversions */
 #define TL_LD256_f64_f64(p) _mm256_loadu_pd(p)
 #define TL_LD256_f64_f32(p) _mm256_cvtps_pd(_mm_loadu_ps(p))
-#define TL_LD256_f64_i64(p) _mm256_set_pd((double)(p)[3], (double)(p)[2], (double)(p)[1], (double)(p)[0])
+#define TL_LD256_f64_i64(p) tl_ld4_f64_i64(p)
 #define TL_LD256_f64_i32(p) _mm256_cvtepi32_pd(_mm_loadu_si128((const __m128i *)(p)))
 #define TL_LD256_f64_u32(p) _mm256_add_pd(_mm256_cvtepi32_pd(_mm_xor_si128(                     \
     _mm_loadu_si128((const __m128i *)(p)), _mm_set1_epi32(INT32_MIN))), _mm256_set1_pd(2147483648.0))
@@ -2496,18 +2517,8 @@ static inline int tl_ld32(const void *p) { int v; memcpy(&v, p, 4); return v; }
 #define TL_LD256_f64_i8(p) _mm256_cvtepi32_pd(_mm_cvtepi8_epi32(_mm_cvtsi32_si128(tl_ld32(p))))
 #define TL_LD256_f64_u8(p) _mm256_cvtepi32_pd(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(tl_ld32(p))))
 #define TL_LD256_f64_b(p) _mm256_cvtepi32_pd(_mm_cvtepu8_epi32(TL_LDB32(p)))
-#define TL_LD256_f64_u64(p) tl_ld256_f64_u64(p)
-/* (u)int64 -> float32 and uint64 -> float64 have no AVX2 instruction: scalar C casts */
-#define TL_LD256_SCALAR(NAME, S, F, V, LOAD, L)                                                   \
-__attribute__((target("avx2"))) static inline V NAME(const S *p)                                  \
-{                                                                                                \
-    F t[L]; int k;                                                                               \
-    for (k = 0; k < L; k++) t[k] = (F)p[k];                                                      \
-    return LOAD(t);                                                                              \
-}
-TL_LD256_SCALAR(tl_ld256_f32_i64, int64_t, float, __m256, _mm256_loadu_ps, 8)
-TL_LD256_SCALAR(tl_ld256_f32_u64, uint64_t, float, __m256, _mm256_loadu_ps, 8)
-TL_LD256_SCALAR(tl_ld256_f64_u64, uint64_t, double, __m256d, _mm256_loadu_pd, 4)
+/* (u)int64 -> float32/float64 (no AVX2 instruction): TL_CVT64_LANES */
+#define TL_LD256_f64_u64(p) tl_ld4_f64_u64(p)
 __attribute__((target("avx512f,avx512dq"))) static inline __m512 tl_cat_ps(__m256 lo, __m256 hi)
 {
     return _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1);
@@ -2662,9 +2673,48 @@ TL_FUSED_TARGET static unsigned K(const void *va, const void *vb, void *vo, npy_
     if (tl_host_avx512) { K##_avx512(va, vb, vo, n); return 0; }                                 \
     return K##_gen(va, vb, vo, n, x);                                                            \
 }
+/* float arithmetic of a (u)int64 and a float (or two (u)int64) operand: AVX2 has no instruction
+ * converting them, and gcc's loop converted element by element (int64 + float64 ran at 1.8x the
+ * float64 call): the TL_LD256 loads (TL_CVT64_LANES), VOP the element function in vector form
+ * (max/min: the same selections, quiet); gcc's loops on AVX-512 and without AVX2 */
+#define TL_FUSED_KERNEL_F64I(K, S1, S2, SO, LD1, LD2, FN, POST, SFX, SFX1, SFX2, P, VOP)          \
+TL_FUSED_BODY(K##_avx512, __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))),         \
+              S1, S2, SO, LD1, LD2, FN, POST)                                                    \
+TL_FUSED_BODY(K##_gen, TL_FUSED_TARGET, S1, S2, SO, LD1, LD2, FN, POST)                          \
+__attribute__((target("avx2"))) static void K##_avx2(const S1 *pa, const S2 *pb, SO *po, npy_intp n) \
+{                                                                                                \
+    npy_intp i;                                                                                  \
+    for (i = 0; i < n; i += TL_L256_##SFX)                                                       \
+        _mm256_storeu_##P(po + i, VOP(P, TL_LD256_##SFX##_##SFX1(pa + i),                         \
+                                      TL_LD256_##SFX##_##SFX2(pb + i)));                         \
+}                                                                                                \
+TL_FUSED_TARGET static unsigned K(const void *va, const void *vb, void *vo, npy_intp n, int x)   \
+{                                                                                                \
+    if (tl_host_avx512) return K##_avx512(va, vb, vo, n, x);                                     \
+    if (tl_host_avx2) { K##_avx2((const S1 *)va, (const S2 *)vb, (SO *)vo, n); return 0; }       \
+    return K##_gen(va, vb, vo, n, x);                                                            \
+}
+#define TL_FV_add(P, a, b) _mm256_add_##P(a, b)
+#define TL_FV_subtract(P, a, b) _mm256_sub_##P(a, b)
+#define TL_FV_multiply(P, a, b) _mm256_mul_##P(a, b)
+#define TL_FV_divide(P, a, b) _mm256_div_##P(a, b)
+#define TL_FV_maximum(P, a, b) tl_fv_maximum_##P(a, b)
+#define TL_FV_minimum(P, a, b) tl_fv_minimum_##P(a, b)
+/* tl_maximum/minimum (tl_elem.h): (a > b || a != a) ? a : b, (a < b || a != a) ? a : b */
+#define TL_FV_MINMAX(P, V)                                                                       \
+__attribute__((target("avx2"))) static inline V tl_fv_maximum_##P(V a, V b)                     \
+{ return _mm256_blendv_##P(b, a, _mm256_or_##P(_mm256_cmp_##P(a, b, _CMP_GT_OQ),               \
+                                               _mm256_cmp_##P(a, a, _CMP_UNORD_Q))); }          \
+__attribute__((target("avx2"))) static inline V tl_fv_minimum_##P(V a, V b)                     \
+{ return _mm256_blendv_##P(b, a, _mm256_or_##P(_mm256_cmp_##P(a, b, _CMP_LT_OQ),               \
+                                               _mm256_cmp_##P(a, a, _CMP_UNORD_Q))); }
+TL_FV_MINMAX(ps, __m256)
+TL_FV_MINMAX(pd, __m256d)
 #else
 #define TL_FUSED_FCMP_X86(K, S1, S2, SFX, SFX1, SFX2, P)
 #define TL_FUSED_FCMP_DISPATCH(K)
+#define TL_FUSED_KERNEL_F64I(K, S1, S2, SO, LD1, LD2, FN, POST, SFX, SFX1, SFX2, P, VOP)          \
+    TL_FUSED_KERNEL(K, S1, S2, SO, LD1, LD2, FN, POST)
 #define TL_FUSED_KERNEL_ICMP(K, S1, S2, LD1, LD2, FN, SFX, BITS, SFX1, SFX2, P)                  \
     TL_FUSED_KERNEL(K, S1, S2, tl_bool, LD1, LD2, FN, TL_FUSED_XOR)
 #define TL_FUSED_KERNEL_512(K, S1, S2, SO, LD1, LD2, FN, POST)                                   \
@@ -2684,9 +2734,6 @@ TL_FUSED_TARGET static unsigned K(const void *va, const void *vb, void *vo, npy_
     for (i = 0; i < n; i++) po[i] = (tl_bool)(FN(LD1(pa[i]), LD2(pb[i]), NULL) ^ x);             \
     return 0;                                                                                    \
 }
-
-/* AVX-512 F/BW/VL/DQ: the CPU runs the kernels that need it (rows of tl_fused_table marked so) */
-static int tl_fused_avx512_ok(void) { tl_host_init(); return tl_host_avx512; }
 
 /* The NumPy loop of every fused pair: kernel k (its operands exchanged when swap, its bool results
  * XORed with x) on whole contiguous chunks in place; scalar (stride 0) operands are broadcast into
@@ -2755,7 +2802,6 @@ typedef struct {
     const char *op;          /* op name (_ops.py) */
     int types[3];            /* first and second input, compute type: indices into LOOP_TYPES */
     PyArrayMethod_StridedLoop *loop;
-    int avx512;              /* its kernel needs AVX-512 F/BW/VL/DQ (tl_fused_avx512_ok) */
 } tl_fused_entry;
 
 typedef struct {
