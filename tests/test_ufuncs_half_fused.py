@@ -233,8 +233,8 @@ WIDE_INTS = ("int16", "uint16", "int32", "uint32", "int64", "uint64")
 def test_mixed_wide_ints(isa, dt, it):
     """An integer operand of more than 8 bits is rounded to the half type first, as NumPy's /
     ml_dtypes' cast (float16: overflow to inf with its warning), then the op: bits and warnings
-    of the cast-first reference, contiguous, scalar, tails and offsets (64-bit integers on
-    AVX-512; AVX2 keeps the blocked loop there)."""
+    of the cast-first reference, contiguous, scalar, tails and offsets (64-bit integers: runs of
+    each range AVX2's conversion treats apart, int32's, below 2^51 and beyond)."""
     info = np.iinfo(it)
     rng = np.random.default_rng(11)
     edge = [v for v in (info.min, info.max, 0, 1, 2049, 2051, -2049, 257, 259, 65504, 65519,
@@ -242,6 +242,8 @@ def test_mixed_wide_ints(isa, dt, it):
             if info.min <= v <= info.max]
     ints = np.concatenate([rng.integers(info.min, info.max, 700, dtype=it, endpoint=True),
                            rng.integers(max(info.min, -3000), 3000, 700).astype(it),
+                           rng.integers(max(info.min, -2**45), min(info.max, 2**45), 300,
+                                        dtype=it),
                            np.array(edge, dtype=object).astype(it)])
     halves = (rng.standard_normal(ints.size) * 1000).astype(np.float32).astype(dt)
     halves[::97] = _specials(dt)[:halves[::97].size]

@@ -44,6 +44,7 @@
 #define TL_X86 1
 #include <immintrin.h>
 #include <cpuid.h>
+#include "tl_cvt64.h"
 #define TL_TARGET_AVX2   __attribute__((target("avx2,f16c,fma")))
 #define TL_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,f16c,fma")))
 #define TL_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -884,6 +885,12 @@ TL_TARGET_AVX2 TL_VINLINE __m256 avx2_hint(int kind, int ko, const void *p, ptrd
     case TL_HK_I32:
         f = _mm256_cvtepi32_ps(_mm256_loadu_si256((const __m256i *)((const int32_t *)p + i)));
         break;
+    case TL_HK_I64:
+        f = tl_ld8_f32_i64((const int64_t *)p + i);
+        break;
+    case TL_HK_U64:
+        f = tl_ld8_f32_u64((const uint64_t *)p + i);
+        break;
     default:
         u = _mm256_loadu_si256((const __m256i *)((const uint32_t *)p + i));
         f = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32(u, 16)), _mm256_set1_ps(65536.0f)),
@@ -992,11 +999,11 @@ avx2_hbin8(int op, int ko, int ka, int kb, int ca, int cb, const void *pa, const
     return 1;
 }
 
-/* 8 elements of value 1 of a kind of at most 32 bits (integers: x86 is little-endian) */
-static void avx2_hk_ones(int kind, uint32_t *t)
+/* 8 elements of value 1 of a kind (integers: x86 is little-endian); t holds 64 bytes */
+static void avx2_hk_ones(int kind, uint64_t *t)
 {
     int k, s = tl_hk_size(kind);
-    memset(t, 0, 32);
+    memset(t, 0, 64);
     for (k = 0; k < 8; k++)
         if (kind == TL_HK_F32) ((float *)t)[k] = 1.0f;
         else if (s == 2) ((uint16_t *)t)[k] = tl_hk_one[kind];
@@ -1033,7 +1040,7 @@ avx2_hbin(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *x,
         tl_hbin_elems(x, i, n - i, fl);
     } else if (i < n) {
         ptrdiff_t m = n - i;
-        uint32_t ta[8], tb[8];
+        uint64_t ta[8], tb[8];      /* 8 elements of up to 8 bytes */
         float to[8];
         const size_t sa = (size_t)tl_hk_size(ka), sb = (size_t)tl_hk_size(kb);
         avx2_hk_ones(ka, ta);
@@ -1064,41 +1071,40 @@ avx2_hbin(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *x,
 #define TL_HBIN_FNS(OP, KO, KA, KB)                                                          \
     TL_TARGET_AVX512 TL_HBIN_FN1(avx512, OP, KO, KA, KB)                                     \
     TL_TARGET_AVX2 TL_HBIN_FN1(avx2, OP, KO, KA, KB)
-#define TL_HBIN_FNS512(OP, KO, KA, KB) TL_TARGET_AVX512 TL_HBIN_FN1(avx512, OP, KO, KA, KB)
 
-/* every kernel as (op, result kind, first kind, second kind), through X (both ISAs) or X512
- * (AVX-512 only: 64-bit integers): same-dtype operands, and an integer/bool operand with a
- * float16/bfloat16 one, in either order */
+/* every kernel as (op, result kind, first kind, second kind), through X: same-dtype operands, and
+ * an integer/bool operand with a float16/bfloat16 one, in either order (64-bit integers on AVX2
+ * through tl_cvt64.h's conversions) */
 #define TL_HBIN_SAME(X, OP) X(OP, F16, F16, F16) X(OP, BF16, BF16, BF16)
 #define TL_HBIN_MIXED1(X, OP, K, I) X(OP, K, K, I) X(OP, K, I, K)
 #define TL_HBIN_MIXED1C(X, OP, K, I) X(OP, K, K, I)
-#define TL_HBIN_MIXEDK(M, X, X512, OP, K)                                                    \
+#define TL_HBIN_MIXEDK(M, X, OP, K)                                                          \
     M(X, OP, K, I8) M(X, OP, K, U8) M(X, OP, K, B) M(X, OP, K, I16) M(X, OP, K, U16)            \
-    M(X, OP, K, I32) M(X, OP, K, U32) M(X512, OP, K, I64) M(X512, OP, K, U64)
+    M(X, OP, K, I32) M(X, OP, K, U32) M(X, OP, K, I64) M(X, OP, K, U64)
 /* float32 results: a float16/bfloat16 operand with a float32 one or with the other half type */
 #define TL_HBIN_F32(X, OP)                                                                   \
     X(OP, F32, F16, F32) X(OP, F32, F32, F16) X(OP, F32, BF16, F32) X(OP, F32, F32, BF16)   \
     X(OP, F32, F16, BF16) X(OP, F32, BF16, F16)
-#define TL_HBIN_ARITH(X, X512, OP)                                                           \
-    TL_HBIN_SAME(X, OP) TL_HBIN_MIXEDK(TL_HBIN_MIXED1, X, X512, OP, F16)                       \
-    TL_HBIN_MIXEDK(TL_HBIN_MIXED1, X, X512, OP, BF16) TL_HBIN_F32(X, OP)
+#define TL_HBIN_ARITH(X, OP)                                                                 \
+    TL_HBIN_SAME(X, OP) TL_HBIN_MIXEDK(TL_HBIN_MIXED1, X, OP, F16)                             \
+    TL_HBIN_MIXEDK(TL_HBIN_MIXED1, X, OP, BF16) TL_HBIN_F32(X, OP)
 /* comparisons: mixed operands only (the same-dtype loops compare the bits, as fast) */
-#define TL_HBIN_CMP(M, X, X512, OP)                                                          \
-    TL_HBIN_MIXEDK(M, X, X512, OP, F16) TL_HBIN_MIXEDK(M, X, X512, OP, BF16) TL_HBIN_F32(X, OP)
+#define TL_HBIN_CMP(M, X, OP)                                                                \
+    TL_HBIN_MIXEDK(M, X, OP, F16) TL_HBIN_MIXEDK(M, X, OP, BF16) TL_HBIN_F32(X, OP)
 /* commutative ops: the half operand first only (tl_half_binary swaps an integer first one) */
-#define TL_HBIN_COMM(X, X512, OP)                                                            \
-    TL_HBIN_SAME(X, OP) TL_HBIN_MIXEDK(TL_HBIN_MIXED1C, X, X512, OP, F16)                      \
-    TL_HBIN_MIXEDK(TL_HBIN_MIXED1C, X, X512, OP, BF16) TL_HBIN_F32(X, OP)
+#define TL_HBIN_COMM(X, OP)                                                                  \
+    TL_HBIN_SAME(X, OP) TL_HBIN_MIXEDK(TL_HBIN_MIXED1C, X, OP, F16)                            \
+    TL_HBIN_MIXEDK(TL_HBIN_MIXED1C, X, OP, BF16) TL_HBIN_F32(X, OP)
 /* (greater / greater_equal: less / less_equal with the operands swapped, tl_half_binary) */
-#define TL_HBIN_LIST(X, X512)                                                                \
-    TL_HBIN_COMM(X, X512, ADD) TL_HBIN_ARITH(X, X512, SUBTRACT)                              \
-    TL_HBIN_COMM(X, X512, MULTIPLY) TL_HBIN_ARITH(X, X512, DIVIDE)                           \
-    TL_HBIN_CMP(TL_HBIN_MIXED1, X, X512, LESS) TL_HBIN_CMP(TL_HBIN_MIXED1, X, X512, LESS_EQUAL) \
-    TL_HBIN_CMP(TL_HBIN_MIXED1C, X, X512, EQUAL) TL_HBIN_CMP(TL_HBIN_MIXED1C, X, X512, NOT_EQUAL) \
+#define TL_HBIN_LIST(X)                                                                      \
+    TL_HBIN_COMM(X, ADD) TL_HBIN_ARITH(X, SUBTRACT)                                          \
+    TL_HBIN_COMM(X, MULTIPLY) TL_HBIN_ARITH(X, DIVIDE)                                       \
+    TL_HBIN_CMP(TL_HBIN_MIXED1, X, LESS) TL_HBIN_CMP(TL_HBIN_MIXED1, X, LESS_EQUAL)          \
+    TL_HBIN_CMP(TL_HBIN_MIXED1C, X, EQUAL) TL_HBIN_CMP(TL_HBIN_MIXED1C, X, NOT_EQUAL)        \
     TL_HBIN_SAME(X, MAXIMUM) TL_HBIN_SAME(X, MINIMUM) TL_HBIN_SAME(X, FMAX)                  \
     TL_HBIN_SAME(X, FMIN) TL_HBIN_SAME(X, MAXIMUM_H) TL_HBIN_SAME(X, MINIMUM_H)              \
     TL_HBIN_SAME(X, FMAX_H) TL_HBIN_SAME(X, FMIN_H)
-TL_HBIN_LIST(TL_HBIN_FNS, TL_HBIN_FNS512)
+TL_HBIN_LIST(TL_HBIN_FNS)
 
 typedef void (*tl_hbin_kernel)(const tl_hbin_args *, unsigned *);
 
@@ -1115,10 +1121,7 @@ static void tl_hbin_tab_fill(void)
 #define TL_HBIN_ROW(OP, KO, KA, KB)                                                          \
     tl_hbin_tab[TL_HOP_##OP][TL_HK_##KA][TL_HK_##KB] =                                       \
         (tl_hbin_entry){avx512_hbin_##OP##_##KA##_##KB, avx2_hbin_##OP##_##KA##_##KB, TL_HK_##KO};
-#define TL_HBIN_ROW512(OP, KO, KA, KB)                                                       \
-    tl_hbin_tab[TL_HOP_##OP][TL_HK_##KA][TL_HK_##KB] =                                       \
-        (tl_hbin_entry){avx512_hbin_##OP##_##KA##_##KB, NULL, TL_HK_##KO};
-    TL_HBIN_LIST(TL_HBIN_ROW, TL_HBIN_ROW512)
+    TL_HBIN_LIST(TL_HBIN_ROW)
     __atomic_store_n(&tl_hbin_tab_ready, 1, __ATOMIC_RELEASE);   /* (a racing fill: same values) */
 }
 
