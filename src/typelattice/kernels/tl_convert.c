@@ -44,7 +44,7 @@
 #define TL_X86 1
 #include <immintrin.h>
 #include <cpuid.h>
-#include "tl_cvt64.h"
+#include "tl_avx2.h"
 #define TL_TARGET_AVX2   __attribute__((target("avx2,f16c,fma")))
 #define TL_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,f16c,fma")))
 #define TL_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -948,6 +948,35 @@ TL_TARGET_AVX2 TL_VINLINE __m256 avx2_hcmp(int op, __m256 a, __m256 b)
     }
 }
 
+/* 8 elements of a contiguous operand as float32 in the compute type ko (no sNaN check: the
+ * comparisons, which do not keep a float16 sNaN) */
+TL_TARGET_AVX2 TL_VINLINE __m256 avx2_hin8(int kind, int ko, const void *p, ptrdiff_t i)
+{
+    if (kind == TL_HK_F32) return _mm256_loadu_ps((const float *)p + i);
+    if (TL_HK_WIDE(kind)) return avx2_hint(kind, ko, p, i);
+    return avx2_hwiden(kind, avx2_hraw(kind, p, i));
+}
+
+/* comparisons, 32 elements per step: 4 masks expanded into one 32-byte store (packing each
+ * group of 8 into an 8-byte store took twice the time in cache) */
+TL_TARGET_AVX2 TL_VINLINE ptrdiff_t
+avx2_hcmp32(int op, int ko, int ka, int kb, int ca, int cb, const void *pa, const void *pb,
+            char *po, ptrdiff_t n, __m256 va, __m256 vb)
+{
+    ptrdiff_t i = 0;
+    int k;
+    for (; i + 32 <= n; i += 32) {
+        uint32_t m = 0;
+        for (k = 0; k < 4; k++) {
+            __m256 a = ca ? avx2_hin8(ka, ko, pa, i + 8 * k) : va;
+            __m256 b = cb ? avx2_hin8(kb, ko, pb, i + 8 * k) : vb;
+            m |= (uint32_t)_mm256_movemask_ps(avx2_hcmp(op, a, b)) << (8 * k);
+        }
+        _mm256_storeu_si256((__m256i *)(void *)(po + i), tl_mask32_bytes_avx2(m));
+    }
+    return i;
+}
+
 /* 8 elements from pa/pb (contiguous operands) or va/vb (scalar) to po; 0 when an operand vector
  * holds a float16 signalling NaN (nothing computed: the caller goes element by element) */
 TL_TARGET_AVX2 TL_VINLINE int
@@ -1021,6 +1050,8 @@ avx2_hbin(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *x,
     const __m256 vb = _mm256_set1_ps(cb ? 0.0f : tl_hld(kb, ko, pb, fl));
     __m256i bnd = _mm256_setzero_si256(), snr = _mm256_setzero_si256();
     ptrdiff_t i = 0;
+    if (TL_HOP_IS_CMP(op))
+        i = avx2_hcmp32(op, ko, ka, kb, ca, cb, pa, pb, (char *)po, n, va, vb);
     /* the element path called out of the inner loop: a call in it (ymm registers are all
      * caller-saved) made gcc rebuild the rounding's constants at every step */
     for (;;) {
@@ -1074,7 +1105,7 @@ avx2_hbin(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *x,
 
 /* every kernel as (op, result kind, first kind, second kind), through X: same-dtype operands, and
  * an integer/bool operand with a float16/bfloat16 one, in either order (64-bit integers on AVX2
- * through tl_cvt64.h's conversions) */
+ * through tl_avx2.h's conversions) */
 #define TL_HBIN_SAME(X, OP) X(OP, F16, F16, F16) X(OP, BF16, BF16, BF16)
 #define TL_HBIN_MIXED1(X, OP, K, I) X(OP, K, K, I) X(OP, K, I, K)
 #define TL_HBIN_MIXED1C(X, OP, K, I) X(OP, K, K, I)

@@ -1356,7 +1356,7 @@ TL_CVT(tl_cvt_u32_f, uint32_t, float, TL_CVT_ID)
  * of magnitude below 2^51 become doubles exactly by the magic-number addition (which round once
  * to float32 as the C cast does), others go element by element (~0.12 / 0.2 / 0.6 ns each). */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include "tl_cvt64.h"
+#include "tl_avx2.h"
 /* o[i] = (CT)p[i] for whole blocks of 8; returns how many were done */
 #define TL_CVT64_AVX2(K, S, CT, SFX, STORE)                                                      \
 __attribute__((target("avx2"))) static npy_intp tl_cvt64_##K##_avx2(const S *p, CT *o, npy_intp n) \
@@ -2524,15 +2524,6 @@ __attribute__((target("avx2"))) static void K##_avx2(                           
                  TL_CMPM256_##SFX, TL_L256_##SFX, P)                                             \
         _mm256_storeu_si256((__m256i *)(void *)(po + i), tl_mask32_bytes_avx2(m ^ xm));          \
     }                                                                                            \
-}
-/* 32 mask bits -> 32 bytes of 0/1: byte k of the mask copied to bytes 8k..8k+7, one bit each */
-__attribute__((target("avx2"))) static inline __m256i tl_mask32_bytes_avx2(uint32_t m)
-{
-    const __m256i spread = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
-                                            2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
-    const __m256i bit = _mm256_set1_epi64x((int64_t)0x8040201008040201ull);
-    __m256i v = _mm256_and_si256(_mm256_shuffle_epi8(_mm256_set1_epi32((int)m), spread), bit);
-    return _mm256_and_si256(_mm256_cmpeq_epi8(v, bit), _mm256_set1_epi8(1));
 }
 #define TL_FUSED_FCMP_DISPATCH(K)                                                                \
     if (tl_host_avx512) { K##_avx512(pa, pb, po, n, x ? ~0u : 0u); return 0; }                   \

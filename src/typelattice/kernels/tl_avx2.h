@@ -1,9 +1,11 @@
-/* (u)int64 -> float32/float64 on AVX2, which has no instruction for them: the C casts' values
- * (one rounding to nearest even), 4 or 8 lanes at a time. Shared by the loops (tl_loops_host.h:
- * block conversions, fused kernels) and the float16/bfloat16 kernels (tl_convert.c). x86-64 with
- * gcc or clang only; include after <immintrin.h>. */
-#ifndef TYPELATTICE_TL_CVT64_H
-#define TYPELATTICE_TL_CVT64_H
+/* AVX2 lane helpers shared by the loops (tl_loops_host.h: block conversions, fused kernels) and
+ * the float16/bfloat16 kernels (tl_convert.c). x86-64 with gcc or clang only; include after
+ * <immintrin.h>.
+ *
+ * (u)int64 -> float32/float64, which AVX2 has no instruction for: the C casts' values (one
+ * rounding to nearest even), 4 or 8 lanes at a time. */
+#ifndef TYPELATTICE_TL_AVX2_H
+#define TYPELATTICE_TL_AVX2_H
 #include <stdint.h>
 #include <immintrin.h>
 
@@ -59,5 +61,15 @@ __attribute__((target("avx2"))) static inline __m256 tl_ld8_f32_##SFX(const S *p
 }
 TL_CVT64_LANES(i64, int64_t, 1)
 TL_CVT64_LANES(u64, uint64_t, 0)
+
+/* 32 mask bits -> 32 bytes of 0/1: byte k of the mask copied to bytes 8k..8k+7, one bit each */
+__attribute__((target("avx2"))) static inline __m256i tl_mask32_bytes_avx2(uint32_t m)
+{
+    const __m256i spread = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+                                            2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+    const __m256i bit = _mm256_set1_epi64x((int64_t)0x8040201008040201ull);
+    __m256i v = _mm256_and_si256(_mm256_shuffle_epi8(_mm256_set1_epi32((int)m), spread), bit);
+    return _mm256_and_si256(_mm256_cmpeq_epi8(v, bit), _mm256_set1_epi8(1));
+}
 
 #endif
