@@ -529,21 +529,26 @@ def test_frexp_on_the_bits_is_numpys(dt):
         assert f1 == f2
 
 
+@pytest.mark.parametrize("simd", [True, False])
 @pytest.mark.parametrize("dt", ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
                                 "uint64"])
-def test_bitwise_count_in_own_width_is_numpys(dt):
-    """bitwise_count through a popcount in the operand's own width: NumPy's counts (of the
-    magnitude for signed types) for every 8/16-bit value, and random and extreme wider ones,
-    contiguous and strided."""
+def test_bitwise_count_in_own_width_is_numpys(dt, simd):
+    """bitwise_count through a popcount in the operand's own width (64-bit: an AVX2 kernel on
+    contiguous data, 16 per step): NumPy's counts (of the magnitude for signed types) for every
+    8/16-bit value, and random and extreme wider ones, contiguous, strided, offset, every tail."""
     ii = np.iinfo(dt)
     if ii.bits <= 16:
         x = np.arange(ii.min, ii.max + 1).astype(dt)
     else:
         x = np.random.default_rng(3).integers(ii.min, ii.max, 70000, dtype=dt, endpoint=True)
-        x[:4] = [ii.min, ii.max, 0, ii.min + 1]
-    for a in (x, x[::-7]):
-        got, want = tl.bitwise_count(a), np.bitwise_count(a)
-        assert got.dtype == want.dtype and (got == want).all()
+        x[:6] = [ii.min, ii.max, 0, ii.min + 1, -1 if ii.min else 1, 1]
+    _ufuncs.set_simd(simd)
+    try:
+        for a in [x, x[::-7], x[1:]] + [x[3:3 + n] for n in range(40)]:
+            got, want = tl.bitwise_count(a), np.bitwise_count(a)
+            assert got.dtype == want.dtype and (got == want).all()
+    finally:
+        _ufuncs.set_simd(None)
 
 
 @pytest.mark.parametrize("simd", [True, "avx2", False])

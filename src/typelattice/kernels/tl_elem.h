@@ -466,7 +466,7 @@ TL_UN_INT_COMMON(S, T, UT)                                                      
 TL_HD uint8_t tl_bitwise_count_##S(T x, unsigned *e)                                             \
 { (void)e; return TL_POPCOUNT(UT, x < 0 ? (UT)((UT)0 - (UT)x) : (UT)x); }                        \
 TL_HD T tl_absolute_##S(T x, unsigned *e) { (void)e; return x < 0 ? (T)((UT)0 - (UT)x) : x; }    \
-TL_HD T tl_sign_##S(T x, unsigned *e) { (void)e; return (T)((x > 0) - (x < 0)); }                \
+TL_HD T tl_sign_##S(T x, unsigned *e) { (void)e; return (T)((T)(x > 0) - (T)(x < 0)); }        \
 TL_HD tl_bool tl_signbit_##S(T x, unsigned *e) { (void)e; return x < 0; }
 #define TL_UN_UINT(S, T)                                                                         \
 TL_UN_INT_COMMON(S, T, T)                                                                        \

@@ -1959,6 +1959,63 @@ static int NAME(TL_LOOP_ARGS)                                                   
     { TL_LOOP1_BODY(S, S, TL_LD_id, TL_ST_id, FN) }                                              \
 }
 
+/* bitwise_count of (u)int64 -> uint8, contiguous: 16 elements per AVX2 step, each byte's bits
+ * counted by a nibble table (vpshufb) and summed per lane (vpsadbw); int64: of the magnitude, as
+ * tl_bitwise_count_i64. gcc makes the element function a scalar popcnt loop, which ran at 1.5x
+ * NumPy's time (the same loop) here; this one at 0.7x. Other layouts, the tail, other CPUs: FN. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target("avx2"))) static inline __m256i tl_vpopcnt4_avx2(__m256i v, int mag)
+{
+    const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4,
+                                         0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+    const __m256i lo4 = _mm256_set1_epi8(0x0f);
+    __m256i c;
+    if (mag) {                  /* |x| as uint64: (x ^ s) - s, s = x < 0 ? -1 : 0 */
+        __m256i sg = _mm256_cmpgt_epi64(_mm256_setzero_si256(), v);
+        v = _mm256_sub_epi64(_mm256_xor_si256(v, sg), sg);
+    }
+    c = _mm256_add_epi8(_mm256_shuffle_epi8(lut, _mm256_and_si256(v, lo4)),
+                        _mm256_shuffle_epi8(lut, _mm256_and_si256(_mm256_srli_epi16(v, 4), lo4)));
+    return _mm256_sad_epu8(c, _mm256_setzero_si256());
+}
+__attribute__((target("avx2"))) static npy_intp
+tl_vpopcnt64_avx2(const void *a, uint8_t *o, npy_intp n, int mag)
+{
+    /* after the packs, bytes e0 f0 e1 f1 g0 h0 g1 h1 e2 f2 e3 f3 g2 h2 g3 h3 (e..h: the 4 counts
+     * of steps 0..3) */
+    const __m128i order = _mm_setr_epi8(0, 2, 8, 10, 1, 3, 9, 11, 4, 6, 12, 14, 5, 7, 13, 15);
+    const __m256i *p = (const __m256i *)a;
+    npy_intp i = 0;
+    for (; i + 16 <= n; i += 16, p += 4) {
+        __m256i e = tl_vpopcnt4_avx2(_mm256_loadu_si256(p), mag);
+        __m256i f = tl_vpopcnt4_avx2(_mm256_loadu_si256(p + 1), mag);
+        __m256i g = tl_vpopcnt4_avx2(_mm256_loadu_si256(p + 2), mag);
+        __m256i h = tl_vpopcnt4_avx2(_mm256_loadu_si256(p + 3), mag);
+        __m256i w = _mm256_packus_epi32(_mm256_or_si256(e, _mm256_slli_epi64(f, 32)),
+                                        _mm256_or_si256(g, _mm256_slli_epi64(h, 32)));
+        __m128i b = _mm_packus_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
+        _mm_storeu_si128((__m128i *)(void *)(o + i), _mm_shuffle_epi8(b, order));
+    }
+    return i;
+}
+#define TL_LOOP1_POPCNT64(NAME, S, MAG, FN)                                                      \
+TL_LOOP1(NAME##_elems, S, uint8_t, TL_LD_id, TL_ST_id, FN)                                       \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    npy_intp k = 0, rest;                                                                        \
+    if (tl_host_avx2 && st[0] == (npy_intp)sizeof(S) && st[1] == 1)                              \
+        k = tl_vpopcnt64_avx2(data[0], (uint8_t *)data[1], dims[0], MAG);                        \
+    rest = dims[0] - k;                                                                          \
+    if (rest == 0) return 0;                                                                     \
+    {                                                                                            \
+        char *const d[2] = {data[0] + k * st[0], data[1] + k * st[1]};                           \
+        return NAME##_elems(ctx, d, &rest, st, aux);                                             \
+    }                                                                                            \
+}
+#else
+#define TL_LOOP1_POPCNT64(NAME, S, MAG, FN) TL_LOOP1(NAME, S, uint8_t, TL_LD_id, TL_ST_id, FN)
+#endif
+
 /* complex64/complex128 absolute (tl_absolute_c64/_c128: larger * sqrt(fma(r, r, 1)), r = smaller
  * / larger; inf, then NaN, then zero decided first) on contiguous data, 16/8 elements per AVX-512
  * step: the element function's operations lane by lane, the magnitudes ordered on their bits,
