@@ -368,9 +368,10 @@ def test_complex_multiply_simd_is_numpys(dt, simd):
 @pytest.mark.parametrize("simd", [False, True, "avx2"])
 @pytest.mark.parametrize("dt", ["int8", "int16", "int32", "uint8", "uint16", "uint32"])
 def test_integer_floor_divide_remainder_paths(dt, simd):
-    """floor_divide/remainder/divmod of 8-32-bit ints through a float type (blocks without a
-    zero divisor or MIN // -1): NumPy's results and warnings over the whole range, negative
-    operands, scalar operands, blocks with a zero divisor or MIN // -1 among ordinary pairs."""
+    """floor_divide/remainder/divmod of 8-32-bit ints through a float type (vectorized, zero
+    divisors and MIN // -1 included): NumPy's results and warnings over the whole range, negative
+    operands, scalar operands, quotients just off an integer, blocks with a zero divisor or
+    MIN // -1 among ordinary pairs."""
     _ufuncs.set_simd(simd)
     try:
         rng = np.random.default_rng(14)
@@ -381,6 +382,10 @@ def test_integer_floor_divide_remainder_paths(dt, simd):
             b = rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
             if trial % 3 == 0:
                 b = rng.integers(max(info.min, -5), 6, n).astype(dt)
+            if trial % 3 == 2:      # quotients within 1/|b| of an integer, large divisors
+                k = rng.integers(-3 if info.min else 0, 4, n)
+                a = np.clip(b.astype(np.int64) * k + rng.integers(-2, 3, n), info.min,
+                            info.max).astype(dt)
             if trial % 4 == 1 and n > 10:
                 a[n // 2], b[n // 2] = info.min, (-1 if info.min < 0 else 0)
             for op in ("floor_divide", "remainder", "divmod"):
