@@ -1044,9 +1044,9 @@ ATTR static unsigned NAME(const T *a, int ca, const T *b, int cb, T *o, npy_intp
 TL_IDIV2(i8, int8_t, float, 0, INT8_MIN) TL_IDIV2(i16, int16_t, float, 0, INT16_MIN)
 TL_IDIV2(i32, int32_t, double, 0, INT32_MIN) TL_IDIV2(u8, uint8_t, float, 0, 0)
 TL_IDIV2(u16, uint16_t, float, 0, 0) TL_IDIV2(u32, uint32_t, double, 1, 0)
-/* divmod of 8- to 32-bit integers: the quotient through tl_idiv_floor_divide (blocks of
- * contiguous operands with no zero divisor nor MIN // -1: it returned no flag), the remainder
- * a - q*b from it (exact: NumPy's); other blocks and layouts: the element function DIVFN */
+/* divmod of 8- to 32-bit integers: the quotient (and the flags) through tl_idiv_floor_divide,
+ * the remainder a - q*b from it (exact: NumPy's; 0 for a zero divisor, and MIN - MIN*-1 wraps to
+ * 0); non-contiguous layouts: the element function DIVFN */
 #define TL_LOOP_DIVMOD_IDIV(NAME, SFX, S, DIVFN)                                                 \
 TL_LOOP_DIVMOD(NAME##_elem, S, S, TL_LD_id, TL_ST_id, DIVFN)                                     \
 static int NAME(TL_LOOP_ARGS)                                                                    \
@@ -1064,13 +1064,11 @@ static int NAME(TL_LOOP_ARGS)                                                   
         return NAME##_elem(ctx, data, dims, st, aux);                                            \
     for (i = 0; i < n; i += 2048) {                                                              \
         npy_intp m = n - i < 2048 ? n - i : 2048;                                                \
-        if (tl_idiv_floor_divide_##SFX(a + i, 1, b + i, 1, q + i, m) == 0) {                     \
-            for (j = 0; j < m; j++) {                                                            \
-                k = i + j;      /* in the unsigned type: wraps as the exact result does */      \
-                r[k] = (S)((uint32_t)a[k] - (uint32_t)q[k] * (uint32_t)b[k]);                    \
-            }                                                                                    \
-        } else {                                                                                 \
-            for (j = i; j < i + m; j++) DIVFN(a[j], b[j], &q[j], &r[j], &fpe);                  \
+        fpe |= tl_idiv_floor_divide_##SFX(a + i, 1, b + i, 1, q + i, m);                        \
+        for (j = 0; j < m; j++) {                                                                \
+            k = i + j;          /* in the unsigned type: wraps as the exact result does */      \
+            S rk = (S)((uint32_t)a[k] - (uint32_t)q[k] * (uint32_t)b[k]);                        \
+            r[k] = (S)(rk & (S)((S)0 - (S)(b[k] != 0)));                                         \
         }                                                                                        \
     }                                                                                            \
     return tl_finish(fpe);                                                                       \
