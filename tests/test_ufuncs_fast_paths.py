@@ -413,6 +413,34 @@ def _fp_flags(f, *args):
     return r, sorted(seen)
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.float16, ml_dtypes.bfloat16], ids=str)
+def test_fmod_vector_path_is_exact(dt):
+    """float32 fmod (and float16/bfloat16 through float32 blocks) as x - trunc(x/y)*y in double
+    where that is exact (|x| < 2^24 |y|), FPREM/libm elsewhere: NumPy's / ml_dtypes' bits and
+    warnings over magnitudes 1e-9..1e9 apart, quotients within an ulp of an integer, blocks
+    mixing both kinds of pairs, broadcast operands, short and strided calls."""
+    rng = np.random.default_rng(21)
+    n = 30000
+    with np.errstate(all="ignore"):
+        x = (rng.standard_normal(n) * np.exp(rng.uniform(-20, 20, n))).astype(np.float32).astype(dt)
+        y = (rng.standard_normal(n) * np.exp(rng.uniform(-20, 20, n))).astype(np.float32).astype(dt)
+        k = rng.integers(-3000, 3000, n).astype(np.float32)
+        near = (y.astype(np.float32) * k * (1 + rng.integers(-2, 3, n) * 2.0 ** -23)).astype(dt)
+    x[::1000] = np.inf
+    y[5::777] = 0
+    y[9::555] = np.nan
+    for a, b in ((x, y), (near, y), (x, y[3]), (x[4], y), (x[:13], y[:13]), (x[::3], y[::3]),
+                 (near[:1000], np.zeros((), dt)[()])):
+        got, gf = _fp_flags(tl.fmod, a, b)
+        want, wf = _fp_flags(np.fmod, a, b)
+        g = np.asarray(got).astype(np.float32)
+        w = np.asarray(want).astype(np.float32)
+        nan = np.isnan(w)
+        assert np.array_equal(np.isnan(g), nan)
+        assert np.array_equal(g[~nan].view(np.uint32), w[~nan].view(np.uint32))
+        assert gf == wf, (gf, wf)
+
+
 @pytest.mark.parametrize("dt", [np.float16, np.float32, np.float64])
 def test_float_remainder_fmod_floor_divide_are_numpys(dt):
     """fmod through the x87 FPREM loop (finite operands, nonzero divisor) and libm otherwise:
