@@ -388,7 +388,7 @@ UNARY_OPS = [
     Op("bitwise_count", nin=1, out="uint8", kinds=INTS,
        doc="Number of 1 bits in the absolute value, as uint8; integers and bool only."),
     # -- bool out ------------------------------------------------------------------------------
-    Op("logical_not", nin=1, out="bool", doc="Logical not, any type."),
+    Op("logical_not", bits16=True, nin=1, out="bool", doc="Logical not, any type."),
     Op("isnan", bits16=True, nin=1, out="bool", doc="NaN test (False for integers)."),
     Op("isinf", bits16=True, nin=1, out="bool", doc="Infinity test (False for integers)."),
     Op("isfinite", bits16=True, nin=1, out="bool", doc="Finiteness test (True for integers)."),

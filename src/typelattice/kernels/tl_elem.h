@@ -618,7 +618,8 @@ TL_HD uint16_t tl_conjugate_##S(uint16_t x, unsigned *e) { (void)e; return x; } 
 TL_HD tl_bool tl_isnan_##S(uint16_t x, unsigned *e) { (void)e; return (x & 0x7fffu) > (INF); }   \
 TL_HD tl_bool tl_isinf_##S(uint16_t x, unsigned *e) { (void)e; return (x & 0x7fffu) == (INF); }  \
 TL_HD tl_bool tl_isfinite_##S(uint16_t x, unsigned *e) { (void)e; return (x & 0x7fffu) < (INF); } \
-TL_HD tl_bool tl_signbit_##S(uint16_t x, unsigned *e) { (void)e; return (x >> 15) != 0; }
+TL_HD tl_bool tl_signbit_##S(uint16_t x, unsigned *e) { (void)e; return (x >> 15) != 0; }        \
+TL_HD tl_bool tl_logical_not_##S(uint16_t x, unsigned *e) { (void)e; return (x & 0x7fffu) == 0; }
 TL_UN_BITS16(f16, 0x7c00u)
 TL_UN_BITS16(bf16, 0x7f80u)
 
