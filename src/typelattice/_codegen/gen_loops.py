@@ -158,8 +158,8 @@ def kernel_name(op, t):
 
 
 # blocked loops that run the float32/float64 same-type loop on their converted blocks (that loop
-# is vectorized by hand: libmvec's atan2 and pow, TL_LOOP2_FMOD32), not the element function
-BLOCKED_VIA_SAME = ("arctan2", "power", "float_power", "fmod")
+# is vectorized by hand: libmvec's atan2 and pow, TL_LOOP2_VFMOD32), not the element function
+BLOCKED_VIA_SAME = ("arctan2", "power", "float_power", "fmod", "remainder", "floor_divide")
 # float32/float64 binary ops with libmvec loops (TL_LOOP2_VMBIN): op -> libm name
 VMATH_BINARY = {"arctan2": "atan2", "power": "pow", "float_power": "pow"}
 
@@ -496,8 +496,8 @@ def op_units():
                 elif op.name == "add" and t in ("float32", "float64", "float16"):
                     pw = {"float32": "f32", "float64": "f64", "float16": "f16"}[t]
                     out.append(f"TL_LOOP2_PW({name}, {pw}, {S}, {lo}, {so}, {fn})")
-                elif op.name == "fmod" and t == "float32":
-                    out.append(f"TL_LOOP2_FMOD32({name}, {fn})")
+                elif op.name in ("fmod", "remainder", "floor_divide") and t == "float32":
+                    out.append(f"TL_LOOP2_VFMOD32({name}, {op.name}, {fn})")
                 elif op.name in ("floor_divide", "remainder") and t in IDIV_TYPES:
                     out.append(f"TL_LOOP2_IDIV({name}, {op.name}, {SUFFIX[t]}, {S}, {fn})")
                 elif op.name == "multiply" and t in ("int8", "uint8"):

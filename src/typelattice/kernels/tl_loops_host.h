@@ -1100,16 +1100,15 @@ static int NAME(TL_LOOP_ARGS)                                                   
     { TL_LOOP2_RED_BODY(S, TL_LD_id, TL_ST_id, FN) }                                             \
 }
 
-/* float32 fmod (and the float16/bfloat16 blocks, converted to float32), vectorized: with x, y
- * finite, y != 0 and |x| < 2^24 |y|, x - trunc(x/y) * y in double is fmod(x, y) exactly. The
- * quotient rounded to double truncates to the true one (x/y lies at least 2^-25 from an
- * integer it is not, the rounding error is below 2^-29), the product has at most 48 bits, and
- * the difference, fmod's value, is a float: exact. The sign is x's (fmod(-6, 3) is -0). Blocks
- * holding another pair (or a subnormal y) run the element function FN (the x87 FPREM loop / libm: their flags)
- * pair by pair; the others raise nothing (inexact aside). FPREM took ~13 ns a pair here. */
-/* on the bits, quiet (a float compare of a NaN raised invalid in the vector loop): x finite, y
- * normal and finite, |x| < 2^24 |y| (y's bits plus 24 in the exponent field: 2^24 |y|, or past
- * every finite x) */
+/* float32 fmod, remainder and floor_divide (and the float16/bfloat16 blocks, in float32),
+ * vectorized. With x, y finite, y normal and |x| < 2^24 |y| (checked on the bits: quiet, where a
+ * float compare of a NaN raised invalid in the vector loop; y's bits plus 24 in the exponent
+ * field are 2^24 |y|, or lie past every finite x), x - trunc(x/y) * y in double is fmod(x, y)
+ * exactly: the quotient rounded to double truncates to the true one (x/y lies at least 2^-25
+ * from an integer it is not, the rounding error is below 2^-29), the product has at most 48
+ * bits, and the difference, fmod's value, is a float. The sign is x's (fmod(-6, 3) is -0).
+ * Blocks holding another pair run the element function FN (the x87 FPREM loop / libm: their
+ * flags) pair by pair; the others raise nothing (inexact aside). FPREM took ~13 ns a pair. */
 static inline int tl_vfmod_ok(float x, float y)
 {
     int32_t ax, ay;
@@ -1123,23 +1122,47 @@ static inline int tl_vfmod_ok(float x, float y)
 #define TL_VFMOD_ONE(x, y)                                                                       \
     __builtin_copysignf((float)((double)(x) - (double)(int32_t)((double)(x) / (double)(y))      \
                                               * (double)(y)), (x))
-#define TL_VFMOD_PAIRS(FN, X, Y)                                                                 \
+/* floor_divide / remainder of such pairs: tl_divmod_core_f32's float32 operations in the same
+ * order (NumPy's npy_divmodf), floor as truncation less (t > div) (exact: |div| <= 2^24 + 1), a / b
+ * only in the lanes whose quotient is 0 (its flags are theirs). Its branches as masks: gcc kept
+ * "c ? m + b : m" (and ?: near a conversion, which "could trap") a branch: a scalar loop */
+static inline float tl_vdivmod_f32(float a, float b, float *mod)
+{
+    float m = TL_VFMOD_ONE(a, b), div = (a - m) / b, t, fl, q0;
+    uint32_t mb = tl_f32_bits(m), bb = tl_f32_bits(b), mnz, dnz, fix;
+    mnz = 0u - (uint32_t)((mb & 0x7fffffffu) != 0);
+    fix = mnz & (0u - ((bb ^ mb) >> 31));           /* (b < 0) != (m < 0); no NaN here */
+    m = m + tl_bits_f32(bb & fix);                  /* b or +0 (m + 0 is m: m != 0 then) */
+    div = div - tl_bits_f32(0x3f800000u & fix);     /* 1 or +0 */
+    *mod = tl_bits_f32((tl_f32_bits(m) & mnz) | (bb & 0x80000000u & ~mnz));
+    dnz = 0u - (uint32_t)((tl_f32_bits(div) & 0x7fffffffu) != 0);
+    t = (float)(int32_t)div;
+    fl = t - tl_bits_f32(0x3f800000u & (0u - (uint32_t)__builtin_isgreater(t, div)));
+    fl = fl + tl_bits_f32(0x3f800000u & (0u - (uint32_t)__builtin_isgreater(div - fl, 0.5f)));
+    q0 = tl_bits_f32(tl_f32_bits(a) & ~dnz) / b;
+    return tl_bits_f32((tl_f32_bits(fl) & dnz) | (tl_f32_bits(q0) & 0x80000000u & ~dnz));
+}
+static inline float tl_vfl_fmod(float a, float b) { return TL_VFMOD_ONE(a, b); }
+static inline float tl_vfl_remainder(float a, float b) { float m; tl_vdivmod_f32(a, b, &m); return m; }
+static inline float tl_vfl_floor_divide(float a, float b) { float m; return tl_vdivmod_f32(a, b, &m); }
+#define TL_VFMOD_PAIRS(VFN, FN, X, Y)                                                            \
     for (i = 0; i < n; i += 256) {                                                               \
         npy_intp m = n - i < 256 ? n - i : 256, j, k;                                            \
         int ok = 1;                                                                              \
         for (j = 0; j < m; j++) { k = i + j; ok &= TL_VFMOD_OK(X, Y); }                          \
         if (ok) {                                                                                \
-            for (j = 0; j < m; j++) { k = i + j; o[k] = TL_VFMOD_ONE(X, Y); }                    \
+            for (j = 0; j < m; j++) { k = i + j; o[k] = VFN(X, Y); }                             \
         } else {                                                                                 \
             for (j = 0; j < m; j++) {                                                            \
                 float x_, y_;                                                                    \
                 k = i + j;                                                                       \
                 x_ = X; y_ = Y;                                                                  \
-                o[k] = TL_VFMOD_OK(x_, y_) ? TL_VFMOD_ONE(x_, y_) : FN(x_, y_, &fpe);            \
+                o[k] = TL_VFMOD_OK(x_, y_) ? VFN(x_, y_) : FN(x_, y_, &fpe);                     \
             }                                                                                    \
         }                                                                                        \
     }
-#define TL_LOOP2_FMOD32(NAME, FN)                                                                \
+/* float32 fmod / remainder / floor_divide (OPN) through tl_vfl_<OPN> */
+#define TL_LOOP2_VFMOD32(NAME, OPN, FN)                                                          \
 TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
 {                                                                                                \
     if (TL_CONTIG_OR_BCAST2(float)) {                                                            \
@@ -1148,9 +1171,9 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
         float *o = (float *)data[2];                                                             \
         unsigned fpe = 0;                                                                        \
         (void)ctx; (void)aux;                                                                    \
-        if (st[0] && st[1]) { TL_VFMOD_PAIRS(FN, a[k], b[k]) }                                   \
-        else if (st[0]) { TL_VFMOD_PAIRS(FN, a[k], b[0]) }                                       \
-        else { TL_VFMOD_PAIRS(FN, a[0], b[k]) }                                                  \
+        if (st[0] && st[1]) { TL_VFMOD_PAIRS(tl_vfl_##OPN, FN, a[k], b[k]) }                     \
+        else if (st[0]) { TL_VFMOD_PAIRS(tl_vfl_##OPN, FN, a[k], b[0]) }                         \
+        else { TL_VFMOD_PAIRS(tl_vfl_##OPN, FN, a[0], b[k]) }                                    \
         return tl_finish(fpe);                                                                   \
     }                                                                                            \
     { TL_LOOP2_RED_BODY(float, TL_LD_id, TL_ST_id, FN) }                                         \
