@@ -413,10 +413,10 @@ def _fp_flags(f, *args):
     return r, sorted(seen)
 
 
-@pytest.mark.parametrize("name", ["fmod", "remainder", "floor_divide"])
+@pytest.mark.parametrize("name", ["fmod", "remainder", "floor_divide", "divmod"])
 @pytest.mark.parametrize("dt", [np.float32, np.float16, ml_dtypes.bfloat16], ids=str)
 def test_fmod_vector_path_is_exact(dt, name):
-    """float32 fmod, remainder, floor_divide (and float16/bfloat16 through float32 blocks) from
+    """float32 fmod, remainder, floor_divide, divmod (float16/bfloat16 through float32 blocks) from
     x - trunc(x/y)*y in double where that is exact (|x| < 2^24 |y|), FPREM/libm elsewhere:
     NumPy's / ml_dtypes' bits and warnings over magnitudes 1e-9..1e9 apart, quotients within an
     ulp of an integer, blocks mixing both kinds of pairs, broadcast operands, short and strided
@@ -438,11 +438,11 @@ def test_fmod_vector_path_is_exact(dt, name):
         if dt == ml_dtypes.bfloat16:    # warnings: NumPy's float32 op's (ml_dtypes' raise none
             wf = _fp_flags(getattr(np, name), np.asarray(a, np.float32),    # for x % 0)
                            np.asarray(b, np.float32))[1]
-        g = np.asarray(got).astype(np.float32)
-        w = np.asarray(want).astype(np.float32)
-        nan = np.isnan(w)
-        assert np.array_equal(np.isnan(g), nan)
-        assert np.array_equal(g[~nan].view(np.uint32), w[~nan].view(np.uint32))
+        for g, w in zip(*(x if isinstance(x, tuple) else (x,) for x in (got, want))):
+            g, w = np.asarray(g).astype(np.float32), np.asarray(w).astype(np.float32)
+            nan = np.isnan(w)
+            assert np.array_equal(np.isnan(g), nan)
+            assert np.array_equal(g[~nan].view(np.uint32), w[~nan].view(np.uint32))
         assert gf == wf, (gf, wf)
 
 

@@ -463,6 +463,8 @@ def op_units():
             if op.nout == 2:
                 if t in IDIV_TYPES:
                     out.append(f"TL_LOOP_DIVMOD_IDIV({name}, {SUFFIX[t]}, {S}, {fn})")
+                elif op.name == "divmod" and t == "float32":
+                    out.append(f"TL_LOOP_DIVMOD_VF32({name}, {fn})")
                 else:
                     out.append(f"TL_LOOP_DIVMOD({name}, {S}, {COMPUTE[t]}, {lo}, {so}, {fn})")
             elif op.rule == FIRST_INEXACT and op.name == "ldexp" and t in ("float32", "float64"):

@@ -1179,6 +1179,40 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
     { TL_LOOP2_RED_BODY(float, TL_LD_id, TL_ST_id, FN) }                                         \
 }
 
+/* float32 divmod of contiguous operands and outputs through tl_vdivmod_f32 (blocks holding
+ * another pair: pair by pair, FN for those); other layouts: the element loop */
+#define TL_LOOP_DIVMOD_VF32(NAME, FN)                                                            \
+TL_LOOP_DIVMOD(NAME##_elem, float, float, TL_LD_id, TL_ST_id, FN)                                \
+TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
+{                                                                                                \
+    npy_intp n = dims[0], i, j, k;                                                               \
+    const float *a = (const float *)data[0], *b = (const float *)data[1];                        \
+    float *q = (float *)data[2], *r = (float *)data[3];                                          \
+    unsigned fpe = 0;                                                                            \
+    if (st[0] != 4 || st[1] != 4 || st[2] != 4 || st[3] != 4                                     \
+            || tl_feedback(data[0], 4, data[2], 4, n) || tl_feedback(data[1], 4, data[2], 4, n)  \
+            || tl_feedback(data[0], 4, data[3], 4, n) || tl_feedback(data[1], 4, data[3], 4, n)) \
+        return NAME##_elem(ctx, data, dims, st, aux);                                            \
+    for (i = 0; i < n; i += 256) {                                                               \
+        npy_intp m = n - i < 256 ? n - i : 256;                                                  \
+        int ok = 1;                                                                              \
+        for (j = 0; j < m; j++) { k = i + j; ok &= TL_VFMOD_OK(a[k], b[k]); }                    \
+        if (ok) {                                                                                \
+            for (j = 0; j < m; j++) { k = i + j; q[k] = tl_vdivmod_f32(a[k], b[k], &r[k]); }     \
+        } else {                                                                                 \
+            for (j = 0; j < m; j++) {                                                            \
+                float x_, y_, q_, r_;                                                            \
+                k = i + j;                                                                       \
+                x_ = a[k]; y_ = b[k];                                                            \
+                if (TL_VFMOD_OK(x_, y_)) q_ = tl_vdivmod_f32(x_, y_, &r_);                       \
+                else FN(x_, y_, &q_, &r_, &fpe);                                                 \
+                q[k] = q_; r[k] = r_;                                                            \
+            }                                                                                    \
+        }                                                                                        \
+    }                                                                                            \
+    return tl_finish(fpe);                                                                       \
+}
+
 /* 8-bit multiply (int8 and uint8 products have the same low byte) of contiguous or broadcast
  * (ca/cb 0) operands into contiguous o. gcc multiplies in 16-bit lanes and packs the halves back
  * with cross-lane permutes (1.4x NumPy's time); here, as NumPy's SIMD code, the even bytes are
