@@ -3041,10 +3041,12 @@ typedef double (*tl_vm_s64)(double, unsigned *);
     unsigned csr = _mm_getcsr();                                                                 \
     npy_intp i = 0;                                                                              \
     for (; i + N <= n; i += N) {                                                                 \
-        V v = LOADU(a + i);                                                                      \
+        V v = LOADU(a + i), y = v;                                                               \
         unsigned ok = OKMASK(v);                                                                 \
-        V y = ((vfn)vf)(v);                                                                      \
-        ok &= ~REDO(y);                                                                          \
+        if (ok) {               /* (no ordinary lane: every lane is the scalar function's) */   \
+            y = ((vfn)vf)(v);                                                                    \
+            ok &= ~REDO(y);                                                                      \
+        }                                                                                        \
         if (ok != (1u << N) - 1) {                                                               \
             F r[N];                                                                              \
             int k;                                                                               \
