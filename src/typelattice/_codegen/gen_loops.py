@@ -96,6 +96,7 @@ HOST_FAST = {f"tl_{c}_{s}": f"tl_h{c}_{s}" for c in ("less", "less_equal", "grea
                                                     "greater_equal", "sign", "floor", "ceil",
                                                     "trunc") for s in ("f32", "f64")}
 HOST_FAST.update({"tl_sign_bf_f32": "tl_hsign_bf_f32", "tl_nextafter_f16": "tl_hnextafter_f16",
+                  "tl_nextafter_bf16": "tl_hnextafter_bf16",
                   "tl_spacing_f16": "tl_hspacing_f16", "tl_spacing_bf16": "tl_hspacing_bf16"})
 
 

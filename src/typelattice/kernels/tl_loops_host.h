@@ -1952,6 +1952,23 @@ static inline uint16_t tl_hnextafter_f16(uint16_t x, uint16_t y, unsigned *e)
     return ret;
 }
 
+/* bfloat16 nextafter (tl_nextafter_bf16: ml_dtypes') with selects, as the float16 one (the
+ * element function's branches kept its loop scalar, 1.2x ml_dtypes' time) */
+static inline uint16_t tl_hnextafter_bf16(uint16_t x, uint16_t y, unsigned *e)
+{
+    uint16_t ax = (uint16_t)(x & 0x7fffu), ay = (uint16_t)(y & 0x7fffu), ret;
+    int32_t kx = (x & 0x8000u) ? -(int32_t)ax : (int32_t)ax;
+    int32_t ky = (y & 0x8000u) ? -(int32_t)ay : (int32_t)ay;
+    int away = (x & 0x8000u) ? ky < kx : ky > kx;  /* the magnitude grows */
+    int xnan = ax > 0x7f80u, ynan = ay > 0x7f80u;
+    ret = away ? (uint16_t)(x + 1u) : (uint16_t)(x - 1u);
+    ret = ax == 0 ? (uint16_t)((y & 0x8000u) | 1u) : ret;
+    ret = (x == y || (ax | ay) == 0) ? y : ret;
+    ret = (xnan | ynan) ? (uint16_t)0x7fc0u : ret;
+    *e |= ((xnan & !(x & 0x0040u)) | (ynan & !(y & 0x0040u))) ? TL_FPE_INVALID : 0u;
+    return ret;
+}
+
 /* float16 spacing (NumPy's npy_half_spacing) with mask selects (gcc leaves "c ? a - k : b" a
  * branch); shift counts masked (unselected lanes would shift by a negative count). 1 << k as
  * (2^16 << k) >> 16: gcc 12 narrowed 1u << (k & 15) to 16-bit lanes, which AVX2 cannot shift by
