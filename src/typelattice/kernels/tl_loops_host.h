@@ -1118,7 +1118,6 @@ static inline int tl_vfmod_ok(float x, float y)
     ay &= 0x7fffffff;
     return (ax < 0x7f800000) & (ay >= 0x00800000) & (ay < 0x7f800000) & (ax - (24 << 23) < ay);
 }
-#define TL_VFMOD_OK(x, y) tl_vfmod_ok(x, y)
 #define TL_VFMOD_ONE(x, y)                                                                       \
     __builtin_copysignf((float)((double)(x) - (double)(int32_t)((double)(x) / (double)(y))      \
                                               * (double)(y)), (x))
@@ -1149,7 +1148,7 @@ static inline float tl_vfl_floor_divide(float a, float b) { float m; return tl_v
     for (i = 0; i < n; i += 256) {                                                               \
         npy_intp m = n - i < 256 ? n - i : 256, j, k;                                            \
         int ok = 1;                                                                              \
-        for (j = 0; j < m; j++) { k = i + j; ok &= TL_VFMOD_OK(X, Y); }                          \
+        for (j = 0; j < m; j++) { k = i + j; ok &= tl_vfmod_ok(X, Y); }                          \
         if (ok) {                                                                                \
             for (j = 0; j < m; j++) { k = i + j; o[k] = VFN(X, Y); }                             \
         } else {                                                                                 \
@@ -1157,7 +1156,7 @@ static inline float tl_vfl_floor_divide(float a, float b) { float m; return tl_v
                 float x_, y_;                                                                    \
                 k = i + j;                                                                       \
                 x_ = X; y_ = Y;                                                                  \
-                o[k] = TL_VFMOD_OK(x_, y_) ? VFN(x_, y_) : FN(x_, y_, &fpe);                     \
+                o[k] = tl_vfmod_ok(x_, y_) ? VFN(x_, y_) : FN(x_, y_, &fpe);                     \
             }                                                                                    \
         }                                                                                        \
     }
@@ -1196,7 +1195,7 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
     for (i = 0; i < n; i += 256) {                                                               \
         npy_intp m = n - i < 256 ? n - i : 256;                                                  \
         int ok = 1;                                                                              \
-        for (j = 0; j < m; j++) { k = i + j; ok &= TL_VFMOD_OK(a[k], b[k]); }                    \
+        for (j = 0; j < m; j++) { k = i + j; ok &= tl_vfmod_ok(a[k], b[k]); }                    \
         if (ok) {                                                                                \
             for (j = 0; j < m; j++) { k = i + j; q[k] = tl_vdivmod_f32(a[k], b[k], &r[k]); }     \
         } else {                                                                                 \
@@ -1204,7 +1203,7 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
                 float x_, y_, q_, r_;                                                            \
                 k = i + j;                                                                       \
                 x_ = a[k]; y_ = b[k];                                                            \
-                if (TL_VFMOD_OK(x_, y_)) q_ = tl_vdivmod_f32(x_, y_, &r_);                       \
+                if (tl_vfmod_ok(x_, y_)) q_ = tl_vdivmod_f32(x_, y_, &r_);                       \
                 else FN(x_, y_, &q_, &r_, &fpe);                                                 \
                 q[k] = q_; r[k] = r_;                                                            \
             }                                                                                    \
