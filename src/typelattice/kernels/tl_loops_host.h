@@ -1111,11 +1111,7 @@ static int NAME(TL_LOOP_ARGS)                                                   
  * flags) pair by pair; the others raise nothing (inexact aside). FPREM took ~13 ns a pair. */
 static inline int tl_vfmod_ok(float x, float y)
 {
-    int32_t ax, ay;
-    memcpy(&ax, &x, 4);
-    memcpy(&ay, &y, 4);
-    ax &= 0x7fffffff;
-    ay &= 0x7fffffff;
+    int32_t ax = (int32_t)(tl_f32_bits(x) & 0x7fffffffu), ay = (int32_t)(tl_f32_bits(y) & 0x7fffffffu);
     return (ax < 0x7f800000) & (ay >= 0x00800000) & (ay < 0x7f800000) & (ax - (24 << 23) < ay);
 }
 #define TL_VFMOD_ONE(x, y)                                                                       \
