@@ -167,6 +167,49 @@ def test_no_spurious_warnings_and_paths_agree(op, dt, vmath):
             assert (ulp_diff(f(ordinary[:n]), _exact(op, ordinary[:n])) <= LIBMVEC_ULPS).all()
 
 
+# x < lo or x > hi: a domain error (NaN, invalid), filled in by the vector loops
+DOMAINS = {"log": (0, np.inf), "log2": (0, np.inf), "log10": (0, np.inf), "log1p": (-1, np.inf),
+           "arcsin": (-1, 1), "arccos": (-1, 1), "arctanh": (-1, 1), "arccosh": (1, np.inf)}
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.float16, ml_dtypes.bfloat16])
+@pytest.mark.parametrize("op", sorted(DOMAINS))
+def test_domain_errors_in_dense_vectors(op, dt, vmath):
+    """Out-of-domain inputs (log of negatives, arcsin of |x| > 1...) in half the lanes or all of
+    them, among ordinary inputs, NaNs and zeros: the scalar loop's NaN bits on those lanes (glibc
+    gives +NaN for some ops, -NaN for others), the other lanes within the bound, the scalar loop's
+    warnings; contiguous, strided and every tail."""
+    rng = np.random.default_rng(11)
+    lo, hi = DOMAINS[op]
+    u = f"u{np.dtype(dt).itemsize}"
+    fi = ml_dtypes.finfo(dt)
+    n = 5000
+    with np.errstate(all="ignore"):
+        mag = np.abs(rng.standard_normal(n) * np.exp(rng.uniform(-30, 30, n)))
+        bad = np.where(rng.random(n) < 0.5, lo - mag, hi + mag) if hi < np.inf else lo - mag
+        edges = np.array([-np.inf, np.inf, -float(fi.max), float(fi.max), -float(fi.tiny),
+                          -float(fi.smallest_subnormal), np.nextafter(dt(lo), dt(-np.inf)),
+                          np.nextafter(dt(hi), dt(np.inf)), np.nan, 0.0, -0.0, lo, hi])
+        good = rng.uniform(max(lo, -1) + 0.01, min(hi, 1000) - 0.01, n)
+        x = np.where(rng.random(n) < 0.5, bad, good)
+        x = np.concatenate([x, bad[:64], np.tile(edges, 7)]).astype(dt)
+    xd = x.astype(np.float64)
+    dom = (xd < lo) | (xd > hi)
+    assert dom.sum() > n // 4
+    f = getattr(tl, op)
+    for v in (x, x[::3], *(x[-k:] for k in (1, 7, 15, 17, 33))):
+        with np.errstate(all="ignore"):
+            got = f(v)
+        want = _scalar(op, v, vmath)
+        d = (v.astype(np.float64) < lo) | (v.astype(np.float64) > hi) | np.isnan(v)
+        assert (got[d].view(u) == want[d].view(u)).all(), (op, v[d][got[d].view(u) != want[d].view(u)][:4])
+        if dt in (np.float32, np.float64):
+            assert (ulp_diff(got, _exact(op, v)) <= LIBMVEC_ULPS).all(), op
+        else:       # float16 / bfloat16: rounded from float32, the element loop's bits
+            assert got.tobytes() == want.tobytes(), op
+        assert _warnings(lambda: f(v)) == _warnings(lambda: _scalar(op, v, vmath, quiet=False))
+
+
 def _same_values_on_every_layout(f, *xs):
     """f's value of an element does not depend on the call it is part of: prefixes of every
     length, chunks at odd offsets, strided and reversed views, 0-d arrays and a 2-d array with a

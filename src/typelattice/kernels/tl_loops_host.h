@@ -3003,8 +3003,10 @@ static const char *const tl_vm_libm[TL_VM_N] = { TL_VMATH_OPS(TL_VM_NAME) };
  * ((bits & absm) - lo) <= span, and x >= flo for SYMLO (flo = -inf otherwise, unused); by the
  * AVX-512 loops: rlo <= x <= rhi and not zero or subnormal, or (cls 1 and 2: whole float range)
  * one vfpclass: not NaN, inf, zero or subnormal (1), nor negative (2). */
-typedef struct { uint32_t absm, lo, span; float flo, rlo, rhi; int cls; } tl_vm_dom32;
-typedef struct { uint64_t absm, lo, span; double flo, rlo, rhi; int cls; } tl_vm_dom64;
+typedef struct { uint32_t absm, lo, span; float flo, rlo, rhi; int cls;
+                 int err; float elo, ehi; uint32_t nan; float safe; } tl_vm_dom32;
+typedef struct { uint64_t absm, lo, span; double flo, rlo, rhi; int cls;
+                 int err; double elo, ehi; uint64_t nan; double safe; } tl_vm_dom64;
 #define TL_VM_DOM(B, F, K, LO, HI, MIN, MAX, TOBITS, ALL) ((K) == TL_VM_POS                        \
     ? (B){(ALL), TOBITS(LO), TOBITS(HI) - TOBITS(LO), -(F)INFINITY, (LO), (HI),                  \
           (LO) == (MIN) && (HI) == (MAX) ? 2 : 0}                                                \
@@ -3013,15 +3015,59 @@ typedef struct { uint64_t absm, lo, span; double flo, rlo, rhi; int cls; } tl_vm
           (HI), (K) == TL_VM_SYM && (HI) == (MAX) ? 1 : 0})
 TL_SHARED(tl_vm_dom32 tl_vm_dom_s32[TL_VM_N], );
 TL_SHARED(tl_vm_dom64 tl_vm_dom_s64[TL_VM_N], );
+/* Domain errors, x < elo or x > ehi (not NaN): glibc's scalar functions give one NaN for all of
+ * them (its sign depends on the op: log10, asin and acos give +NaN) and raise only invalid. The
+ * vector loops fill such lanes with that NaN instead of calling the scalar function per lane (7x
+ * NumPy's time for log of normal data). The NaN and the flags are probed at import, from the
+ * element function on inputs at the ends and across the range; an op whose probes disagree keeps
+ * the scalar lanes (err = 0). */
+#define TL_VM_DOMAIN_ERRORS(X)                                                                   \
+X(log, 0, INFINITY) X(log2, 0, INFINITY) X(log10, 0, INFINITY) X(log1p, -1, INFINITY)            \
+X(arcsin, -1, 1) X(arccos, -1, 1) X(arctanh, -1, 1) X(arccosh, 1, INFINITY)
+#define TL_VM_PROBE(D, F, BITS, FMAX, FMIN, FTRUE_MIN, FN, ELO, EHI)                             \
+{                                                                                                \
+    const F lo = (F)(ELO), hi = (F)(EHI);                                                        \
+    const F below[] = {nextafter##FN(lo, -(F)INFINITY), lo - (F)0.5, lo - 1, lo - 1000, -(FMAX), \
+                       -(F)INFINITY, lo == 0 ? -(FTRUE_MIN) : lo - 3, lo == 0 ? -(FMIN) : lo - 7}; \
+    const F above[] = {nextafter##FN(hi, (F)INFINITY), hi + (F)0.5, hi + 1, hi + 1000, (FMAX),   \
+                       (F)INFINITY};                                                             \
+    int k, ok = 1, nb = (int)(sizeof below / sizeof *below), na = hi < (F)INFINITY ? 6 : 0;      \
+    __typeof__(D.nan) bits = 0;                                                                  \
+    fexcept_t saved;                                                                             \
+    fegetexceptflag(&saved, FE_ALL_EXCEPT);                                                      \
+    for (k = 0; k < nb + na; k++) {                                                              \
+        volatile F x = k < nb ? below[k] : above[k - nb];                                        \
+        unsigned e = 0;                                                                          \
+        F r;                                                                                     \
+        feclearexcept(FE_ALL_EXCEPT);                                                            \
+        r = fn(x, &e);                                                                           \
+        ok &= e == 0 && fetestexcept(FE_ALL_EXCEPT) == FE_INVALID && r != r;                     \
+        if (k == 0) bits = BITS(r);                                                              \
+        ok &= BITS(r) == bits;                                                                   \
+    }                                                                                            \
+    fesetexceptflag(&saved, FE_ALL_EXCEPT);                                                      \
+    D.err = ok; D.elo = lo; D.ehi = hi; D.nan = bits;                                            \
+}
 static void tl_vm_domains(void)
 {
 #define TL_VM_D(OP, LIBM, K, LO32, HI32, LO64, HI64)                                             \
     tl_vm_dom_s32[TL_VM_##OP] = TL_VM_DOM(tl_vm_dom32, float, TL_VM_##K, LO32, HI32,             \
                                           FLT_MIN, FLT_MAX, tl_f32_bits, 0xffffffffu);           \
     tl_vm_dom_s64[TL_VM_##OP] = TL_VM_DOM(tl_vm_dom64, double, TL_VM_##K, LO64, HI64,            \
-                                          DBL_MIN, DBL_MAX, tl_f64_bits, 0xffffffffffffffffull);
+                                          DBL_MIN, DBL_MAX, tl_f64_bits, 0xffffffffffffffffull); \
+    tl_vm_dom_s32[TL_VM_##OP].safe = TL_VM_##K == TL_VM_POS ? 2.0f : 0.5f;                       \
+    tl_vm_dom_s64[TL_VM_##OP].safe = TL_VM_##K == TL_VM_POS ? 2.0 : 0.5;
     TL_VMATH_OPS(TL_VM_D)
 #undef TL_VM_D
+#define TL_VM_E(OP, ELO, EHI)                                                                    \
+    { float (*fn)(float, unsigned *) = tl_##OP##_f32;                                            \
+      TL_VM_PROBE(tl_vm_dom_s32[TL_VM_##OP], float, tl_f32_bits, FLT_MAX, FLT_MIN,               \
+                  FLT_TRUE_MIN, f, ELO, EHI) }                                                   \
+    { double (*fn)(double, unsigned *) = tl_##OP##_f64;                                          \
+      TL_VM_PROBE(tl_vm_dom_s64[TL_VM_##OP], double, tl_f64_bits, DBL_MAX, DBL_MIN,              \
+                  DBL_TRUE_MIN, , ELO, EHI) }
+    TL_VM_DOMAIN_ERRORS(TL_VM_E)
+#undef TL_VM_E
 }
 
 /* the variant in use: 0 none (scalar loops), 1 AVX2 (_ZGVdN8v/_ZGVdN4v), 2 AVX-512
@@ -3044,20 +3090,29 @@ typedef struct { uint32_t lo, from, low, span; } tl_vm_near;
 typedef float (*tl_vm_s32)(float, unsigned *);
 typedef double (*tl_vm_s64)(double, unsigned *);
 
-/* whole vectors of o[i] = f(a[i]) (a == o allowed). A vector's lanes with other than ordinary
- * inputs (and REDO's lanes of the results) are recomputed by the scalar function (before the
+/* whole vectors of o[i] = f(a[i]) (a == o allowed). The vector call gets d->safe in the lanes
+ * with other than ordinary inputs (libmvec runs glibc's scalar function on its own special lanes,
+ * so one such lane made the whole vector 10x slower); those lanes (and REDO's lanes of the
+ * results) are recomputed by the scalar function (before the
  * vector is stored, so a[i..] is still the input) under the MXCSR flags of before the vector
- * calls; csr then gets the flags the scalar calls add. Returns how many elements were done. */
-#define TL_VM_LOOP(N, F, V, LOADU, STOREU, OKMASK, REDO)                                         \
+ * calls; csr then gets the flags the scalar calls add; but domain errors (DOMERR sets their mask
+ * and puts the probed NaN in y) add invalid. Returns how many elements were done. */
+#define TL_VM_LOOP(N, F, V, LOADU, STOREU, OKMASK, REDO, DOMERR, ORSAFE)                         \
     typedef V (*vfn)(V);                                                                         \
-    unsigned csr = _mm_getcsr();                                                                 \
+    unsigned csr = _mm_getcsr(), derr = 0;                                                       \
     npy_intp i = 0;                                                                              \
     for (; i + N <= n; i += N) {                                                                 \
         V v = LOADU(a + i), y = v;                                                               \
         unsigned ok = OKMASK(v);                                                                 \
         if (ok) {               /* (no ordinary lane: every lane is the scalar function's) */   \
-            y = ((vfn)vf)(v);                                                                    \
+            y = ((vfn)vf)(ok == (1u << N) - 1 ? v : ORSAFE(v, ok));                              \
             ok &= ~REDO(y);                                                                      \
+        }                                                                                        \
+        if (ok != (1u << N) - 1 && d->err) {                                                     \
+            unsigned err;                                                                        \
+            DOMERR(v, y, err);                                                                   \
+            ok |= err;                                                                           \
+            derr |= err;                                                                         \
         }                                                                                        \
         if (ok != (1u << N) - 1) {                                                               \
             F r[N];                                                                              \
@@ -3071,25 +3126,37 @@ typedef double (*tl_vm_s64)(double, unsigned *);
         STOREU(o + i, y);                                                                        \
     }                                                                                            \
     _mm_setcsr(csr);                                                                             \
+    if (derr) *fpe |= TL_FPE_INVALID;                                                            \
     return i;
 
 /* vfpclass categories: QNaN 0x01, +0 0x02, -0 0x04, +inf 0x08, -inf 0x10, subnormal 0x20,
  * negative 0x40, SNaN 0x80 */
-#define TL_VM_AVX512(S, F, N, V, SUF, REDO)                                                      \
+#define TL_VM_AVX512(S, F, N, V, SUF, REDO, SET1, DOMERR)                                        \
 __attribute__((target("avx512f,avx512dq"))) static npy_intp tl_vm_##S##_avx512(                 \
     void *vf, tl_vm_##S sf, const tl_vm_dom_##S##_t *d, const F *a, F *o, npy_intp n,            \
     unsigned *fpe, const tl_vm_near *nr)                                                         \
 {                                                                                                \
     const V rlo = _mm512_set1_##SUF(d->rlo), rhi = _mm512_set1_##SUF(d->rhi);                    \
+    const V elo = _mm512_set1_##SUF(d->elo), ehi = _mm512_set1_##SUF(d->ehi);                    \
+    const V enan = _mm512_castsi512_##SUF(SET1(d->nan)), safe = _mm512_set1_##SUF(d->safe);      \
     TL_VM_NEAR_VARS(nr, 512)                                                                     \
     if (d->cls == 1) {                                                                           \
-        TL_VM_LOOP(N, F, V, _mm512_loadu_##SUF, _mm512_storeu_##SUF, OKM_SYM, REDO)              \
+        TL_VM_LOOP(N, F, V, _mm512_loadu_##SUF, _mm512_storeu_##SUF, OKM_SYM, REDO, DOMERR,     \
+                   ORSAFE)                                                                       \
     }                                                                                            \
     if (d->cls == 2) {                                                                           \
-        TL_VM_LOOP(N, F, V, _mm512_loadu_##SUF, _mm512_storeu_##SUF, OKM_POS, REDO)              \
+        TL_VM_LOOP(N, F, V, _mm512_loadu_##SUF, _mm512_storeu_##SUF, OKM_POS, REDO, DOMERR,     \
+                   ORSAFE)                                                                       \
     }                                                                                            \
-    TL_VM_LOOP(N, F, V, _mm512_loadu_##SUF, _mm512_storeu_##SUF, OKM_RANGE, REDO)                \
+    TL_VM_LOOP(N, F, V, _mm512_loadu_##SUF, _mm512_storeu_##SUF, OKM_RANGE, REDO, DOMERR, ORSAFE) \
 }
+/* (quiet compares: false for NaN) */
+#define TL_VM_DOMERR512(SUF, v, y, err)                                                          \
+    { err = (unsigned)(_mm512_cmp_##SUF##_mask(v, elo, _CMP_LT_OQ)                               \
+                       | _mm512_cmp_##SUF##_mask(v, ehi, _CMP_GT_OQ));                           \
+      y = _mm512_mask_blend_##SUF(err, y, enan); }
+/* v where bit k of ok is set, safe elsewhere */
+#define TL_VM_ORSAFE512(SUF, v, ok) _mm512_mask_blend_##SUF(ok, safe, v)
 #define OKM_SYM(v) ((unsigned)_mm512_fpclass_ps_mask(v, 0xbf) ^ 0xffffu)
 #define OKM_POS(v) ((unsigned)_mm512_fpclass_ps_mask(v, 0xff) ^ 0xffffu)
 #define OKM_RANGE(v) ((unsigned)_mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(v, rlo, _CMP_GE_OQ),   \
@@ -3111,8 +3178,12 @@ typedef tl_vm_s32 tl_vm_h32;
                                                         _mm512_set1_epi32(0x7fffffff)), nr_lo)   \
      | (unsigned)_mm512_cmplt_epu32_mask(_mm512_and_si512(_mm512_sub_epi32(                      \
                                              _mm512_castps_si512(y), nr_from), nr_low), nr_span))
-TL_VM_AVX512(s32, float, 16, __m512, ps, TL_VM_NO_REDO)
-TL_VM_AVX512(h32, float, 16, __m512, ps, TL_VM_REDO512)
+#define DOMERR(v, y, err) TL_VM_DOMERR512(ps, v, y, err)
+#define ORSAFE(v, ok) TL_VM_ORSAFE512(ps, v, ok)
+TL_VM_AVX512(s32, float, 16, __m512, ps, TL_VM_NO_REDO, _mm512_set1_epi32, DOMERR)
+TL_VM_AVX512(h32, float, 16, __m512, ps, TL_VM_REDO512, _mm512_set1_epi32, DOMERR)
+#undef DOMERR
+#undef ORSAFE
 #undef OKM_SYM
 #undef OKM_POS
 #undef OKM_RANGE
@@ -3120,7 +3191,11 @@ TL_VM_AVX512(h32, float, 16, __m512, ps, TL_VM_REDO512)
 #define OKM_POS(v) ((unsigned)_mm512_fpclass_pd_mask(v, 0xff) ^ 0xffu)
 #define OKM_RANGE(v) ((unsigned)_mm512_mask_cmp_pd_mask(_mm512_cmp_pd_mask(v, rlo, _CMP_GE_OQ),   \
                       v, rhi, _CMP_LE_OQ) & ((unsigned)_mm512_fpclass_pd_mask(v, 0x26) ^ 0xffu))
-TL_VM_AVX512(s64, double, 8, __m512d, pd, TL_VM_NO_REDO)
+#define DOMERR(v, y, err) TL_VM_DOMERR512(pd, v, y, err)
+#define ORSAFE(v, ok) TL_VM_ORSAFE512(pd, v, ok)
+TL_VM_AVX512(s64, double, 8, __m512d, pd, TL_VM_NO_REDO, _mm512_set1_epi64, DOMERR)
+#undef DOMERR
+#undef ORSAFE
 #undef OKM_SYM
 #undef OKM_POS
 #undef OKM_RANGE
@@ -3143,9 +3218,21 @@ __attribute__((target("avx2"))) static npy_intp tl_vm_##S##_avx2(               
     const __m256i span = _mm256_xor_si256(SET1((I)d->span), sign);                               \
     const V flo = _mm256_set1_##SUF(d->flo);                                                     \
     const int has_flo = d->flo > -(F)INFINITY;                                                   \
+    const V elo = _mm256_set1_##SUF(d->elo), ehi = _mm256_set1_##SUF(d->ehi);                    \
+    const V enan = _mm256_castsi256_##SUF(SET1((I)d->nan)), safe = _mm256_set1_##SUF(d->safe);   \
+    const __m256i lane = LANEBITS;                                                               \
     TL_VM_NEAR_VARS(nr, 256)                                                                     \
-    TL_VM_LOOP(N, F, V, _mm256_loadu_##SUF, _mm256_storeu_##SUF, OKM, REDO)                      \
+    TL_VM_LOOP(N, F, V, _mm256_loadu_##SUF, _mm256_storeu_##SUF, OKM, REDO, DOMERR, ORSAFE)      \
 }
+#define TL_VM_DOMERR256(SUF, v, y, err)                                                          \
+    { __typeof__(v) m_ = _mm256_or_##SUF(_mm256_cmp_##SUF(v, elo, _CMP_LT_OQ),                   \
+                                         _mm256_cmp_##SUF(v, ehi, _CMP_GT_OQ));                  \
+      err = (unsigned)_mm256_movemask_##SUF(m_);                                                 \
+      y = _mm256_blendv_##SUF(y, enan, m_); }
+/* v where bit k of ok is set, safe elsewhere (lane: bit k in lane k) */
+#define TL_VM_ORSAFE256(SUF, EP, SET1, v, ok)                                                    \
+    _mm256_blendv_##SUF(safe, v, _mm256_castsi256_##SUF(                                         \
+        _mm256_cmpeq_##EP(_mm256_and_si256(SET1(ok), lane), lane)))
 /* (the masked bits are below 2^31: signed compares) */
 #define TL_VM_REDO256(y)                                                                         \
     (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_or_si256(                            \
@@ -3155,15 +3242,33 @@ __attribute__((target("avx2"))) static npy_intp tl_vm_##S##_avx2(               
                                                                       nr_from), nr_low)))))
 #define OKM(v) tl_vm_ok_s32_avx2(v, absm, lo, span, sign, flo, has_flo)
 #define REDO TL_VM_NO_REDO
+#define DOMERR(v, y, err) TL_VM_DOMERR256(ps, v, y, err)
+#define ORSAFE(v, ok) TL_VM_ORSAFE256(ps, epi32, _mm256_set1_epi32, v, ok)
+#define LANEBITS _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128)
 TL_VM_AVX2(s32, float, 8, __m256, ps, epi32, _mm256_set1_epi32, int32_t, INT32_MIN)
+#undef DOMERR
+#undef ORSAFE
+#undef LANEBITS
 #undef REDO
 #define REDO TL_VM_REDO256
+#define DOMERR(v, y, err) TL_VM_DOMERR256(ps, v, y, err)
+#define ORSAFE(v, ok) TL_VM_ORSAFE256(ps, epi32, _mm256_set1_epi32, v, ok)
+#define LANEBITS _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128)
 TL_VM_AVX2(h32, float, 8, __m256, ps, epi32, _mm256_set1_epi32, int32_t, INT32_MIN)
+#undef DOMERR
+#undef ORSAFE
+#undef LANEBITS
 #undef REDO
 #undef OKM
 #define OKM(v) tl_vm_ok_s64_avx2(v, absm, lo, span, sign, flo, has_flo)
 #define REDO TL_VM_NO_REDO
+#define DOMERR(v, y, err) TL_VM_DOMERR256(pd, v, y, err)
+#define ORSAFE(v, ok) TL_VM_ORSAFE256(pd, epi64, _mm256_set1_epi64x, v, ok)
+#define LANEBITS _mm256_setr_epi64x(1, 2, 4, 8)
 TL_VM_AVX2(s64, double, 4, __m256d, pd, epi64, _mm256_set1_epi64x, int64_t, INT64_MIN)
+#undef DOMERR
+#undef ORSAFE
+#undef LANEBITS
 #undef REDO
 #undef OKM
 #endif
