@@ -457,3 +457,54 @@ def test_half_transcendentals_every_bit_pattern(name, dt):
     ei = np.where(ei < 0, -(ei & 0x7fff), ei)
     assert np.abs(gi - ei).max(initial=0) <= 1, name
     assert (np.isnan(got.astype(np.float32)) == np.isnan(exact.astype(np.float32))).all(), name
+
+
+@pytest.fixture
+def tables_now():
+    """float16/bfloat16 transcendentals through their tables from the next call on."""
+    old = _ufuncs.set_tab16_after(0)
+    yield
+    _ufuncs.set_tab16_after(old)
+
+
+@pytest.mark.parametrize("simd", [True, "avx2", False])
+@pytest.mark.parametrize("dt", [np.float16, ml_dtypes.bfloat16])
+@pytest.mark.parametrize("op", OPS)
+def test_tables_give_the_element_loop_for_every_value(op, dt, simd, tables_now):
+    """float16/bfloat16 transcendentals by table (a gather per 16 or 8 elements, a lookup per
+    element without SIMD or on strided data): every one of the 65536 values gives the element
+    loop's bits, and each chunk of 2048 values (and odd short runs, strided and in-place calls)
+    the element loop's warnings."""
+    f = getattr(tl, op)
+    x = np.arange(65536, dtype=np.uint16).view(dt)
+    rng = np.random.default_rng(3)
+    y = x[rng.permutation(65536)]
+
+    def element_loop(v):
+        _ufuncs.set_vmath(False)
+        try:
+            with np.errstate(all="ignore"):
+                r = f(v)
+            return r, _warnings(lambda: f(v))
+        finally:
+            _ufuncs.set_vmath(None)
+
+    _ufuncs.set_simd(simd)
+    try:
+        with np.errstate(all="ignore"):
+            f(x[:3])            # builds the table
+        runs = [x[k:k + 2048] for k in range(0, 65536, 2048)]
+        runs += [y[k:k + n] for k, n in ((5, 1), (100, 7), (999, 15), (3000, 17), (7001, 33))]
+        runs += [y[::3], y[1::7]]
+        for v in runs:
+            with np.errstate(all="ignore"):
+                got = f(v)
+            want, warned = element_loop(v)
+            assert got.tobytes() == want.tobytes(), (op, v[got.view(np.uint16) != want.view(np.uint16)][:4])
+            assert _warnings(lambda: f(v)) == warned, (op, v[:4])
+        z = y.copy()
+        with np.errstate(all="ignore"):
+            f(z, out=z)
+        assert z.tobytes() == element_loop(y)[0].tobytes()
+    finally:
+        _ufuncs.set_simd(None)

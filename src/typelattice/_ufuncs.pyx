@@ -125,6 +125,7 @@ cdef extern from "_loops.h":
     void tl_host_init()
     void tl_host_set_simd(int on)
     const char *tl_vmath_set(int on)
+    npy_intp tl_tab16_after
     const char *tl_vmath_isa()
     const char *tl_convert_isa()
     int tl_convert_set_isa(const char *name)
@@ -310,6 +311,15 @@ def set_vmath(on=None):
     "avx2" or "scalar". For tests and benchmarks; not thread-safe against running loops."""
     mode = -1 if on is None else 2 if on == "avx2" else int(bool(on))
     return tl_vmath_set(mode).decode()
+
+
+def set_tab16_after(n):
+    """float16/bfloat16 transcendentals switch to their 65536-entry table once the op has taken
+    n elements (default 2**21; 0: at the next call). Returns the previous n. For tests."""
+    global tl_tab16_after
+    old = tl_tab16_after
+    tl_tab16_after = n
+    return old
 
 
 def vmath_isa():

@@ -3073,6 +3073,9 @@ static void tl_vm_domains(void)
 /* the variant in use: 0 none (scalar loops), 1 AVX2 (_ZGVdN8v/_ZGVdN4v), 2 AVX-512
  * (_ZGVeN16v/_ZGVeN8v); a NULL entry (symbol missing) keeps that op scalar */
 TL_SHARED(int tl_vm_isa, = 0);
+/* the float16/bfloat16 tables (TL_LOOP1_VEC16): in use, and after how many elements */
+TL_SHARED(int tl_tab16_on, = 1);
+TL_SHARED(npy_intp tl_tab16_after, = (npy_intp)1 << 21);
 TL_SHARED(void *tl_vm_fn32[TL_VM_N], );
 TL_SHARED(void *tl_vm_fn64[TL_VM_N], );
 /* arctan2: libmvec's AVX-512 variants (_ZGVeN16vv_atan2f, _ZGVeN8vv_atan2), or NULL */
@@ -3287,6 +3290,7 @@ static const char *tl_vmath_set(int on)
     tl_vm_isa = 0;
     for (k = 0; k < TL_VM_N; k++) tl_vm_fn32[k] = tl_vm_fn64[k] = NULL;
     tl_vm_atan2_32 = tl_vm_atan2_64 = tl_vm_pow_32 = tl_vm_pow_64 = NULL;
+    tl_tab16_on = on < 0 ? !tl_simd_disabled() : on != 0;
 #if defined(TL_VMATH)
     if (on < 0) {
         on = !tl_simd_disabled();
@@ -3513,11 +3517,144 @@ static int NAME(TL_LOOP_ARGS)                                                   
     { TL_LOOP2_RED_BODY(F, TL_LD_id, TL_ST_id, FN) }                                             \
 }
 
-/* float16/bfloat16 (K: f16, bf16) transcendentals: TL_VM16_CALL, the element loop otherwise */
+/* ==== float16/bfloat16 unary transcendentals by table ==========================================
+ * A 16-bit type has 65536 values: once an op has taken tl_tab16_after elements (so the build,
+ * ~2-3 ms, costs about what the op has already run), its element loop's step is run on every
+ * value, one at a time, and each result is stored with the FP flags it raised (TL_FPE_* << 16).
+ * The loop is then one table lookup per element (AVX-512: 16 per gather), the element loop's
+ * bits and flags by construction. NumPy's float16 loops use AVX512-FP16 on CPUs that have it,
+ * which ran 1.4-3.2x faster than the float32 libmvec route. tl_tab16_on follows set_vmath (off:
+ * the element loops, which the tests compare against). */
+typedef struct { uint32_t *tab; npy_intp seen; } tl_tab16;
+/* one: the element loop's step for one value (noinline: the flags read after it see all of it) */
+typedef uint16_t (*tl_tab16_one)(uint16_t, unsigned *);
+static uint32_t *tl_tab16_build(tl_tab16_one one)
+{
+    uint32_t *t = (uint32_t *)malloc(65536 * sizeof(uint32_t));
+    uint32_t u;
+    if (t == NULL) return NULL;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    {   /* the SSE flags (MXCSR), where libm's float math runs: 5x faster than fenv's calls */
+        const unsigned csr = _mm_getcsr();
+        for (u = 0; u < 65536; u++) {
+            unsigned e = 0, f;
+            uint16_t r;
+            _mm_setcsr(csr & ~0x3fu);
+            r = one((uint16_t)u, &e);
+            f = _mm_getcsr();
+            e |= (f & 0x04 ? TL_FPE_DIVBYZERO : 0u) | (f & 0x08 ? TL_FPE_OVERFLOW : 0u)
+                 | (f & 0x10 ? TL_FPE_UNDERFLOW : 0u) | (f & 0x01 ? TL_FPE_INVALID : 0u);
+            t[u] = r | e << 16;
+        }
+        _mm_setcsr(csr);
+    }
+#else
+    {
+        fexcept_t saved;
+        fegetexceptflag(&saved, FE_ALL_EXCEPT);
+        for (u = 0; u < 65536; u++) {
+            unsigned e = 0;
+            int f;
+            uint16_t r;
+            feclearexcept(FE_ALL_EXCEPT);
+            r = one((uint16_t)u, &e);
+            f = fetestexcept(FE_ALL_EXCEPT);
+            e |= (f & FE_DIVBYZERO ? TL_FPE_DIVBYZERO : 0u) | (f & FE_OVERFLOW ? TL_FPE_OVERFLOW : 0u)
+                 | (f & FE_UNDERFLOW ? TL_FPE_UNDERFLOW : 0u) | (f & FE_INVALID ? TL_FPE_INVALID : 0u);
+            t[u] = r | e << 16;
+        }
+        fesetexceptflag(&saved, FE_ALL_EXCEPT);
+    }
+#endif
+    return t;
+}
+/* the op's table, built now if it has run long enough, or NULL (element loops) */
+static const uint32_t *tl_tab16_get(tl_tab16 *tb, npy_intp n, tl_tab16_one one)
+{
+    uint32_t *t = __atomic_load_n(&tb->tab, __ATOMIC_ACQUIRE), *none = NULL;
+    if (t != NULL || !tl_tab16_on) return t != NULL && tl_tab16_on ? t : NULL;
+    if (__atomic_add_fetch(&tb->seen, n, __ATOMIC_RELAXED) < tl_tab16_after) return NULL;
+    if ((t = tl_tab16_build(one)) == NULL) return NULL;
+    if (!__atomic_compare_exchange_n(&tb->tab, &none, t, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        free(t);            /* another thread's table (the same values) */
+        t = none;
+    }
+    return t;
+}
+/* o[i] = table[a[i]], a strided (sa, so: bytes); returns the OR of the flags */
+static unsigned tl_tab16_strided(const uint32_t *t, const char *a, npy_intp sa, char *o,
+                                 npy_intp so, npy_intp n)
+{
+    uint32_t f = 0;
+    npy_intp i;
+    for (i = 0; i < n; i++, a += sa, o += so) {
+        uint32_t v = t[*(const uint16_t *)a];
+        f |= v;
+        *(uint16_t *)o = (uint16_t)v;
+    }
+    return f >> 16;
+}
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target("avx512f"))) static unsigned tl_tab16_avx512(
+    const uint32_t *t, const uint16_t *a, uint16_t *o, npy_intp n)
+{
+    __m512i acc = _mm512_setzero_si512();
+    npy_intp i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512i g = _mm512_i32gather_epi32(
+            _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(a + i))), (const void *)t, 4);
+        acc = _mm512_or_si512(acc, g);
+        _mm256_storeu_si256((__m256i *)(o + i), _mm512_cvtepi32_epi16(g));
+    }
+    return ((unsigned)_mm512_reduce_or_epi32(acc) >> 16) | tl_tab16_strided(
+        t, (const char *)(a + i), 2, (char *)(o + i), 2, n - i);
+}
+__attribute__((target("avx2"))) static unsigned tl_tab16_avx2(
+    const uint32_t *t, const uint16_t *a, uint16_t *o, npy_intp n)
+{
+    __m256i acc = _mm256_setzero_si256();
+    const __m256i low = _mm256_set1_epi32(0xffff);
+    npy_intp i = 0;
+    uint32_t f[8], all = 0;
+    int k;
+    for (; i + 8 <= n; i += 8) {
+        __m256i g = _mm256_i32gather_epi32((const int *)t,
+            _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(a + i))), 4);
+        __m256i r = _mm256_and_si256(g, low);
+        acc = _mm256_or_si256(acc, g);
+        r = _mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0x08);
+        _mm_storeu_si128((__m128i *)(o + i), _mm256_castsi256_si128(r));
+    }
+    _mm256_storeu_si256((__m256i *)f, acc);
+    for (k = 0; k < 8; k++) all |= f[k];
+    return (all >> 16) | tl_tab16_strided(t, (const char *)(a + i), 2, (char *)(o + i), 2, n - i);
+}
+#endif
+static unsigned tl_tab16_run(const uint32_t *t, char *const data[], npy_intp n, const npy_intp st[])
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if (st[0] == 2 && st[1] == 2 && tl_host_avx512)
+        return tl_tab16_avx512(t, (const uint16_t *)data[0], (uint16_t *)data[1], n);
+    if (st[0] == 2 && st[1] == 2 && tl_host_avx2)
+        return tl_tab16_avx2(t, (const uint16_t *)data[0], (uint16_t *)data[1], n);
+#endif
+    return tl_tab16_strided(t, data[0], st[0], data[1], st[1], n);
+}
+
+/* float16/bfloat16 (K: f16, bf16) transcendentals: the table (above) once the op has run long
+ * enough, TL_VM16_CALL before, the element loop otherwise */
 #define TL_LOOP1_VEC16(NAME, K, OP, FN)                                                          \
 TL_LOOP1(NAME##_scalar, uint16_t, uint16_t, TL_LD_##K, TL_ST_##K, FN)                            \
+static tl_tab16 NAME##_tab;                                                                      \
+__attribute__((noinline)) static uint16_t NAME##_one(uint16_t x, unsigned *e)                    \
+{ return TL_ST_##K(FN(TL_LD_##K(x), e), e); }                                                    \
 static int NAME(TL_LOOP_ARGS)                                                                    \
 {                                                                                                \
+    const uint32_t *tab = tl_tab16_get(&NAME##_tab, dims[0], NAME##_one);                        \
+    if (tab != NULL) {                                                                           \
+        (void)ctx; (void)aux;                                                                    \
+        return tl_finish(tl_tab16_run(tab, data, dims[0], st));                                  \
+    }                                                                                            \
     TL_VM16_CALL(K, OP, FN)                                                                      \
     return NAME##_scalar(ctx, data, dims, st, aux);                                              \
 }
