@@ -748,11 +748,37 @@ def _bits_equal(x, y):
         return "shape"
     if x.dtype.kind in "biu":
         return "=" if np.array_equal(x, y) else "DIFF"
-    u = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64, 16: np.uint64}[x.dtype.itemsize
-                                                                             if x.dtype.kind != "c"
-                                                                             else 8]
+    # (complex: each part on its own)
+    u = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[x.dtype.itemsize
+                                                               // (2 if x.dtype.kind == "c" else 1)]
     xv, yv = np.ascontiguousarray(x).view(u), np.ascontiguousarray(y).view(u)
-    return "=" if np.array_equal(xv, yv) else "DIFF"
+    if np.array_equal(xv, yv):
+        return "="
+    d = _ulps(xv, yv)
+    # transcendentals: libmvec's (within 4 ulp) and NumPy's SVML loops differ in the last bits
+    return f"~{d} ulp" if d is not None and d <= 4 else "DIFF"
+
+
+def _ulps(xv, yv):
+    """The largest distance in ulps between floats given by their bits (unsigned views), or None
+    where NaN bits (payloads included) differ."""
+    w = 8 * xv.dtype.itemsize
+    top = np.uint64(1) << np.uint64(w - 1)
+    exp_all = {16: None, 32: 0x7F800000, 64: 0x7FF0000000000000}
+    xi, yi = xv.ravel().astype(np.uint64), yv.ravel().astype(np.uint64)
+    mx, my = xi & (top - np.uint64(1)), yi & (top - np.uint64(1))
+    # NaN: every exponent bit set and a nonzero fraction; a 16-bit type may be float16 or
+    # bfloat16, so both patterns count as "special" there and must match exactly
+    specials = [0x7C00, 0x7F80] if w == 16 else [exp_all[w]]
+    special = np.zeros(xi.shape, bool)
+    for e in specials:
+        special |= (mx >= np.uint64(e)) | (my >= np.uint64(e))
+    if (xi[special] != yi[special]).any():
+        return None
+    # in unsigned integers (float64 bits do not fit a double): across zero the magnitudes add
+    across = (xi & top) != (yi & top)
+    d = np.where(across, mx + my, np.maximum(mx, my) - np.minimum(mx, my))
+    return int(d.max())
 
 
 def run_case(case, args):
@@ -989,12 +1015,17 @@ def main(argv=None, prog="python -m typelattice bench"):
     met = sum(ok for r in rows for _, _, ok in r["checks"])
     missed = [(r, label, v) for r in rows for label, v, ok in r["checks"] if not ok]
     diffs = [r for r in rows if r["bits"].startswith("DIFF")]
+    near = sorted({r["case"].split()[0] for r in rows if r["bits"].startswith("~")})
     print(f"\n# {len(rows)} cases in {time.perf_counter() - t0:.0f} s ({n_skipped} op/dtype "
           f"combinations not defined); load average {load0[0]:.2f} at start, {load1[0]:.2f} at "
           f"end on {os.cpu_count()} CPUs; seconds per group: "
           + ", ".join(f"{g} {t:.0f}" for g, t in group_time.items()), file=out)
     print(f"# targets: {met} met, {len(missed)} missed; results differing from the reference "
-          f"bit for bit: {len(diffs)}", file=out)
+          f"by more than 4 ulp (or in NaN bits): {len(diffs)}; within 4 ulp, not bit for bit: "
+          f"{sum(r['bits'].startswith('~') for r in rows)}"
+          + (f" ({', '.join(near)}: transcendentals, ours and NumPy's SIMD functions differ in the"
+             " last bits)" if near else ""),
+          file=out)
     print(target_summary(rows), file=out)
     for f in failed:
         print(f"# FAILED {f}", file=out)
