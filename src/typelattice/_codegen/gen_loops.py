@@ -203,8 +203,9 @@ def emit_unary(op, out):
         if op.kernel in VROUND and t in ("float32", "float64"):
             out.append(f"TL_LOOP1_CONTIG({name}, {STORAGE[t]}, "
                        f"tl_vround_{op.kernel}_{SUFFIX[t]}, {fn})")
-        elif op.kernel == "bitwise_count" and t in ("int64", "uint64"):
-            out.append(f"TL_LOOP1_POPCNT64({name}, {STORAGE[t]}, {int(t == 'int64')}, {fn})")
+        elif op.kernel == "bitwise_count" and t in ("int32", "uint32", "int64", "uint64"):
+            out.append(f"TL_LOOP1_POPCNT({name}, {STORAGE[t]}, {t[-2:]}, "
+                       f"{int(t[0] == 'i')}, {fn})")
         elif op.kernel == "square" and t in ("int8", "uint8"):
             out.append(f"TL_LOOP1_CONTIG({name}, {STORAGE[t]}, tl_vsquare_{SUFFIX[t]}, {fn})")
         elif op.kernel in VCLASS and t in ("float32", "float64"):

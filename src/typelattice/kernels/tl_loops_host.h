@@ -131,6 +131,7 @@ static inline float tl_hsign_bf_f32(float x, unsigned *e)
 TL_SHARED(uint64_t tl_bytes8[256], );     /* 8 mask bits -> 8 bytes of 0/1 */
 TL_SHARED(int tl_host_avx2, = 0);
 TL_SHARED(int tl_host_avx512, = 0);
+TL_SHARED(int tl_host_vpopcnt, = 0);     /* AVX-512 with VPOPCNTDQ */
 int tl_simd_disabled(void);     /* tl_convert.c (tl_convert.h is included below) */
 static void tl_host_init(void)
 {
@@ -146,15 +147,16 @@ static void tl_host_init(void)
     tl_host_avx512 = tl_host_avx2 && __builtin_cpu_supports("avx512f")
                      && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")
                      && __builtin_cpu_supports("avx512dq");
+    tl_host_vpopcnt = tl_host_avx512 && __builtin_cpu_supports("avx512vpopcntdq");
 #endif
-    if (tl_simd_disabled()) tl_host_avx2 = tl_host_avx512 = 0;
+    if (tl_simd_disabled()) tl_host_avx2 = tl_host_avx512 = tl_host_vpopcnt = 0;
 }
 /* on = 0: the portable code (tests); 1: what the CPU has; 2: at most AVX2 (tests) */
 static void tl_host_set_simd(int on)
 {
     tl_host_init();
-    if (!on) tl_host_avx2 = tl_host_avx512 = 0;
-    if (on == 2) tl_host_avx512 = 0;
+    if (!on) tl_host_avx2 = tl_host_avx512 = tl_host_vpopcnt = 0;
+    if (on == 2) tl_host_avx512 = tl_host_vpopcnt = 0;
 }
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -2143,12 +2145,33 @@ tl_vpopcnt64_avx2(const void *a, uint8_t *o, npy_intp n, int mag)
     }
     return i;
 }
-#define TL_LOOP1_POPCNT64(NAME, S, MAG, FN)                                                      \
+/* 32/64-bit counts with AVX512-VPOPCNTDQ (the magnitude by vpabs: INT_MIN's is its own bits) */
+#define TL_VPOPCNT_AVX512(BITS, N, STORE)                                                        \
+__attribute__((target("avx512f,avx512vpopcntdq"))) static npy_intp                              \
+tl_vpopcnt##BITS##_avx512(const void *a, uint8_t *o, npy_intp n, int mag)                        \
+{                                                                                                \
+    npy_intp i = 0;                                                                              \
+    for (; i + N <= n; i += N) {                                                                 \
+        __m512i v = _mm512_loadu_si512((const char *)a + i * (BITS / 8));                        \
+        if (mag) v = _mm512_abs_epi##BITS(v);                                                    \
+        STORE(o + i, _mm512_cvtepi##BITS##_epi8(_mm512_popcnt_epi##BITS(v)));                    \
+    }                                                                                            \
+    return i;                                                                                    \
+}
+#define TL_STORE16B(p, x) _mm_storeu_si128((__m128i *)(void *)(p), x)
+#define TL_STORE8B(p, x) _mm_storel_epi64((__m128i *)(void *)(p), x)
+TL_VPOPCNT_AVX512(32, 16, TL_STORE16B)
+TL_VPOPCNT_AVX512(64, 8, TL_STORE8B)
+/* bitwise_count of 32/64-bit integers (MAG: signed, the count of the magnitude): AVX512-VPOPCNTDQ
+ * where the CPU has it, the AVX2 kernel (64-bit), the element loop (gcc's scalar popcnt) */
+#define TL_LOOP1_POPCNT(NAME, S, BITS, MAG, FN)                                                  \
 TL_LOOP1(NAME##_elems, S, uint8_t, TL_LD_id, TL_ST_id, FN)                                       \
 static int NAME(TL_LOOP_ARGS)                                                                    \
 {                                                                                                \
     npy_intp k = 0, rest;                                                                        \
-    if (tl_host_avx2 && st[0] == (npy_intp)sizeof(S) && st[1] == 1)                              \
+    if (tl_host_vpopcnt && st[0] == (npy_intp)sizeof(S) && st[1] == 1)                           \
+        k = tl_vpopcnt##BITS##_avx512(data[0], (uint8_t *)data[1], dims[0], MAG);                \
+    else if (BITS == 64 && tl_host_avx2 && st[0] == (npy_intp)sizeof(S) && st[1] == 1)           \
         k = tl_vpopcnt64_avx2(data[0], (uint8_t *)data[1], dims[0], MAG);                        \
     rest = dims[0] - k;                                                                          \
     if (rest == 0) return 0;                                                                     \
@@ -2158,7 +2181,7 @@ static int NAME(TL_LOOP_ARGS)                                                   
     }                                                                                            \
 }
 #else
-#define TL_LOOP1_POPCNT64(NAME, S, MAG, FN) TL_LOOP1(NAME, S, uint8_t, TL_LD_id, TL_ST_id, FN)
+#define TL_LOOP1_POPCNT(NAME, S, BITS, MAG, FN) TL_LOOP1(NAME, S, uint8_t, TL_LD_id, TL_ST_id, FN)
 #endif
 
 /* complex64/complex128 absolute (tl_absolute_c64/_c128: larger * sqrt(fma(r, r, 1)), r = smaller
