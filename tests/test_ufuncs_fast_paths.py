@@ -688,3 +688,37 @@ def test_complex_ordering_comparisons_flags_per_pair(dt, simd):
                     assert gf == wf and (got == want).all(), (name, n)
     finally:
         _ufuncs.set_simd(None)
+
+
+@pytest.mark.parametrize("dt", ["int8", "uint8"])
+@pytest.mark.parametrize("name", ["gcd", "lcm"])
+def test_8bit_gcd_lcm_by_table_are_numpys(name, dt):
+    """8-bit gcd/lcm by their 256 x 256 table (built at the first call here): NumPy's result for
+    every pair of values (lcm's wrapping included), contiguous, strided, with a scalar operand,
+    reduce and accumulate (each step reads what the last one wrote); and the element loop's
+    before the table."""
+    from typelattice import _ufuncs
+    f, ref = getattr(tl, name), getattr(np, name)
+    v = np.arange(256).astype(np.uint8).view(dt)
+    a, b = np.repeat(v, 256), np.tile(v, 256)
+    with np.errstate(all="ignore"):
+        want = ref(a, b)
+    assert f(a[:7], b[:7]).tobytes() == want[:7].tobytes()     # the element loop (few elements)
+    old = _ufuncs.set_tab16_after(0)
+    try:
+        with np.errstate(all="ignore"):
+            got = f(a, b)
+            assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+            assert f(a[::-3], b[::-3]).tobytes() == ref(a[::-3], b[::-3]).tobytes()
+            assert f(a[:999], v[77]).tobytes() == ref(a[:999], v[77]).tobytes()
+            assert f(v[200], b[5:900]).tobytes() == ref(v[200], b[5:900]).tobytes()
+            rng = np.random.default_rng(4)
+            x = v[rng.integers(0, 256, (40, 33))]
+            for axis in (0, 1, None) if name == "gcd" else (0, 1):     # (lcm: not reorderable)
+                assert f.reduce(x, axis=axis).tobytes() == ref.reduce(x, axis=axis).tobytes()
+            assert f.accumulate(x, axis=1).tobytes() == ref.accumulate(x, axis=1).tobytes()
+            y = a[:500].copy()
+            f(y, b[:500], out=y)
+            assert y.tobytes() == want[:500].tobytes()
+    finally:
+        _ufuncs.set_tab16_after(old)

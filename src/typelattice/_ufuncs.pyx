@@ -315,7 +315,8 @@ def set_vmath(on=None):
 
 def set_tab16_after(n):
     """float16/bfloat16 transcendentals switch to their 65536-entry table once the op has taken
-    n elements (default 2**21; 0: at the next call). Returns the previous n. For tests."""
+    n elements (default 2**21; 0: at the next call), 8-bit gcd/lcm to theirs after n / 32.
+    Returns the previous n. For tests."""
     global tl_tab16_after
     old = tl_tab16_after
     tl_tab16_after = n

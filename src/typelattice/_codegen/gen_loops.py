@@ -512,6 +512,8 @@ def op_units():
                 elif op.name in VMATH_BINARY and t in ("float32", "float64"):
                     out.append(f"TL_LOOP2_VMBIN({name}, {VMATH_BINARY[op.name]}, {SUFFIX[t]}, "
                                f"{S}, {t[-2:]}, {fn})")
+                elif op.name in ("gcd", "lcm") and t in ("int8", "uint8"):
+                    out.append(f"TL_LOOP2_TAB8({name}, {S}, {lo}, {so}, {fn})")
                 elif op.name in BOOL_RED and t == "bool":
                     out.append(f"TL_LOOP2_REDFN({name}, {S}, {lo}, {fn}, "
                                f"tl_red_{BOOL_RED[op.name]}_b)")

@@ -3664,6 +3664,47 @@ static unsigned tl_tab16_run(const uint32_t *t, char *const data[], npy_intp n, 
     return tl_tab16_strided(t, data[0], st[0], data[1], st[1], n);
 }
 
+/* ==== 8-bit gcd/lcm by table ==================================================================
+ * 256 x 256 operand pairs: the element function (Euclid's loop, ~30 ns, as NumPy's) on every pair
+ * once the op has taken tl_tab16_after / 32 elements (2^16 by default: the build is 65536
+ * element calls, so it costs about what already ran); then one lookup per element, any strides
+ * (a reduction reads the operand its last step wrote). Integer ops: no flags, no errors. */
+typedef struct { uint8_t *tab; npy_intp seen; } tl_tab8;
+typedef uint8_t (*tl_tab8_pair)(uint8_t, uint8_t);
+static const uint8_t *tl_tab8_get(tl_tab8 *tb, npy_intp n, tl_tab8_pair pair)
+{
+    uint8_t *t = __atomic_load_n(&tb->tab, __ATOMIC_ACQUIRE), *none = NULL;
+    unsigned u;
+    if (t != NULL || !tl_tab16_on) return t != NULL && tl_tab16_on ? t : NULL;
+    if (__atomic_add_fetch(&tb->seen, n, __ATOMIC_RELAXED) < tl_tab16_after / 32) return NULL;
+    if ((t = (uint8_t *)malloc(65536)) == NULL) return NULL;
+    for (u = 0; u < 65536; u++) t[u] = pair((uint8_t)(u >> 8), (uint8_t)u);
+    if (!__atomic_compare_exchange_n(&tb->tab, &none, t, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        free(t);
+        t = none;
+    }
+    return t;
+}
+#define TL_LOOP2_TAB8(NAME, S, LD, ST, FN)                                                       \
+TL_LOOP2_RED(NAME##_elems, S, LD, ST, FN)                                                        \
+static tl_tab8 NAME##_tab;                                                                       \
+static uint8_t NAME##_pair(uint8_t a, uint8_t b)                                                 \
+{ unsigned e = 0; return (uint8_t)FN((S)a, (S)b, &e); }                                          \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    const uint8_t *t = tl_tab8_get(&NAME##_tab, dims[0], NAME##_pair);                           \
+    if (t != NULL) {                                                                             \
+        const char *a = data[0], *b = data[1];                                                   \
+        char *o = data[2];                                                                       \
+        npy_intp i;                                                                              \
+        (void)ctx; (void)aux;                                                                    \
+        for (i = 0; i < dims[0]; i++, a += st[0], b += st[1], o += st[2])                        \
+            *(uint8_t *)o = t[(unsigned)*(const uint8_t *)a << 8 | *(const uint8_t *)b];         \
+        return 0;                                                                                \
+    }                                                                                            \
+    return NAME##_elems(ctx, data, dims, st, aux);                                               \
+}
+
 /* float16/bfloat16 (K: f16, bf16) transcendentals: the table (above) once the op has run long
  * enough, TL_VM16_CALL before, the element loop otherwise */
 #define TL_LOOP1_VEC16(NAME, K, OP, FN)                                                          \
