@@ -755,8 +755,9 @@ def _bits_equal(x, y):
     if np.array_equal(xv, yv):
         return "="
     d = _ulps(xv, yv)
-    # transcendentals: libmvec's (within 4 ulp) and NumPy's SVML loops differ in the last bits
-    return f"~{d} ulp" if d is not None and d <= 4 else "DIFF"
+    # transcendentals: libmvec's and NumPy's SVML loops, each within 4 ulp of the exact result,
+    # differ in the last bits (up to 8 ulp between them)
+    return f"~{d} ulp" if d is not None and d <= 8 else "DIFF"
 
 
 def _ulps(xv, yv):
@@ -1021,7 +1022,7 @@ def main(argv=None, prog="python -m typelattice bench"):
           f"end on {os.cpu_count()} CPUs; seconds per group: "
           + ", ".join(f"{g} {t:.0f}" for g, t in group_time.items()), file=out)
     print(f"# targets: {met} met, {len(missed)} missed; results differing from the reference "
-          f"by more than 4 ulp (or in NaN bits): {len(diffs)}; within 4 ulp, not bit for bit: "
+          f"by more than 8 ulp (or in NaN bits): {len(diffs)}; within 8 ulp, not bit for bit: "
           f"{sum(r['bits'].startswith('~') for r in rows)}"
           + (f" ({', '.join(near)}: transcendentals, ours and NumPy's SIMD functions differ in the"
              " last bits)" if near else ""),
