@@ -704,7 +704,7 @@ def test_8bit_gcd_lcm_by_table_are_numpys(name, dt):
     with np.errstate(all="ignore"):
         want = ref(a, b)
     assert f(a[:7], b[:7]).tobytes() == want[:7].tobytes()     # the element loop (few elements)
-    old = _ufuncs.set_tab16_after(0)
+    old = _ufuncs.set_tables_after(0)
     try:
         with np.errstate(all="ignore"):
             got = f(a, b)
@@ -721,4 +721,4 @@ def test_8bit_gcd_lcm_by_table_are_numpys(name, dt):
             f(y, b[:500], out=y)
             assert y.tobytes() == want[:500].tobytes()
     finally:
-        _ufuncs.set_tab16_after(old)
+        _ufuncs.set_tables_after(old)

@@ -462,9 +462,9 @@ def test_half_transcendentals_every_bit_pattern(name, dt):
 @pytest.fixture
 def tables_now():
     """float16/bfloat16 transcendentals through their tables from the next call on."""
-    old = _ufuncs.set_tab16_after(0)
+    old = _ufuncs.set_tables_after(0)
     yield
-    _ufuncs.set_tab16_after(old)
+    _ufuncs.set_tables_after(old)
 
 
 @pytest.mark.parametrize("simd", [True, "avx2", False])

@@ -125,7 +125,7 @@ cdef extern from "_loops.h":
     void tl_host_init()
     void tl_host_set_simd(int on)
     const char *tl_vmath_set(int on)
-    npy_intp tl_tab16_after
+    npy_intp tl_tables_after
     const char *tl_vmath_isa()
     const char *tl_convert_isa()
     int tl_convert_set_isa(const char *name)
@@ -313,13 +313,13 @@ def set_vmath(on=None):
     return tl_vmath_set(mode).decode()
 
 
-def set_tab16_after(n):
+def set_tables_after(n):
     """float16/bfloat16 transcendentals switch to their 65536-entry table once the op has taken
     n elements (default 2**21; 0: at the next call), 8-bit gcd/lcm to theirs after n / 32.
     Returns the previous n. For tests."""
-    global tl_tab16_after
-    old = tl_tab16_after
-    tl_tab16_after = n
+    global tl_tables_after
+    old = tl_tables_after
+    tl_tables_after = n
     return old
 
 

@@ -3096,9 +3096,10 @@ static void tl_vm_domains(void)
 /* the variant in use: 0 none (scalar loops), 1 AVX2 (_ZGVdN8v/_ZGVdN4v), 2 AVX-512
  * (_ZGVeN16v/_ZGVeN8v); a NULL entry (symbol missing) keeps that op scalar */
 TL_SHARED(int tl_vm_isa, = 0);
-/* the float16/bfloat16 tables (TL_LOOP1_VEC16): in use, and after how many elements */
-TL_SHARED(int tl_tab16_on, = 1);
-TL_SHARED(npy_intp tl_tab16_after, = (npy_intp)1 << 21);
+/* the tables of float16/bfloat16 transcendentals and 8-bit gcd/lcm: in use (follows set_vmath),
+ * and after how many elements of an op (the 8-bit ones: / 32) */
+TL_SHARED(int tl_tables_on, = 1);
+TL_SHARED(npy_intp tl_tables_after, = (npy_intp)1 << 21);
 TL_SHARED(void *tl_vm_fn32[TL_VM_N], );
 TL_SHARED(void *tl_vm_fn64[TL_VM_N], );
 /* arctan2: libmvec's AVX-512 variants (_ZGVeN16vv_atan2f, _ZGVeN8vv_atan2), or NULL */
@@ -3313,7 +3314,7 @@ static const char *tl_vmath_set(int on)
     tl_vm_isa = 0;
     for (k = 0; k < TL_VM_N; k++) tl_vm_fn32[k] = tl_vm_fn64[k] = NULL;
     tl_vm_atan2_32 = tl_vm_atan2_64 = tl_vm_pow_32 = tl_vm_pow_64 = NULL;
-    tl_tab16_on = on < 0 ? !tl_simd_disabled() : on != 0;
+    tl_tables_on = on < 0 ? !tl_simd_disabled() : on != 0;
 #if defined(TL_VMATH)
     if (on < 0) {
         on = !tl_simd_disabled();
@@ -3541,18 +3542,19 @@ static int NAME(TL_LOOP_ARGS)                                                   
 }
 
 /* ==== float16/bfloat16 unary transcendentals by table ==========================================
- * A 16-bit type has 65536 values: once an op has taken tl_tab16_after elements (so the build,
+ * A 16-bit type has 65536 values: once an op has taken tl_tables_after elements (so the build,
  * ~2-3 ms, costs about what the op has already run), its element loop's step is run on every
  * value, one at a time, and each result is stored with the FP flags it raised (TL_FPE_* << 16).
  * The loop is then one table lookup per element (AVX-512: 16 per gather), the element loop's
  * bits and flags by construction. NumPy's float16 loops use AVX512-FP16 on CPUs that have it,
- * which ran 1.4-3.2x faster than the float32 libmvec route. tl_tab16_on follows set_vmath (off:
+ * which ran 1.4-3.2x faster than the float32 libmvec route. tl_tables_on follows set_vmath (off:
  * the element loops, which the tests compare against). */
-typedef struct { uint32_t *tab; npy_intp seen; } tl_tab16;
-/* one: the element loop's step for one value (noinline: the flags read after it see all of it) */
-typedef uint16_t (*tl_tab16_one)(uint16_t, unsigned *);
-static uint32_t *tl_tab16_build(tl_tab16_one one)
+/* arg: the element loop's step for one value (a tl_tables_one; not inlined, so the flags read
+ * after it see all of it) */
+typedef uint16_t (*tl_tables_one)(uint16_t, unsigned *);
+static void *tl_tab16_build(const void *arg)
 {
+    const tl_tables_one one = *(const tl_tables_one *)arg;
     uint32_t *t = (uint32_t *)malloc(65536 * sizeof(uint32_t));
     uint32_t u;
     if (t == NULL) return NULL;
@@ -3591,15 +3593,20 @@ static uint32_t *tl_tab16_build(tl_tab16_one one)
 #endif
     return t;
 }
-/* the op's table, built now if it has run long enough, or NULL (element loops) */
-static const uint32_t *tl_tab16_get(tl_tab16 *tb, npy_intp n, tl_tab16_one one)
+/* An op's table, or NULL (its element loops): tb->seen counts the elements the op has taken;
+ * once they reach `after` (with tl_tables_on), build(arg) makes the table and the first thread to
+ * finish publishes it (another thread's copy, the same values, is freed). */
+typedef struct { void *tab; npy_intp seen; } tl_lazy_table;
+static const void *tl_lazy_table_get(tl_lazy_table *tb, npy_intp n, npy_intp after,
+                                     void *(*build)(const void *), const void *arg)
 {
-    uint32_t *t = __atomic_load_n(&tb->tab, __ATOMIC_ACQUIRE), *none = NULL;
-    if (t != NULL || !tl_tab16_on) return t != NULL && tl_tab16_on ? t : NULL;
-    if (__atomic_add_fetch(&tb->seen, n, __ATOMIC_RELAXED) < tl_tab16_after) return NULL;
-    if ((t = tl_tab16_build(one)) == NULL) return NULL;
+    void *t, *none = NULL;
+    if (!tl_tables_on) return NULL;
+    if ((t = __atomic_load_n(&tb->tab, __ATOMIC_ACQUIRE)) != NULL) return t;
+    if (__atomic_add_fetch(&tb->seen, n, __ATOMIC_RELAXED) < after) return NULL;
+    if ((t = build(arg)) == NULL) return NULL;
     if (!__atomic_compare_exchange_n(&tb->tab, &none, t, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-        free(t);            /* another thread's table (the same values) */
+        free(t);
         t = none;
     }
     return t;
@@ -3666,33 +3673,30 @@ static unsigned tl_tab16_run(const uint32_t *t, char *const data[], npy_intp n, 
 
 /* ==== 8-bit gcd/lcm by table ==================================================================
  * 256 x 256 operand pairs: the element function (Euclid's loop, ~30 ns, as NumPy's) on every pair
- * once the op has taken tl_tab16_after / 32 elements (2^16 by default: the build is 65536
+ * once the op has taken tl_tables_after / 32 elements (2^16 by default: the build is 65536
  * element calls, so it costs about what already ran); then one lookup per element, any strides
  * (a reduction reads the operand its last step wrote). Integer ops: no flags, no errors. */
-typedef struct { uint8_t *tab; npy_intp seen; } tl_tab8;
+/* arg: a tl_tab8_pair, the element function on one pair */
 typedef uint8_t (*tl_tab8_pair)(uint8_t, uint8_t);
-static const uint8_t *tl_tab8_get(tl_tab8 *tb, npy_intp n, tl_tab8_pair pair)
+static void *tl_tab8_build(const void *arg)
 {
-    uint8_t *t = __atomic_load_n(&tb->tab, __ATOMIC_ACQUIRE), *none = NULL;
+    const tl_tab8_pair pair = *(const tl_tab8_pair *)arg;
+    uint8_t *t = (uint8_t *)malloc(65536);
     unsigned u;
-    if (t != NULL || !tl_tab16_on) return t != NULL && tl_tab16_on ? t : NULL;
-    if (__atomic_add_fetch(&tb->seen, n, __ATOMIC_RELAXED) < tl_tab16_after / 32) return NULL;
-    if ((t = (uint8_t *)malloc(65536)) == NULL) return NULL;
-    for (u = 0; u < 65536; u++) t[u] = pair((uint8_t)(u >> 8), (uint8_t)u);
-    if (!__atomic_compare_exchange_n(&tb->tab, &none, t, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-        free(t);
-        t = none;
-    }
+    if (t != NULL)
+        for (u = 0; u < 65536; u++) t[u] = pair((uint8_t)(u >> 8), (uint8_t)u);
     return t;
 }
 #define TL_LOOP2_TAB8(NAME, S, LD, ST, FN)                                                       \
 TL_LOOP2_RED(NAME##_elems, S, LD, ST, FN)                                                        \
-static tl_tab8 NAME##_tab;                                                                       \
+static tl_lazy_table NAME##_tab;                                                                 \
 static uint8_t NAME##_pair(uint8_t a, uint8_t b)                                                 \
 { unsigned e = 0; return (uint8_t)FN((S)a, (S)b, &e); }                                          \
 static int NAME(TL_LOOP_ARGS)                                                                    \
 {                                                                                                \
-    const uint8_t *t = tl_tab8_get(&NAME##_tab, dims[0], NAME##_pair);                           \
+    const tl_tab8_pair pair = NAME##_pair;                                                       \
+    const uint8_t *t = (const uint8_t *)tl_lazy_table_get(&NAME##_tab, dims[0],                  \
+                                                          tl_tables_after / 32, tl_tab8_build, &pair); \
     if (t != NULL) {                                                                             \
         const char *a = data[0], *b = data[1];                                                   \
         char *o = data[2];                                                                       \
@@ -3709,12 +3713,14 @@ static int NAME(TL_LOOP_ARGS)                                                   
  * enough, TL_VM16_CALL before, the element loop otherwise */
 #define TL_LOOP1_VEC16(NAME, K, OP, FN)                                                          \
 TL_LOOP1(NAME##_scalar, uint16_t, uint16_t, TL_LD_##K, TL_ST_##K, FN)                            \
-static tl_tab16 NAME##_tab;                                                                      \
+static tl_lazy_table NAME##_tab;                                                                 \
 __attribute__((noinline)) static uint16_t NAME##_one(uint16_t x, unsigned *e)                    \
 { return TL_ST_##K(FN(TL_LD_##K(x), e), e); }                                                    \
 static int NAME(TL_LOOP_ARGS)                                                                    \
 {                                                                                                \
-    const uint32_t *tab = tl_tab16_get(&NAME##_tab, dims[0], NAME##_one);                        \
+    const tl_tables_one one = NAME##_one;                                                         \
+    const uint32_t *tab = (const uint32_t *)tl_lazy_table_get(&NAME##_tab, dims[0],              \
+                                                              tl_tables_after, tl_tab16_build, &one); \
     if (tab != NULL) {                                                                           \
         (void)ctx; (void)aux;                                                                    \
         return tl_finish(tl_tab16_run(tab, data, dims[0], st));                                  \
