@@ -765,12 +765,11 @@ def _ulps(xv, yv):
     where NaN bits (payloads included) differ."""
     w = 8 * xv.dtype.itemsize
     top = np.uint64(1) << np.uint64(w - 1)
-    exp_all = {16: None, 32: 0x7F800000, 64: 0x7FF0000000000000}
     xi, yi = xv.ravel().astype(np.uint64), yv.ravel().astype(np.uint64)
     mx, my = xi & (top - np.uint64(1)), yi & (top - np.uint64(1))
     # NaN: every exponent bit set and a nonzero fraction; a 16-bit type may be float16 or
     # bfloat16, so both patterns count as "special" there and must match exactly
-    specials = [0x7C00, 0x7F80] if w == 16 else [exp_all[w]]
+    specials = {16: [0x7C00, 0x7F80], 32: [0x7F800000], 64: [0x7FF0000000000000]}[w]
     special = np.zeros(xi.shape, bool)
     for e in specials:
         special |= (mx >= np.uint64(e)) | (my >= np.uint64(e))

@@ -3158,7 +3158,7 @@ typedef double (*tl_vm_s64)(double, unsigned *);
 
 /* vfpclass categories: QNaN 0x01, +0 0x02, -0 0x04, +inf 0x08, -inf 0x10, subnormal 0x20,
  * negative 0x40, SNaN 0x80 */
-#define TL_VM_AVX512(S, F, N, V, SUF, REDO, SET1, DOMERR)                                        \
+#define TL_VM_AVX512(S, F, N, V, SUF, REDO, SET1)                                                \
 __attribute__((target("avx512f,avx512dq"))) static npy_intp tl_vm_##S##_avx512(                 \
     void *vf, tl_vm_##S sf, const tl_vm_dom_##S##_t *d, const F *a, F *o, npy_intp n,            \
     unsigned *fpe, const tl_vm_near *nr)                                                         \
@@ -3207,8 +3207,8 @@ typedef tl_vm_s32 tl_vm_h32;
                                              _mm512_castps_si512(y), nr_from), nr_low), nr_span))
 #define DOMERR(v, y, err) TL_VM_DOMERR512(ps, v, y, err)
 #define ORSAFE(v, ok) TL_VM_ORSAFE512(ps, v, ok)
-TL_VM_AVX512(s32, float, 16, __m512, ps, TL_VM_NO_REDO, _mm512_set1_epi32, DOMERR)
-TL_VM_AVX512(h32, float, 16, __m512, ps, TL_VM_REDO512, _mm512_set1_epi32, DOMERR)
+TL_VM_AVX512(s32, float, 16, __m512, ps, TL_VM_NO_REDO, _mm512_set1_epi32)
+TL_VM_AVX512(h32, float, 16, __m512, ps, TL_VM_REDO512, _mm512_set1_epi32)
 #undef DOMERR
 #undef ORSAFE
 #undef OKM_SYM
@@ -3220,7 +3220,7 @@ TL_VM_AVX512(h32, float, 16, __m512, ps, TL_VM_REDO512, _mm512_set1_epi32, DOMER
                       v, rhi, _CMP_LE_OQ) & ((unsigned)_mm512_fpclass_pd_mask(v, 0x26) ^ 0xffu))
 #define DOMERR(v, y, err) TL_VM_DOMERR512(pd, v, y, err)
 #define ORSAFE(v, ok) TL_VM_ORSAFE512(pd, v, ok)
-TL_VM_AVX512(s64, double, 8, __m512d, pd, TL_VM_NO_REDO, _mm512_set1_epi64, DOMERR)
+TL_VM_AVX512(s64, double, 8, __m512d, pd, TL_VM_NO_REDO, _mm512_set1_epi64)
 #undef DOMERR
 #undef ORSAFE
 #undef OKM_SYM
@@ -3549,12 +3549,12 @@ static int NAME(TL_LOOP_ARGS)                                                   
  * bits and flags by construction. NumPy's float16 loops use AVX512-FP16 on CPUs that have it,
  * which ran 1.4-3.2x faster than the float32 libmvec route. tl_tables_on follows set_vmath (off:
  * the element loops, which the tests compare against). */
-/* arg: the element loop's step for one value (a tl_tables_one; not inlined, so the flags read
+/* arg: the element loop's step for one value (a tl_tab16_one; not inlined, so the flags read
  * after it see all of it) */
-typedef uint16_t (*tl_tables_one)(uint16_t, unsigned *);
+typedef uint16_t (*tl_tab16_one)(uint16_t, unsigned *);
 static void *tl_tab16_build(const void *arg)
 {
-    const tl_tables_one one = *(const tl_tables_one *)arg;
+    const tl_tab16_one one = *(const tl_tab16_one *)arg;
     uint32_t *t = (uint32_t *)malloc(65536 * sizeof(uint32_t));
     uint32_t u;
     if (t == NULL) return NULL;
@@ -3718,7 +3718,7 @@ __attribute__((noinline)) static uint16_t NAME##_one(uint16_t x, unsigned *e)   
 { return TL_ST_##K(FN(TL_LD_##K(x), e), e); }                                                    \
 static int NAME(TL_LOOP_ARGS)                                                                    \
 {                                                                                                \
-    const tl_tables_one one = NAME##_one;                                                         \
+    const tl_tab16_one one = NAME##_one;                                                          \
     const uint32_t *tab = (const uint32_t *)tl_lazy_table_get(&NAME##_tab, dims[0],              \
                                                               tl_tables_after, tl_tab16_build, &one); \
     if (tab != NULL) {                                                                           \
