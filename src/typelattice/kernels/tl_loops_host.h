@@ -3298,6 +3298,98 @@ TL_VM_AVX2(s64, double, 4, __m256d, pd, epi64, _mm256_set1_epi64x, int64_t, INT6
 #undef LANEBITS
 #undef REDO
 #undef OKM
+
+/* float32 pow for the lanes TL_VM_OK_pow passes (a positive normal base, |y log2 x| <= ~101):
+ * libmvec's _ZGVeN16vv_powf gathers from its tables (1.9 ns per element against SVML's 0.8 in
+ * NumPy). This is 2^(y log2 x) in double with the tables in registers (permutes, no gathers):
+ * x = 2^k z, z in [0.7, 1.4) (the float's bits less those of 0.7 give k and a 16-way interval
+ * of z, with centre 1/invc); log2 x = k - log2 invc + P(z invc - 1), |z invc - 1| < 0.03,
+ * P: log2(1+r) to degree 6 (error < 2^-37); then t = y log2 x = m/32 + f, |f| <= 1/64, and
+ * 2^t = 2^(m/32) (2^(j/32) from a 32-entry table, 2^floor(m/32) added to its exponent)
+ * * Q(f), Q: 2^f to degree 4 (error < 2^-39). One rounding to float32 at the end: within 1 ulp,
+ * integer powers exact. Filled by tl_pow32_init. */
+static double tl_pow32_invc[16] __attribute__((aligned(64))), tl_pow32_logc[16] __attribute__((aligned(64)));
+static uint64_t tl_pow32_exp2[32] __attribute__((aligned(64)));
+static double tl_pow32_log_poly[6], tl_pow32_exp_poly[4];
+#define TL_POW32_OFF 0x3f330000     /* 0.69921875 */
+static void tl_pow32_init(void)
+{
+    int i;
+    for (i = 0; i < 16; i++) {
+        uint32_t lo = TL_POW32_OFF + ((uint32_t)i << 19), hi = lo + (1u << 19);
+        float zlo, zhi;
+        memcpy(&zlo, &lo, 4);
+        memcpy(&zhi, &hi, 4);
+        /* the harmonic mean: |z/c - 1| equal at both ends */
+        tl_pow32_invc[i] = ((double)zlo + (double)zhi) / (2.0 * (double)zlo * (double)zhi);
+        tl_pow32_logc[i] = -log2(tl_pow32_invc[i]);
+    }
+    for (i = 0; i < 32; i++) {
+        double t = exp2(i / 32.0);
+        uint64_t b;
+        memcpy(&b, &t, 8);
+        tl_pow32_exp2[i] = b - ((uint64_t)i << 47);     /* + m << 47 gives 2^(m/32) */
+    }
+    {
+        double ln2 = 0.69314718055994530942, f = 1.0;
+        for (i = 0; i < 6; i++)       /* log2(1+r) = sum (-1)^(n+1) r^n / (n ln2), n = 1.. */
+            tl_pow32_log_poly[i] = (i % 2 ? -1.0 : 1.0) / ((i + 1) * ln2);
+        for (i = 0; i < 4; i++) {     /* 2^f = 1 + sum (f ln2)^n / n!, n = 1.. */
+            f *= ln2 / (i + 1);
+            tl_pow32_exp_poly[i] = f;
+        }
+    }
+}
+/* 8 lanes: x, y as double; k the exponent and ix the table index (64-bit lanes) */
+__attribute__((target("avx512f,avx512dq"), always_inline))
+static inline __m512d tl_pow32_half(__m512d z, __m512d k, __m512i ix, __m512d y)
+{
+    const __m512d one = _mm512_set1_pd(1.0), shift = _mm512_set1_pd(0x1.8p52 / 32);
+    const double *A = tl_pow32_log_poly, *C = tl_pow32_exp_poly;
+    __m512d invc = _mm512_permutex2var_pd(_mm512_load_pd(tl_pow32_invc), ix,
+                                          _mm512_load_pd(tl_pow32_invc + 8));
+    __m512d logc = _mm512_permutex2var_pd(_mm512_load_pd(tl_pow32_logc), ix,
+                                          _mm512_load_pd(tl_pow32_logc + 8));
+    __m512d r = _mm512_fmsub_pd(z, invc, one), r2 = _mm512_mul_pd(r, r);
+    __m512d q1 = _mm512_fmadd_pd(_mm512_set1_pd(A[1]), r, _mm512_set1_pd(A[0]));
+    __m512d q2 = _mm512_fmadd_pd(_mm512_set1_pd(A[3]), r, _mm512_set1_pd(A[2]));
+    __m512d q3 = _mm512_fmadd_pd(_mm512_set1_pd(A[5]), r, _mm512_set1_pd(A[4]));
+    __m512d p = _mm512_fmadd_pd(_mm512_fmadd_pd(q3, r2, q2), r2, q1);
+    __m512d t = _mm512_mul_pd(y, _mm512_fmadd_pd(p, r, _mm512_add_pd(k, logc)));
+    /* m = t * 32 rounded (to nearest even, whatever MXCSR says), in the low bits; f = t - m/32 */
+    __m512i m = _mm512_castpd_si512(_mm512_add_round_pd(t, shift, _MM_FROUND_TO_NEAREST_INT
+                                                                 | _MM_FROUND_NO_EXC));
+    __m512d f = _mm512_reduce_round_pd(t, (5 << 4) | _MM_FROUND_TO_NEAREST_INT, _MM_FROUND_NO_EXC);
+    __m512i lo = _mm512_permutex2var_epi64(_mm512_load_si512(tl_pow32_exp2), m,
+                                           _mm512_load_si512(tl_pow32_exp2 + 8));
+    __m512i hi = _mm512_permutex2var_epi64(_mm512_load_si512(tl_pow32_exp2 + 16), m,
+                                           _mm512_load_si512(tl_pow32_exp2 + 24));
+    __m512i sb = _mm512_add_epi64(_mm512_mask_blend_epi64(
+        _mm512_test_epi64_mask(m, _mm512_set1_epi64(16)), lo, hi), _mm512_slli_epi64(m, 47));
+    __m512d e1 = _mm512_fmadd_pd(_mm512_set1_pd(C[1]), f, _mm512_set1_pd(C[0]));
+    __m512d e2 = _mm512_fmadd_pd(_mm512_set1_pd(C[3]), f, _mm512_set1_pd(C[2]));
+    __m512d e = _mm512_fmadd_pd(_mm512_fmadd_pd(e2, _mm512_mul_pd(f, f), e1), f, one);
+    return _mm512_mul_pd(e, _mm512_castsi512_pd(sb));
+}
+__attribute__((target("avx512f,avx512dq")))
+static __m512 tl_pow32_avx512(__m512 x, __m512 y)
+{
+    __m512i bx = _mm512_castps_si512(x);
+    __m512i tmp = _mm512_sub_epi32(bx, _mm512_set1_epi32(TL_POW32_OFF));
+    __m512i top = _mm512_and_si512(tmp, _mm512_set1_epi32((int)0xff800000u));
+    __m512 z = _mm512_castsi512_ps(_mm512_sub_epi32(bx, top));
+    __m512i k = _mm512_srai_epi32(top, 23);
+    __m512i ix = _mm512_srli_epi32(tmp, 19);        /* the permutes read the low 4 bits */
+    __m512d lo = tl_pow32_half(_mm512_cvtps_pd(_mm512_castps512_ps256(z)),
+                               _mm512_cvtepi32_pd(_mm512_castsi512_si256(k)),
+                               _mm512_cvtepu32_epi64(_mm512_castsi512_si256(ix)),
+                               _mm512_cvtps_pd(_mm512_castps512_ps256(y)));
+    __m512d hi = tl_pow32_half(_mm512_cvtps_pd(_mm512_extractf32x8_ps(z, 1)),
+                               _mm512_cvtepi32_pd(_mm512_extracti32x8_epi32(k, 1)),
+                               _mm512_cvtepu32_epi64(_mm512_extracti32x8_epi32(ix, 1)),
+                               _mm512_cvtps_pd(_mm512_extractf32x8_ps(y, 1)));
+    return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1);
+}
 #endif
 
 static const char *tl_vmath_isa(void)
@@ -3327,6 +3419,7 @@ static const char *tl_vmath_set(int on)
             tried = 1;
             lib = dlopen("libmvec.so.1", RTLD_NOW | RTLD_LOCAL);
             tl_vm_domains();
+            tl_pow32_init();
         }
         __builtin_cpu_init();
         if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && on != 2)
@@ -3343,7 +3436,7 @@ static const char *tl_vmath_set(int on)
         if (isa == 2) {
             tl_vm_atan2_32 = dlsym(lib, "_ZGVeN16vv_atan2f");
             tl_vm_atan2_64 = dlsym(lib, "_ZGVeN8vv_atan2");
-            tl_vm_pow_32 = dlsym(lib, "_ZGVeN16vv_powf");
+            tl_vm_pow_32 = (void *)tl_pow32_avx512;
             tl_vm_pow_64 = dlsym(lib, "_ZGVeN8vv_pow");
         }
         tl_vm_isa = isa;
