@@ -349,6 +349,66 @@ def test_arctan2_mixed_operands_run_the_vector_loop(a, b):
         assert tl.arctan2(x[:k], y[:k]).tobytes() == cast_first(x[:k], y[:k]).tobytes(), k
 
 
+# bases where glibc's powf / pow is not correctly rounded for the exponents 2, -1, 0.5 (found by
+# search), so a loop calling it differs from x*x, 1/x, sqrt(x)
+GLIBC_POW_MISSES = {
+    4: [float.fromhex(h) for h in ("0x1.001p+0", "0x1.003p+0", "0x1.0045bep+0", "0x1.0080ap+0",
+                                   "0x1.00a61ap+0", "0x1.006ee6p+0", "0x1.011aecp+0")],
+    8: [float.fromhex(h) for h in ("0x1.01fffffffed2p+0", "0x1.028a740da5c13p+0",
+                                   "0x1.003b851eb82edp+0", "0x1.00a9999999359p+0",
+                                   "0x1.002159e26adfdp+0", "0x1.00313579bde54p+0")]}
+
+
+def _bits(x):
+    x = np.asarray(x)
+    return x.view(f"u{x.dtype.itemsize}")
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.float16, ml_dtypes.bfloat16])
+@pytest.mark.parametrize("y", [2.0, -1.0, 0.5, 1.0])
+def test_power_of_the_exponents_numpy_takes_a_shortcut_for(dt, y):
+    """power(x, y) for y = 2, -1, 0.5, 1 is x*x, 1/x, sqrt(x), x (NumPy's loops take these
+    shortcuts for a scalar exponent; glibc's pow is not correctly rounded for ~0.05% of bases):
+    the bits and warnings of NumPy's / ml_dtypes' multiply, divide, sqrt, except pow's +0 and
+    +inf for -0 and -inf under 0.5 (NumPy's sqrt gives -0 and NaN); the same for a Python float,
+    a 0-d array, a broadcast and a full exponent array, strided bases, the scalar loops."""
+    rng = np.random.default_rng(7)
+    fi = ml_dtypes.finfo(dt)
+    x = np.concatenate([np.exp(rng.uniform(-30, 30, 3000)) * rng.choice([-1, 1], 3000),
+                        rng.uniform(-4, 4, 3000),
+                        [np.nan, np.inf, -np.inf, 0.0, -0.0, float(fi.max), float(fi.tiny),
+                         float(fi.smallest_subnormal), -float(fi.smallest_subnormal), 1.0, -1.0],
+                        GLIBC_POW_MISSES[np.dtype(dt).itemsize if dt in DTYPES else 4]])
+    with np.errstate(all="ignore"):
+        x = x.astype(dt)
+        ref = {2.0: lambda v: np.multiply(v, v), -1.0: lambda v: np.divide(dt(1), v),
+               0.5: np.sqrt, 1.0: lambda v: v.copy()}[y](x)
+    if y == 0.5:
+        ref[(x == 0) & np.signbit(x)] = 0.0
+        ref[x == -np.inf] = np.inf
+    n = x.size
+    runs = {}
+    for name, exponent in [("float", y), ("0-d", np.array(y, dt)),
+                           ("broadcast", np.broadcast_to(np.array(y, dt), (n,))),
+                           ("array", np.full(n, y, dt))]:
+        for vm in (None, False):
+            _ufuncs.set_vmath(vm)
+            try:
+                with np.errstate(all="ignore"):
+                    runs[name, vm] = tl.power(x, exponent)
+                    runs[name, vm, "strided"] = tl.power(x[::-1], exponent)[::-1]
+            finally:
+                _ufuncs.set_vmath(None)
+    for key, got in runs.items():
+        assert got.dtype == dt, key
+        assert (_bits(got) == _bits(ref)).all(), (key, x[_bits(got) != _bits(ref)][:5])
+    keep = ~((x == -np.inf) if y == 0.5 else np.zeros(n, bool))
+    ops = {2.0: lambda v: np.multiply(v, v), -1.0: lambda v: np.divide(dt(1), v),
+           0.5: np.sqrt, 1.0: lambda v: v + dt(0)}
+    for v in (x[keep], x[keep][:1]):
+        assert _warnings(lambda: tl.power(v, y)) == _warnings(lambda: ops[y](v)), v[:3]
+
+
 def test_float32_power_within_one_ulp():
     """float32 power is within 1 ulp of the exact result on every path: typelattice's own AVX-512
     pow (2^(y log2 x) in double, tl_pow32_avx512) and glibc's powf elsewhere; over bases across

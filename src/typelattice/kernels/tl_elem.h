@@ -41,6 +41,7 @@ typedef struct { double re, im; } tl_c128;
 /* ---- bit casts --------------------------------------------------------------------------- */
 TL_HD uint32_t tl_f32_bits(float f) { union { float f; uint32_t u; } v; v.f = f; return v.u; }
 TL_HD float tl_bits_f32(uint32_t u) { union { float f; uint32_t u; } v; v.u = u; return v.f; }
+TL_HD uint64_t tl_f64_bits(double f) { union { double f; uint64_t u; } v; v.f = f; return v.u; }
 
 /* ---- float16 <-> float32 (NumPy's npy_half conversions, round to nearest even) -------------- */
 /* Branch-free (selects only) so that element loops over float16 vectorize: the exponent is
@@ -288,7 +289,7 @@ static inline float tl_fmodmf(float a, float b)
 
 /* F: C type, S: suffix, M: libm suffix ("f" or empty). Division by zero in floor_divide and
  * remainder follows npy_floor_divide / npy_divmod / npy_remainder. */
-#define TL_FLOAT(S, F, M, LOGE2, LOG2E)                                                          \
+#define TL_FLOAT(S, F, M, LOGE2, LOG2E, TOBITS, NEGINF)                                          \
 TL_HD F tl_add_##S(F a, F b, unsigned *e) { (void)e; return a + b; }                             \
 TL_HD F tl_subtract_##S(F a, F b, unsigned *e) { (void)e; return a - b; }                        \
 TL_HD F tl_multiply_##S(F a, F b, unsigned *e) { (void)e; return a * b; }                        \
@@ -322,8 +323,21 @@ TL_HD F tl_remainder_##S(F a, F b, unsigned *e)                                 
 TL_HD void tl_divmod_##S(F a, F b, F *q, F *r, unsigned *e)                                      \
 { (void)e; *q = tl_divmod_core_##S(a, b, r); }                                                   \
 TL_HD F tl_fmod_##S(F a, F b, unsigned *e) { (void)e; return tl_fmodm##M(a, b); }                \
-TL_HD F tl_power_##S(F a, F b, unsigned *e) { (void)e; return pow##M(a, b); }                    \
-TL_HD F tl_float_power_##S(F a, F b, unsigned *e) { (void)e; return pow##M(a, b); }              \
+/* pow, the exponents 2, -1, 0.5 and 1 as NumPy's loops take a scalar one (x*x, 1/x, sqrt, x:    \
+ * correctly rounded, where glibc's pow misses for ~0.05% of bases), whatever the layout; sqrt    \
+ * with pow's +0 for -0 and +inf for -inf */                                                      \
+TL_HD F tl_pow_half_##S(F a)  /* -inf found on its bits: gcc made a signalling compare of == */ \
+{ return sqrt##M(TOBITS(a) == NEGINF ? (F)INFINITY : a) + (F)0; }                                \
+TL_HD F tl_pow_##S(F a, F b)                                                                     \
+{                                                                                                \
+    if (b == (F)2) return a * a;                                                                 \
+    if (b == (F)-1) return (F)1 / a;                                                             \
+    if (b == (F)0.5) return tl_pow_half_##S(a);                                                  \
+    if (b == (F)1) return a;                                                                     \
+    return pow##M(a, b);                                                                         \
+}                                                                                                \
+TL_HD F tl_power_##S(F a, F b, unsigned *e) { (void)e; return tl_pow_##S(a, b); }                \
+TL_HD F tl_float_power_##S(F a, F b, unsigned *e) { (void)e; return tl_pow_##S(a, b); }          \
 /* NumPy's float32/float64 loops (and ml_dtypes' bfloat16) give the second operand when the     \
  * operands are equal (maximum(0.0, -0.0) is -0.0); NumPy's float16 loops give the first (_h).  \
  * Plain comparisons, which gcc vectorizes to compare + blend: these ops are registered quiet   \
@@ -372,8 +386,10 @@ TL_HD tl_bool tl_less_equal_##S(F a, F b, unsigned *e) { (void)e; return tl_qle_
 TL_HD tl_bool tl_greater_##S(F a, F b, unsigned *e) { (void)e; return tl_qgt_##S(a, b); }                   \
 TL_HD tl_bool tl_greater_equal_##S(F a, F b, unsigned *e) { (void)e; return tl_qge_##S(a, b); }
 
-TL_FLOAT(f32, float, f, 0.693147180559945309417232121458176568f, 1.442695040888963407359924681001892137f)
-TL_FLOAT(f64, double, , 0.693147180559945309417232121458176568, 1.442695040888963407359924681001892137)
+TL_FLOAT(f32, float, f, 0.693147180559945309417232121458176568f, 1.442695040888963407359924681001892137f,
+         tl_f32_bits, 0xff800000u)
+TL_FLOAT(f64, double, , 0.693147180559945309417232121458176568, 1.442695040888963407359924681001892137,
+         tl_f64_bits, 0xfff0000000000000ull)
 
 /* nextafter on the storage bits of float16 (npy_half_nextafter) and bfloat16 (ml_dtypes). */
 TL_HD uint16_t tl_nextafter_f16(uint16_t x, uint16_t y, unsigned *e)
@@ -497,7 +513,6 @@ TL_HD tl_bool tl_isfinite_b(tl_bool x, unsigned *e) { (void)e; (void)x; return 1
 TL_HD tl_bool tl_signbit_b(tl_bool x, unsigned *e) { (void)e; (void)x; return 0; }
 TL_HD uint8_t tl_bitwise_count_b(tl_bool x, unsigned *e) { (void)e; return x; }
 
-TL_HD uint64_t tl_f64_bits(double f) { union { double f; uint64_t u; } v; v.f = f; return v.u; }
 TL_HD double tl_bits_f64(uint64_t u) { union { double f; uint64_t u; } v; v.u = u; return v.f; }
 
 /* F: C type, M: libm suffix, B: bits type, PI180/D180PI: NumPy's DEG2RAD/RAD2DEG constants
