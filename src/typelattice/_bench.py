@@ -69,7 +69,7 @@ HALF_TARGET_OPS = {"add", "subtract", "multiply", "divide", "maximum", "minimum"
 
 # Ops for the mixed / weak / small groups by default (those typelattice has are used).
 MIXED_OPS = ("add", "multiply", "divide", "less")
-WEAK_OPS = ("add", "multiply")
+WEAK_OPS = ("add", "multiply", "power")
 SMALL_OPS = ("add", "multiply", "less")
 # Same-dtype ops also measured at 1e7 in a full run (every op is measured at 1e5).
 BIG_OPS = ("add", "multiply", "divide", "maximum", "less")
@@ -82,6 +82,9 @@ MIXED_PAIRS = (("int8", "float16"), ("int32", "float32"), ("int64", "float32"),
                ("bfloat16", "float16"))
 WEAK_CASES = (("float32", 1.5), ("int8", 1), ("uint8", 3), ("float16", 2.0),
               ("bfloat16", 1.0), ("float64", 2.5))
+# power's own: the exponents NumPy's loops take a shortcut for, and an ordinary one
+WEAK_CASES_OF = {"power": (("float32", 2.0), ("float64", 2.0), ("float32", 0.5),
+                           ("float64", -1.0), ("float32", 2.5))}
 
 
 def dtype(name):
@@ -613,7 +616,7 @@ def cases_weak(ctx):
         tl_f = ctx.ufuncs[op]
         if tl_f.nin != 2:
             continue
-        for dn, s in WEAK_CASES:
+        for dn, s in WEAK_CASES_OF.get(op, WEAK_CASES):
             for n in _sizes(ctx, SIZES):
                 def make(op=op, tl_f=tl_f, dn=dn, s=s, n=n):
                     a = ctx.data.array(dtype(dn), n, domain_of(op), 0)
