@@ -3670,10 +3670,11 @@ static int NAME(TL_LOOP_ARGS)                                                   
         const npy_intp n = dims[0];                                                              \
         npy_intp i;                                                                              \
         (void)ctx; (void)aux;                                                                    \
-        if (y == (F)2) { TL_SCALAR_EXP_LOOP(F, x * x) return 0; }                                \
-        if (y == (F)-1) { TL_SCALAR_EXP_LOOP(F, (F)1 / x) return 0; }                            \
-        if (y == (F)1) { TL_SCALAR_EXP_LOOP(F, x) return 0; }                                    \
-        if (y == (F)0.5) { TL_SCALAR_EXP_LOOP(F, tl_pow_half_##S(x)) return 0; }                 \
+        /* the element function with a constant exponent: its shortcut is all that is left */  \
+        if (y == (F)2) { TL_SCALAR_EXP_LOOP(F, tl_pow_##S(x, (F)2)) return 0; }                  \
+        if (y == (F)-1) { TL_SCALAR_EXP_LOOP(F, tl_pow_##S(x, (F)-1)) return 0; }                \
+        if (y == (F)1) { TL_SCALAR_EXP_LOOP(F, tl_pow_##S(x, (F)1)) return 0; }                  \
+        if (y == (F)0.5) { TL_SCALAR_EXP_LOOP(F, tl_pow_##S(x, (F)0.5)) return 0; }              \
     }
 
 /* ==== float16/bfloat16 unary transcendentals by table ==========================================
