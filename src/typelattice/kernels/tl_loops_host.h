@@ -1696,10 +1696,13 @@ static int SAME(TL_LOOP_ARGS);                                                  
 static int NAME(TL_LOOP_ARGS)                                                                    \
 { TL_LOOP_BLOCKED_BODY(C, OC, TL_BLK_SAME, SAME, CVTSEL, STORE) }
 #define TL_BLK_ELEM(FN, po, pa, pb, m) for (j = 0; j < (m); j++) (po)[j] = FN((pa)[j], (pb)[j], &fpe);
+/* a broadcast scalar beside an array stays a scalar (stride 0) for SAME: power's loop takes its
+ * shortcuts then (two scalars: blocks, which the vector loops take) */
 #define TL_BLK_SAME(SAME, po, pa, pb, m)                                                         \
     {                                                                                            \
         char *args_[3] = {(char *)(pa), (char *)(pb), (char *)(po)};                             \
-        npy_intp d_ = (m), s_[3] = {sizeof(*(pa)), sizeof(*(pb)), sizeof(*(po))};                \
+        npy_intp d_ = (m), s_[3] = {sca && !scb ? 0 : (npy_intp)sizeof(*(pa)),                   \
+                                    scb && !sca ? 0 : (npy_intp)sizeof(*(pb)), sizeof(*(po))};   \
         if (SAME(ctx, args_, &d_, s_, aux) < 0) return -1;                                       \
     }
 #define TL_LOOP_BLOCKED_BODY(C, OC, BLK, FN, CVTSEL, STORE)                                      \
