@@ -42,6 +42,7 @@ typedef struct { double re, im; } tl_c128;
 TL_HD uint32_t tl_f32_bits(float f) { union { float f; uint32_t u; } v; v.f = f; return v.u; }
 TL_HD float tl_bits_f32(uint32_t u) { union { float f; uint32_t u; } v; v.u = u; return v.f; }
 TL_HD uint64_t tl_f64_bits(double f) { union { double f; uint64_t u; } v; v.f = f; return v.u; }
+TL_HD double tl_bits_f64(uint64_t u) { union { double f; uint64_t u; } v; v.u = u; return v.f; }
 
 /* ---- float16 <-> float32 (NumPy's npy_half conversions, round to nearest even) -------------- */
 /* Branch-free (selects only) so that element loops over float16 vectorize: the exponent is
@@ -512,8 +513,6 @@ TL_HD tl_bool tl_isinf_b(tl_bool x, unsigned *e) { (void)e; (void)x; return 0; }
 TL_HD tl_bool tl_isfinite_b(tl_bool x, unsigned *e) { (void)e; (void)x; return 1; }
 TL_HD tl_bool tl_signbit_b(tl_bool x, unsigned *e) { (void)e; (void)x; return 0; }
 TL_HD uint8_t tl_bitwise_count_b(tl_bool x, unsigned *e) { (void)e; return x; }
-
-TL_HD double tl_bits_f64(uint64_t u) { union { double f; uint64_t u; } v; v.u = u; return v.f; }
 
 /* F: C type, M: libm suffix, B: bits type, PI180/D180PI: NumPy's DEG2RAD/RAD2DEG constants
  * (computed in F, as npy_math's (NPY_PI@c@/180.0@c@)). */
