@@ -356,3 +356,30 @@ def test_fp_warnings_as_numpy_on_special_values(name):
         if got != want:
             bad.append(f"{k}: got {got}, NumPy {want}")
     assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("dt", [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32,
+                                np.int64, np.uint64])
+def test_integer_power_of_a_scalar_exponent_is_numpys(dt):
+    """Integer power of a scalar exponent (a block loop of squarings, in place of the element
+    loop): NumPy's values, wrapping included, for a Python int, a 0-d array and a broadcast
+    exponent, contiguous and strided bases; a negative exponent raises as NumPy's; reduce and
+    accumulate (which feed the output back) as NumPy's."""
+    rng = np.random.default_rng(11)
+    info = np.iinfo(dt)
+    a = rng.integers(max(info.min, -300), min(info.max, 300), 5000, endpoint=True).astype(dt)
+    a[:4] = [0, 1, info.max, info.min]
+    for y in (0, 1, 2, 3, 7, 31, 63, 64, 127):
+        ref = np.power(a, np.array(y, dt))
+        for exponent in (y, np.array(y, dt), np.broadcast_to(np.array(y, dt), a.shape)):
+            got = tl.power(a, exponent)
+            assert got.dtype == ref.dtype and (got == ref).all(), (y, type(exponent))
+        assert (tl.power(a[::-3], y) == ref[::-3]).all(), y
+        out = np.empty_like(a)
+        assert tl.power(a, y, out=out) is out and (out == ref).all(), y
+    if info.min < 0:
+        with pytest.raises(ValueError, match="negative integer powers"):
+            tl.power(a, -2)
+    small = np.array([2, 3, 2], dt)
+    assert (tl.power.reduce(small) == np.power.reduce(small)).all()
+    assert (tl.power.accumulate(small) == np.power.accumulate(small)).all()

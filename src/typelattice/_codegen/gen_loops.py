@@ -514,6 +514,10 @@ def op_units():
                                f"{S}, {t[-2:]}, {fn})")
                 elif op.name in ("gcd", "lcm") and t in ("int8", "uint8"):
                     out.append(f"TL_LOOP2_TAB8({name}, {S}, {lo}, {so}, {fn})")
+                elif op.name == "power" and kind(t) in "iu":
+                    # 8-bit in uint16 (the low byte is the same): gcc has no 8-bit multiply
+                    ut = "uint16_t" if t in ("int8", "uint8") else STORAGE["u" + t.lstrip("u")]
+                    out.append(f"TL_LOOP2_IPOW({name}, {S}, {ut}, {fn})")
                 elif op.name in BOOL_RED and t == "bool":
                     out.append(f"TL_LOOP2_REDFN({name}, {S}, {lo}, {fn}, "
                                f"tl_red_{BOOL_RED[op.name]}_b)")

@@ -1158,6 +1158,41 @@ static inline float tl_vfl_floor_divide(float a, float b) { float m; return tl_v
             }                                                                                    \
         }                                                                                        \
     }
+/* integer power of a scalar exponent y >= 0: squaring and multiplying a block at a time in an
+ * unsigned type UT at least as wide (the result modulo 2^bits is the element function's, whatever
+ * the order), which gcc
+ * vectorizes; the element loop took ~3 ns per element, 1.1-1.9x NumPy's time. Negative exponents,
+ * array exponents and reductions: the element loop (which raises for y < 0). */
+#define TL_LOOP2_IPOW(NAME, S, UT, FN)                                                           \
+TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
+{                                                                                                \
+    if (st[1] == 0 && dims[0] > 0 && !(*(const S *)data[1] < 0)                                  \
+            && !tl_feedback(data[0], st[0], data[2], st[2], dims[0])) {                          \
+        const UT y = (UT)*(const S *)data[1];                                                    \
+        npy_intp n = dims[0], i, k, m;                                                           \
+        UT r[TL_BLOCK], b[TL_BLOCK], e;                                                          \
+        (void)ctx; (void)aux;                                                                    \
+        for (i = 0; i < n; i += m) {                                                             \
+            m = n - i < TL_BLOCK ? n - i : TL_BLOCK;                                             \
+            if (st[0] == (npy_intp)sizeof(S))                                                    \
+                for (k = 0; k < m; k++) b[k] = (UT)((const S *)data[0])[i + k];                  \
+            else                                                                                 \
+                for (k = 0; k < m; k++) b[k] = (UT)*(const S *)(data[0] + (i + k) * st[0]);      \
+            for (k = 0; k < m; k++) r[k] = 1;                                                    \
+            for (e = y; e != 0; e >>= 1) {                                                       \
+                if (e & 1) for (k = 0; k < m; k++) r[k] = (UT)(r[k] * b[k]);                     \
+                if (e > 1) for (k = 0; k < m; k++) b[k] = (UT)(b[k] * b[k]);                     \
+            }                                                                                    \
+            if (st[2] == (npy_intp)sizeof(S))                                                    \
+                for (k = 0; k < m; k++) ((S *)data[2])[i + k] = (S)r[k];                         \
+            else                                                                                 \
+                for (k = 0; k < m; k++) *(S *)(data[2] + (i + k) * st[2]) = (S)r[k];             \
+        }                                                                                        \
+        return 0;                                                                                \
+    }                                                                                            \
+    { TL_LOOP2_RED_BODY(S, TL_LD_id, TL_ST_id, FN) }                                             \
+}
+
 /* float32 fmod / remainder / floor_divide (OPN) through tl_vfl_<OPN> */
 #define TL_LOOP2_VFMOD32(NAME, OPN, FN)                                                          \
 TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
