@@ -3688,31 +3688,23 @@ static int NAME(TL_LOOP_ARGS)                                                   
     TL_VMBIN_FAST(LIBM, S, F, BITS, FN)                                                          \
     { TL_LOOP2_RED_BODY(F, TL_LD_id, TL_ST_id, FN) }                                             \
 }
-/* pow of a scalar exponent tl_pow_* takes a shortcut for (NumPy's loops do the same): that one
- * operation over the array, which gcc vectorizes; x*x ran at 1/7 of libmvec's pow float64 */
+/* pow of a scalar exponent tl_pow_* takes a shortcut for (NumPy's loops do the same): the common
+ * two-operand loop (its scalar-operand path) over the element function with that exponent as a
+ * constant, so only the shortcut is left and gcc vectorizes it; x*x ran at 1/7 of libmvec's pow
+ * float64 */
 #define TL_SCALAR_EXP_atan2(S, F)
-#define TL_SCALAR_EXP_LOOP(F, EXPR)                                                              \
-    if (st[0] == (npy_intp)sizeof(F) && st[2] == (npy_intp)sizeof(F)) {                          \
-        const F *a = (const F *)data[0];                                                         \
-        F *o = (F *)data[2];                                                                     \
-        for (i = 0; i < n; i++) { const F x = a[i]; o[i] = (EXPR); }                             \
-    } else {                                                                                     \
-        for (i = 0; i < n; i++) {                                                                \
-            const F x = *(const F *)(data[0] + i * st[0]);                                       \
-            *(F *)(data[2] + i * st[2]) = (EXPR);                                                \
-        }                                                                                        \
-    }
+#define TL_POW_BY(a, c) _Generic((a), float: tl_pow_f32, double: tl_pow_f64)((a), (__typeof__(a))(c))
+#define TL_POW_BY_2(a, b, e) TL_POW_BY(a, 2)
+#define TL_POW_BY_M1(a, b, e) TL_POW_BY(a, -1)
+#define TL_POW_BY_1(a, b, e) TL_POW_BY(a, 1)
+#define TL_POW_BY_HALF(a, b, e) TL_POW_BY(a, 0.5)
 #define TL_SCALAR_EXP_pow(S, F)                                                                  \
     if (st[1] == 0 && dims[0] > 0 && !tl_feedback(data[0], st[0], data[2], st[2], dims[0])) {   \
-        const F y = *(const F *)data[1];                                                         \
-        const npy_intp n = dims[0];                                                              \
-        npy_intp i;                                                                              \
-        (void)ctx; (void)aux;                                                                    \
-        /* the element function with a constant exponent: its shortcut is all that is left */  \
-        if (y == (F)2) { TL_SCALAR_EXP_LOOP(F, tl_pow_##S(x, (F)2)) return 0; }                  \
-        if (y == (F)-1) { TL_SCALAR_EXP_LOOP(F, tl_pow_##S(x, (F)-1)) return 0; }                \
-        if (y == (F)1) { TL_SCALAR_EXP_LOOP(F, tl_pow_##S(x, (F)1)) return 0; }                  \
-        if (y == (F)0.5) { TL_SCALAR_EXP_LOOP(F, tl_pow_##S(x, (F)0.5)) return 0; }              \
+        const F y_ = *(const F *)data[1];                                                        \
+        if (y_ == (F)2) { TL_LOOP2_BODY(F, F, F, TL_LD_id, TL_LD_id, TL_ST_id, TL_POW_BY_2) }    \
+        if (y_ == (F)-1) { TL_LOOP2_BODY(F, F, F, TL_LD_id, TL_LD_id, TL_ST_id, TL_POW_BY_M1) }  \
+        if (y_ == (F)1) { TL_LOOP2_BODY(F, F, F, TL_LD_id, TL_LD_id, TL_ST_id, TL_POW_BY_1) }    \
+        if (y_ == (F)0.5) { TL_LOOP2_BODY(F, F, F, TL_LD_id, TL_LD_id, TL_ST_id, TL_POW_BY_HALF) } \
     }
 
 /* ==== float16/bfloat16 unary transcendentals by table ==========================================
