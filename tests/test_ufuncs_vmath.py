@@ -238,6 +238,34 @@ def test_values_do_not_depend_on_layout(op, dt, vmath):
 
 
 @pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("op", OPS)
+def test_special_lanes_across_scan_blocks(op, dt, vmath):
+    """The loops scan 16 vectors at a time for special lanes, then call the vector function on
+    the ordinary ones: special values at the edges of those blocks, in long arrays, in place and
+    not, give each vector's values as a call on that vector alone, and NumPy's warnings."""
+    lanes = 64 // np.dtype(dt).itemsize
+    block = 16 * lanes
+    n = 3 * block + 2 * lanes + 5
+    rng = np.random.default_rng(11)
+    ordinary = ORDINARY.get(op, 0.5) + rng.uniform(0, 0.25, n)
+    f, ref = getattr(tl, op), getattr(np, op)
+    specials = _specials(dt)
+    for k, pos in enumerate((0, lanes - 1, block - 1, block, block + lanes, 2 * block - 1,
+                             3 * block, n - 6, n - 1)):
+        x = ordinary.astype(dt)
+        x[pos] = specials[k % len(specials)]
+        x[(pos * 7 + 3) % n] = specials[(3 * k + 1) % len(specials)]
+        with np.errstate(all="ignore"):
+            got = f(x)
+            alone = np.concatenate([f(x[i:i + lanes]) for i in range(0, n, lanes)])
+            y = x.copy()
+            f(y, out=y)
+        assert got.tobytes() == alone.tobytes(), (op, pos)
+        assert y.tobytes() == got.tobytes(), (op, pos)
+        assert _warnings(lambda: f(x)) == _warnings(lambda: ref(x)), (op, pos)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
 @pytest.mark.parametrize("op", ["arctan2", "power"])
 def test_binary_values_do_not_depend_on_layout(op, dt):
     """arctan2/power through libmvec (AVX-512; the element loop elsewhere) as above."""

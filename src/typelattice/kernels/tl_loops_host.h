@@ -3161,14 +3161,30 @@ typedef double (*tl_vm_s64)(double, unsigned *);
  * results) are recomputed by the scalar function (before the
  * vector is stored, so a[i..] is still the input) under the MXCSR flags of before the vector
  * calls; csr then gets the flags the scalar calls add; but domain errors (DOMERR sets their mask
- * and puts the probed NaN in y) add invalid. Returns how many elements were done. */
+ * and puts the probed NaN in y) add invalid. Returns how many elements were done.
+ * Up to TL_VM_SCAN vectors at a time are first scanned for special lanes, then the vectors of
+ * ordinary lanes go through a loop of bare calls: checks and calls interleaved kept the loop's
+ * constants on the stack (the calls clobber every vector register), which cost as much as
+ * libmvec's exp2f itself. */
+#define TL_VM_SCAN 16
 #define TL_VM_LOOP(N, F, V, LOADU, STOREU, OKMASK, REDO, DOMERR, ORSAFE)                         \
     typedef V (*vfn)(V);                                                                         \
     unsigned csr = _mm_getcsr(), derr = 0;                                                       \
     npy_intp i = 0;                                                                              \
-    for (; i + N <= n; i += N) {                                                                 \
-        V v = LOADU(a + i), y = v;                                                               \
-        unsigned ok = OKMASK(v);                                                                 \
+    while (i + N <= n) {                                                                         \
+        npy_intp j = i, e = n - i >= TL_VM_SCAN * N ? i + TL_VM_SCAN * N : n - (n - i) % N;       \
+        V v, y;                                                                                  \
+        unsigned ok;                                                                             \
+        while (j < e && OKMASK(LOADU(a + j)) == (1u << N) - 1) j += N;                           \
+        for (; i < j; i += N) {                                                                  \
+            y = ((vfn)vf)(LOADU(a + i));                                                         \
+            if (REDO(y)) break;                                                                  \
+            STOREU(o + i, y);                                                                    \
+        }                                                                                        \
+        if (i == e) continue;                                                                    \
+        /* the vector at i: special lanes, or lanes REDO marks */                                \
+        v = LOADU(a + i), y = v;                                                                 \
+        ok = OKMASK(v);                                                                          \
         if (ok) {               /* (no ordinary lane: every lane is the scalar function's) */   \
             y = ((vfn)vf)(ok == (1u << N) - 1 ? v : ORSAFE(v, ok));                              \
             ok &= ~REDO(y);                                                                      \
@@ -3189,6 +3205,7 @@ typedef double (*tl_vm_s64)(double, unsigned *);
             y = LOADU(r);                                                                        \
         }                                                                                        \
         STOREU(o + i, y);                                                                        \
+        i += N;                                                                                  \
     }                                                                                            \
     _mm_setcsr(csr);                                                                             \
     if (derr) *fpe |= TL_FPE_INVALID;                                                            \
