@@ -2489,9 +2489,42 @@ TL_VCLASS(signbit, S, F, W, NL512, NL256, -1, 0, lt)
 TL_VCLASS_OPS(f32, float, 32, 16, 8, 0x7fffffff, 0x7f800000)
 TL_VCLASS_OPS(f64, double, 64, 8, 4, 0x7fffffffffffffffLL, 0x7ff0000000000000LL)
 
+/* float32 frexp on AVX-512, as NumPy's AVX512_SKX loop: vgetmant/vgetexp (subnormals included)
+ * on the finite nonzero lanes; x + x and exponent 0 on the others, as tl_frexp_* (masked: only
+ * those lanes raise, a signalling NaN invalid). gcc's vectorized tl_frexp_f32 ran at 1.2x
+ * NumPy's time (its float64 loop is as fast as NumPy's, and faster than this one at 8 lanes).
+ * Returns how many elements were done (0 without AVX-512). */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target("avx512f,avx512dq"))) static npy_intp tl_vfrexp_f32_avx512(
+    const float *a, float *m, int32_t *e, npy_intp n)
+{
+    const __m512 one = _mm512_set1_ps(1);
+    npy_intp i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512 x = _mm512_loadu_ps(a + i);
+        __mmask16 sp = _mm512_fpclass_ps_mask(x, 0x9f), ok = (__mmask16)~sp;
+        __m512 mant = _mm512_mask_getmant_ps(_mm512_mask_add_ps(x, sp, x, x), ok, x,
+                                             _MM_MANT_NORM_p5_1, _MM_MANT_SIGN_src);
+        __m512 ex = _mm512_maskz_add_ps(ok, _mm512_maskz_getexp_ps(ok, x), one);
+        _mm512_storeu_ps(m + i, mant);
+        _mm512_storeu_si512((void *)(e + i), _mm512_cvttps_epi32(ex));
+    }
+    return i;
+}
+static npy_intp tl_vfrexp_f32(const float *a, float *m, int32_t *e, npy_intp n)
+{
+    return tl_host_avx512 ? tl_vfrexp_f32_avx512(a, m, e, n) : 0;
+}
+#else
+#define tl_vfrexp_f32(a, m, e, n) 0
+#endif
+/* no vector kernel */
+#define TL_NO_VEC1_2(a, o1, o2, n) 0
+
 /* SI -> (SO1, SO2): out1 = ST1(FN(LD(x), &o2, &fpe)), out2 = ST2(o2); CT2 is the compute type of
- * the second result (frexp: int32 exponent; modf: the integral part) */
-#define TL_LOOP1_2(NAME, SI, SO1, SO2, CT2, LD, ST1, ST2, FN)                                    \
+ * the second result (frexp: int32 exponent; modf: the integral part); VEC(a, o1, o2, n): how many
+ * contiguous elements a vector kernel did first (TL_NO_VEC1_2: none) */
+#define TL_LOOP1_2(NAME, SI, SO1, SO2, CT2, LD, ST1, ST2, FN, VEC)                               \
 TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
 {                                                                                                \
     npy_intp n = dims[0], i;                                                                     \
@@ -2501,7 +2534,7 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
     if (st[0] == (npy_intp)sizeof(SI) && st[1] == (npy_intp)sizeof(SO1)                          \
             && st[2] == (npy_intp)sizeof(SO2)) {    /* contiguous: vectorizable */              \
         const SI *pa = (const SI *)a; SO1 *p1 = (SO1 *)o1; SO2 *p2 = (SO2 *)o2;                  \
-        for (i = 0; i < n; i++) {                                                                \
+        for (i = VEC(pa, p1, p2, n); i < n; i++) {                                               \
             CT2 r2;                                                                              \
             p1[i] = ST1(FN(LD(pa[i]), &r2, &fpe), &fpe);                                         \
             p2[i] = ST2(r2, &fpe);                                                               \
