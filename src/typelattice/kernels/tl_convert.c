@@ -948,13 +948,25 @@ TL_TARGET_AVX2 TL_VINLINE __m256 avx2_hcmp(int op, __m256 a, __m256 b)
     }
 }
 
-/* 8 elements of a contiguous operand as float32 in the compute type ko (no sNaN check: the
- * comparisons, which do not keep a float16 sNaN) */
-TL_TARGET_AVX2 TL_VINLINE __m256 avx2_hin8(int kind, int ko, const void *p, ptrdiff_t i)
+/* 8 elements of a contiguous operand: float32 and the wide (integer) kinds as float32 in the
+ * compute type ko; the bits of the narrow kinds (<= TL_HK_B) in *raw, for avx2_hwiden after a
+ * check */
+TL_TARGET_AVX2 TL_VINLINE __m256 avx2_hload8(int kind, int ko, const void *p, ptrdiff_t i,
+                                             __m128i *raw)
 {
     if (kind == TL_HK_F32) return _mm256_loadu_ps((const float *)p + i);
     if (TL_HK_WIDE(kind)) return avx2_hint(kind, ko, p, i);
-    return avx2_hwiden(kind, avx2_hraw(kind, p, i));
+    *raw = avx2_hraw(kind, p, i);
+    return _mm256_setzero_ps();
+}
+
+/* ... as float32, widened at once (no sNaN check: the comparisons, which do not keep a float16
+ * sNaN) */
+TL_TARGET_AVX2 TL_VINLINE __m256 avx2_hin8(int kind, int ko, const void *p, ptrdiff_t i)
+{
+    __m128i raw = _mm_setzero_si128();
+    __m256 v = avx2_hload8(kind, ko, p, i, &raw);
+    return kind <= TL_HK_B ? avx2_hwiden(kind, raw) : v;
 }
 
 /* comparisons, 32 elements per step: 4 masks expanded into one 32-byte store (packing each
@@ -986,20 +998,12 @@ avx2_hbin8(int op, int ko, int ka, int kb, int ca, int cb, const void *pa, const
     const int cmp = TL_HOP_IS_CMP(op);
     __m128i ra = _mm_setzero_si128(), rb = _mm_setzero_si128(), sn = _mm_setzero_si128();
     __m256 a = va, b = vb, r;
-    if (ca && ka == TL_HK_F32) {
-        a = _mm256_loadu_ps((const float *)pa + i);
-    } else if (ca && TL_HK_WIDE(ka)) {
-        a = avx2_hint(ka, ko, pa, i);
-    } else if (ca) {
-        ra = avx2_hraw(ka, pa, i);
+    if (ca) {
+        a = avx2_hload8(ka, ko, pa, i, &ra);
         if (ka == TL_HK_F16 && TL_HOP_KEEPS_SNAN(op)) sn = avx2_f16_snan(ra);
     }
-    if (cb && kb == TL_HK_F32) {
-        b = _mm256_loadu_ps((const float *)pb + i);
-    } else if (cb && TL_HK_WIDE(kb)) {
-        b = avx2_hint(kb, ko, pb, i);
-    } else if (cb) {
-        rb = avx2_hraw(kb, pb, i);
+    if (cb) {
+        b = avx2_hload8(kb, ko, pb, i, &rb);
         if (kb == TL_HK_F16 && TL_HOP_KEEPS_SNAN(op)) sn = _mm_or_si128(sn, avx2_f16_snan(rb));
     }
     if (TL_UNLIKELY(!_mm_testz_si128(sn, sn)))

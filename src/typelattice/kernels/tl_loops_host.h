@@ -1149,22 +1149,30 @@ static inline float tl_vdivmod_f32(float a, float b, float *mod)
 static inline float tl_vfl_fmod(float a, float b) { return TL_VFMOD_ONE(a, b); }
 static inline float tl_vfl_remainder(float a, float b) { float m; tl_vdivmod_f32(a, b, &m); return m; }
 static inline float tl_vfl_floor_divide(float a, float b) { float m; return tl_vdivmod_f32(a, b, &m); }
-#define TL_VFMOD_PAIRS(VFN, FN, X, Y)                                                            \
+/* n pairs (X, Y: the operands at index k) in blocks of 256: FAST(k, x, y, VF) on every pair of a
+ * block whose pairs tl_vfmod_ok all passes (a loop gcc vectorizes), else pair by pair, SLOW(k, x,
+ * y, SF) on the others */
+#define TL_VFMOD_BLOCKS(X, Y, FAST, VF, SLOW, SF)                                                \
     for (i = 0; i < n; i += 256) {                                                               \
         npy_intp m = n - i < 256 ? n - i : 256, j, k;                                            \
         int ok = 1;                                                                              \
         for (j = 0; j < m; j++) { k = i + j; ok &= tl_vfmod_ok(X, Y); }                          \
         if (ok) {                                                                                \
-            for (j = 0; j < m; j++) { k = i + j; o[k] = VFN(X, Y); }                             \
+            for (j = 0; j < m; j++) { k = i + j; FAST(k, X, Y, VF); }                            \
         } else {                                                                                 \
             for (j = 0; j < m; j++) {                                                            \
                 float x_, y_;                                                                    \
                 k = i + j;                                                                       \
                 x_ = X; y_ = Y;                                                                  \
-                o[k] = tl_vfmod_ok(x_, y_) ? VFN(x_, y_) : FN(x_, y_, &fpe);                     \
+                if (tl_vfmod_ok(x_, y_)) FAST(k, x_, y_, VF);                                    \
+                else SLOW(k, x_, y_, SF);                                                        \
             }                                                                                    \
         }                                                                                        \
     }
+#define TL_VFMOD_FAST1(k, x, y, VFN) (o[k] = VFN(x, y))
+#define TL_VFMOD_SLOW1(k, x, y, FN) (o[k] = FN(x, y, &fpe))
+#define TL_VFMOD_FAST2(k, x, y, VFN) (q[k] = VFN(x, y, &r[k]))
+#define TL_VFMOD_SLOW2(k, x, y, FN) FN(x, y, &q[k], &r[k], &fpe)
 /* integer power of a scalar exponent y >= 0: squaring and multiplying a block at a time in an
  * unsigned type UT at least as wide (the result modulo 2^bits is the element function's, whatever
  * the order), which gcc
@@ -1210,9 +1218,12 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
         float *o = (float *)data[2];                                                             \
         unsigned fpe = 0;                                                                        \
         (void)ctx; (void)aux;                                                                    \
-        if (st[0] && st[1]) { TL_VFMOD_PAIRS(tl_vfl_##OPN, FN, a[k], b[k]) }                     \
-        else if (st[0]) { TL_VFMOD_PAIRS(tl_vfl_##OPN, FN, a[k], b[0]) }                         \
-        else { TL_VFMOD_PAIRS(tl_vfl_##OPN, FN, a[0], b[k]) }                                    \
+        if (st[0] && st[1])                                                                      \
+            TL_VFMOD_BLOCKS(a[k], b[k], TL_VFMOD_FAST1, tl_vfl_##OPN, TL_VFMOD_SLOW1, FN)        \
+        else if (st[0])                                                                          \
+            TL_VFMOD_BLOCKS(a[k], b[0], TL_VFMOD_FAST1, tl_vfl_##OPN, TL_VFMOD_SLOW1, FN)        \
+        else                                                                                     \
+            TL_VFMOD_BLOCKS(a[0], b[k], TL_VFMOD_FAST1, tl_vfl_##OPN, TL_VFMOD_SLOW1, FN)        \
         return tl_finish(fpe);                                                                   \
     }                                                                                            \
     { TL_LOOP2_RED_BODY(float, TL_LD_id, TL_ST_id, FN) }                                         \
@@ -1224,7 +1235,7 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
 TL_LOOP_DIVMOD(NAME##_elem, float, float, TL_LD_id, TL_ST_id, FN)                                \
 TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
 {                                                                                                \
-    npy_intp n = dims[0], i, j, k;                                                               \
+    npy_intp n = dims[0], i;                                                                     \
     const float *a = (const float *)data[0], *b = (const float *)data[1];                        \
     float *q = (float *)data[2], *r = (float *)data[3];                                          \
     unsigned fpe = 0;                                                                            \
@@ -1232,23 +1243,7 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
             || tl_feedback(data[0], 4, data[2], 4, n) || tl_feedback(data[1], 4, data[2], 4, n)  \
             || tl_feedback(data[0], 4, data[3], 4, n) || tl_feedback(data[1], 4, data[3], 4, n)) \
         return NAME##_elem(ctx, data, dims, st, aux);                                            \
-    for (i = 0; i < n; i += 256) {                                                               \
-        npy_intp m = n - i < 256 ? n - i : 256;                                                  \
-        int ok = 1;                                                                              \
-        for (j = 0; j < m; j++) { k = i + j; ok &= tl_vfmod_ok(a[k], b[k]); }                    \
-        if (ok) {                                                                                \
-            for (j = 0; j < m; j++) { k = i + j; q[k] = tl_vdivmod_f32(a[k], b[k], &r[k]); }     \
-        } else {                                                                                 \
-            for (j = 0; j < m; j++) {                                                            \
-                float x_, y_, q_, r_;                                                            \
-                k = i + j;                                                                       \
-                x_ = a[k]; y_ = b[k];                                                            \
-                if (tl_vfmod_ok(x_, y_)) q_ = tl_vdivmod_f32(x_, y_, &r_);                       \
-                else FN(x_, y_, &q_, &r_, &fpe);                                                 \
-                q[k] = q_; r[k] = r_;                                                            \
-            }                                                                                    \
-        }                                                                                        \
-    }                                                                                            \
+    TL_VFMOD_BLOCKS(a[k], b[k], TL_VFMOD_FAST2, tl_vdivmod_f32, TL_VFMOD_SLOW2, FN)             \
     return tl_finish(fpe);                                                                       \
 }
 
