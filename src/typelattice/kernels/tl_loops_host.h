@@ -3654,29 +3654,13 @@ __attribute__((target("avx512f,avx512dq"))) static npy_intp tl_vm_##LIBM##_##S##
     const V lim = _mm512_set1_##SUF(LIM);                                                        \
     unsigned csr = _mm_getcsr();                                                                 \
     npy_intp i = 0;                                                                              \
-    while (i + N <= n) {      /* as TL_VM_LOOP: a scan, bare calls, then one vector with others */ \
-        npy_intp j = i, e = n - i >= TL_VM_SCAN * N ? i + TL_VM_SCAN * N : n - (n - i) % N;       \
-        V x, y, r;                                                                               \
-        unsigned ok;                                                                             \
-        for (; j < e; j += N) {                                                                  \
-            x = ca ? _mm512_loadu_##SUF(a + j) : _mm512_set1_##SUF(a[0]);                        \
-            y = cb ? _mm512_loadu_##SUF(b + j) : _mm512_set1_##SUF(b[0]);                        \
-            if (TL_VM_OK_##LIBM(SUF, x, y, all, lim) != all) break;                              \
-        }                                                                                        \
-        for (; i < j; i += N) {                                                                  \
-            x = ca ? _mm512_loadu_##SUF(a + i) : _mm512_set1_##SUF(a[0]);                        \
-            y = cb ? _mm512_loadu_##SUF(b + i) : _mm512_set1_##SUF(b[0]);                        \
-            r = ((vfn)vf)(x, y);                                                                 \
-            TL_VM_FIX_##LIBM(SUF, x, y, r);                                                      \
-            _mm512_storeu_##SUF(o + i, r);                                                       \
-        }                                                                                        \
-        if (i == e) continue;                                                                    \
-        x = ca ? _mm512_loadu_##SUF(a + i) : _mm512_set1_##SUF(a[0]);                            \
-        y = cb ? _mm512_loadu_##SUF(b + i) : _mm512_set1_##SUF(b[0]);                            \
-        ok = TL_VM_OK_##LIBM(SUF, x, y, all, lim);                                               \
-        r = ((vfn)vf)(x, y);                                                                     \
+    for (; i + N <= n; i += N) {                                                                 \
+        V x = ca ? _mm512_loadu_##SUF(a + i) : _mm512_set1_##SUF(a[0]);                          \
+        V y = cb ? _mm512_loadu_##SUF(b + i) : _mm512_set1_##SUF(b[0]);                          \
+        unsigned ok = TL_VM_OK_##LIBM(SUF, x, y, all, lim);                                      \
+        V r = ((vfn)vf)(x, y);                                                                   \
         TL_VM_FIX_##LIBM(SUF, x, y, r);                                                          \
-        {                                                                                        \
+        if (ok != all) {                                                                         \
             F t[N];                                                                              \
             int k;                                                                               \
             _mm512_storeu_##SUF(t, r);                                                           \
@@ -3687,7 +3671,6 @@ __attribute__((target("avx512f,avx512dq"))) static npy_intp tl_vm_##LIBM##_##S##
             r = _mm512_loadu_##SUF(t);                                                           \
         }                                                                                        \
         _mm512_storeu_##SUF(o + i, r);                                                           \
-        i += N;                                                                                  \
     }                                                                                            \
     _mm_setcsr(csr);                                                                             \
     return i;                                                                                    \
