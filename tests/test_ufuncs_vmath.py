@@ -242,7 +242,8 @@ def test_values_do_not_depend_on_layout(op, dt, vmath):
 def test_special_lanes_across_scan_blocks(op, dt, vmath):
     """The loops scan 16 vectors at a time for special lanes, then call the vector function on
     the ordinary ones: special values at the edges of those blocks, in long arrays, in place and
-    not, give each vector's values as a call on that vector alone, and NumPy's warnings."""
+    not, give each vector's values as a call on that vector alone; the special lanes the scalar
+    loop's bits, every lane within libmvec's bound of the exact result, NumPy's warnings."""
     lanes = 64 // np.dtype(dt).itemsize
     block = 16 * lanes
     n = 3 * block + 2 * lanes + 5
@@ -262,6 +263,10 @@ def test_special_lanes_across_scan_blocks(op, dt, vmath):
             f(y, out=y)
         assert got.tobytes() == alone.tobytes(), (op, pos)
         assert y.tobytes() == got.tobytes(), (op, pos)
+        special = np.flatnonzero(~np.isfinite(x) | (np.abs(x) < np.finfo(dt).tiny))
+        scalar = _scalar(op, x, vmath)
+        assert np.array_equal(got[special], scalar[special], equal_nan=True), (op, pos)
+        assert (ulp_diff(got, _exact(op, x)) <= LIBMVEC_ULPS).all(), (op, pos)
         assert _warnings(lambda: f(x)) == _warnings(lambda: ref(x)), (op, pos)
 
 

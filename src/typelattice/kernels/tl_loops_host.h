@@ -2487,7 +2487,8 @@ TL_VCLASS_OPS(f64, double, 64, 8, 4, 0x7fffffffffffffffLL, 0x7ff0000000000000LL)
 /* float32 frexp on AVX-512, as NumPy's AVX512_SKX loop: vgetmant/vgetexp (subnormals included)
  * on the finite nonzero lanes; x + x and exponent 0 on the others, as tl_frexp_* (masked: only
  * those lanes raise, a signalling NaN invalid). gcc's vectorized tl_frexp_f32 ran at 1.2x
- * NumPy's time (its float64 loop is as fast as NumPy's, and faster than this one at 8 lanes).
+ * NumPy's time (its float64 loop is as fast as NumPy's, and faster than an 8-lane version of
+ * this kernel measured).
  * Returns how many elements were done (0 without AVX-512). */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 __attribute__((target("avx512f,avx512dq"))) static npy_intp tl_vfrexp_f32_avx512(
