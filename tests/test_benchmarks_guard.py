@@ -123,3 +123,35 @@ def test_bits_column_tells_ulps_from_differences():
         v = x.copy()
         v[4] = np.nan
         assert _bits_equal(x, v) == "DIFF", dt
+
+
+def test_measure_warms_up_streaming_columns_before_every_sample():
+    """measure(warm=w): before each sample of a column whose calls take 10 µs or more, w
+    seconds of untimed calls of it; none for cheaper calls. A fake clock that advances by a
+    fixed cost per call (powers of two: exact sums) makes the call counts exact."""
+    from typelattice._bench import measure
+    now = [0.0]
+    calls = {"slow": 0, "fast": 0}
+
+    def make(name, cost):
+        def f():
+            calls[name] += 1
+            now[0] += cost
+        return f
+
+    def run(warm):
+        now[0] = 0.0
+        for k in calls:
+            calls[k] = 0
+        cols = {"slow": ("f()", {"f": make("slow", 2.0**-14)}),      # 61 µs
+                "fast": ("f()", {"f": make("fast", 2.0**-20)})}      # 0.95 µs
+        med, reps = measure(cols, 3, 2.0**-10, 100.0, clock=lambda: now[0], warm=warm)
+        assert med == {"slow": 2.0**-14, "fast": 2.0**-20}
+        return dict(calls), reps
+
+    plain, reps = run(0.0)
+    warmed, reps_w = run(2.0**-7)
+    assert reps == reps_w
+    # 2^-7 s of 2^-14 s calls: 128 untimed calls before each of the reps samples
+    assert warmed["slow"] - plain["slow"] == reps * 128
+    assert warmed["fast"] == plain["fast"]

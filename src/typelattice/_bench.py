@@ -3,8 +3,9 @@ NumPy, ml_dtypes and jax.numpy, as ratios of medians of interleaved repeats (iss
 
 For every case the script times each implementation as a ``timeit`` statement on the same
 operands, calibrates a call count per implementation, then runs the repeats round-robin (the order
-rotates every round) so that machine load hits all columns alike. It prints the median time of
-typelattice and, for every other column, the ratio ``typelattice / other``: below 1 means
+rotates every round) so that machine load hits all columns alike; a sample of calls of 10 µs or
+more follows ``--warm`` seconds of untimed calls of the same statement (steady-state memory
+bandwidth, see ``measure``). It prints the median time of typelattice and, for every other column, the ratio ``typelattice / other``: below 1 means
 typelattice is faster. Columns:
 
   tl_same    typelattice on operands already of the promoted (compute) dtype
@@ -713,12 +714,21 @@ def _calibrate(t, sample):
     return max(1, int(n * sample / max(dt, 1e-9)))
 
 
-def measure(cols, repeats, sample, budget, clock=time.process_time):
+def measure(cols, repeats, sample, budget, clock=time.process_time, warm=0.0):
     """Median seconds per call of every column, from interleaved rounds. Columns whose name
-    starts with "_" are not timed (untimed reference values)."""
+    starts with "_" are not timed (untimed reference values).
+
+    warm: seconds of untimed calls of a column before each of its samples. On the Xeon VM of
+    sessions 10-13, memory streaming ran at half speed for the first ~5-10 ms after 30 ms or more
+    without it (np.add of 3e6 float32: 3.1 ms, 2.7, 1.6, then 1.4 ms per call), so a fast
+    memory-bound call timed right after a slow compute-bound column (NumPy's float16 loops)
+    measured twice its steady time. Calls under 10 µs (cache-resident operands) go without: a
+    sample holds hundreds of them and the warm-up would triple the run."""
     timers = {k: _timer(stmt, ns, clock) for k, (stmt, ns) in cols.items()
               if not k.startswith("_")}
     numbers = {k: _calibrate(t, sample) for k, t in timers.items()}
+    warmups = {k: round(warm * numbers[k] / sample)                        # calls
+               if sample / numbers[k] >= 10e-6 else 0 for k in timers}
     t0 = time.perf_counter()
     keys = list(timers)
     samples = {k: [] for k in keys}
@@ -726,6 +736,8 @@ def measure(cols, repeats, sample, budget, clock=time.process_time):
     while r < repeats:
         rot = r % len(keys)
         for k in keys[rot:] + keys[:rot]:
+            if warmups[k]:
+                timers[k].timeit(warmups[k])
             samples[k].append(timers[k].timeit(numbers[k]) / numbers[k])
         r += 1
         if r == 1:                           # fit the time budget: fewer rounds for slow
@@ -790,7 +802,8 @@ def run_case(case, args):
         return None
     cols, bw = (made if isinstance(made, tuple) else (made, None))
     other_dtype = cols.pop("_np_other_dtype", False) is None
-    med, reps = measure(cols, args.repeats, args.sample, args.budget, TIMERS[args.timer])
+    med, reps = measure(cols, args.repeats, args.sample, args.budget, TIMERS[args.timer],
+                        args.warm)
     row = {"group": case.group, "case": case.label, "size": case.size,
            "tl": med.get("tl"), "repeats": reps,
            "ratio": {c: med["tl"] / med[c] for c in med if c != "tl" and med.get(c)},
@@ -933,6 +946,9 @@ def build_parser(prog="python -m typelattice bench"):
                         "cases, down to 3 for slow ones, within --budget)")
     p.add_argument("--sample", type=float, default=None,
                    help="target seconds per timing sample (calibrates calls per sample)")
+    p.add_argument("--warm", type=float, default=None,
+                   help="seconds of untimed calls before every sample (default 0.01, quick "
+                        "0.002): steady-state memory bandwidth for every column")
     p.add_argument("--budget", type=float, default=None,
                    help="seconds per case before repeats are cut (never below 3)")
     p.add_argument("--no-jax", dest="jax", action="store_false", help="skip jax.numpy")
@@ -951,6 +967,7 @@ def main(argv=None, prog="python -m typelattice bench"):
     args.repeats = args.repeats or (3 if args.quick else 7)
     args.sample = args.sample or (0.002 if args.quick else 0.005)
     args.budget = args.budget or (0.5 if args.quick else 1.0)
+    args.warm = (0.002 if args.quick else 0.01) if args.warm is None else args.warm
     groups = args.groups or list(GROUPS)
     bad = [g for g in groups if g not in GROUPS]
     if bad:
