@@ -1,6 +1,7 @@
-"""float32/float64 transcendental loops through glibc's libmvec (set_vmath): accuracy against the
-exact result, special values and FP warnings against the scalar libm loops and NumPy, at every
-lane of a vector, for both the AVX-512 and AVX2 variants the machine has."""
+"""float32/float64 transcendental loops through vector math functions (set_vmath): glibc's libmvec
+and, on AVX-512, NumPy's SVML for some ops: accuracy against the exact result, special values and
+FP warnings against the scalar libm loops and NumPy, at every lane of a vector, for every variant
+the machine has (SVML, libmvec's AVX-512 and AVX2)."""
 import warnings
 
 import ml_dtypes
@@ -22,9 +23,10 @@ ORDINARY = {"arccosh": 2.0}
 
 
 def _variants():
-    """The vector variants this machine can run ("avx512" and/or "avx2")."""
+    """The vector variants this machine can run: "svml" (NumPy's SVML functions), "avx512" and
+    "avx2" (libmvec's)."""
     try:
-        return sorted({_ufuncs.set_vmath(on) for on in (True, "avx2")} - {"scalar"})
+        return sorted({_ufuncs.set_vmath(on) for on in (True, "avx512", "avx2")} - {"scalar"})
     finally:
         _ufuncs.set_vmath(None)
 
@@ -35,7 +37,7 @@ VARIANTS = _variants()
 @pytest.fixture(params=VARIANTS or [pytest.param("none", marks=pytest.mark.skip(
     reason="no libmvec / AVX2 on this machine"))])
 def vmath(request):
-    on = True if request.param == "avx512" else request.param
+    on = True if request.param == "svml" else request.param
     assert _ufuncs.set_vmath(on) == request.param
     yield on
     _ufuncs.set_vmath(None)
@@ -293,8 +295,40 @@ def test_set_vmath_switch():
                 a, b = getattr(tl, op)(x), getattr(tl, op)(x2[::2])
             np.testing.assert_array_equal(a.view(np.uint32), b.view(np.uint32), err_msg=op)
     finally:
-        assert _ufuncs.set_vmath(None) in ("avx512", "avx2", "scalar")
+        assert _ufuncs.set_vmath(None) in ("svml", "avx512", "avx2", "scalar")
     assert _ufuncs.vmath_isa() == _ufuncs.set_vmath(None)
+
+
+def _numpy_exports_svml():
+    import ctypes
+    from numpy._core import _multiarray_umath as m
+    if not m.__cpu_features__.get("AVX512_SKX"):
+        return False
+    lib = ctypes.CDLL(m.__file__)
+    return all(hasattr(lib, f) for f in ("__svml_powf16", "__svml_acoshf16", "__svml_pow8_ha"))
+
+
+def test_numpy_svml_in_use_where_numpy_has_it():
+    """Where NumPy runs its AVX512_SKX loops and exports their SVML functions, set_vmath(True)
+    uses them (float32 arccosh, log, exp2, arctan2, power; float64 power): the ordinary lanes of
+    the ops NumPy itself computes with SVML are then NumPy's results bit for bit."""
+    if not _numpy_exports_svml():
+        assert _ufuncs.set_vmath(True) != "svml"
+        _ufuncs.set_vmath(None)
+        pytest.skip("NumPy has no SVML functions on this machine")
+    try:
+        assert _ufuncs.set_vmath(True) == "svml"
+        rng = np.random.default_rng(5)
+        x = rng.uniform(1, 1e4, 10_000).astype(np.float32)
+        y = rng.uniform(-3, 3, 10_000).astype(np.float32)
+        assert tl.arccosh(x).tobytes() == np.arccosh(x).tobytes()
+        assert tl.power(x, y).tobytes() == np.power(x, y).tobytes()
+        assert tl.arctan2(y, x).tobytes() == np.arctan2(y, x).tobytes()
+        x64, y64 = x.astype(np.float64), y.astype(np.float64)
+        assert tl.power(x64, y64).tobytes() == np.power(x64, y64).tobytes()
+        assert _ufuncs.set_vmath("avx512") == "avx512"          # libmvec's, on request
+    finally:
+        _ufuncs.set_vmath(None)
 
 
 @pytest.mark.parametrize("dt", DTYPES)
@@ -346,7 +380,7 @@ def test_arctan2_through_libmvec(dt):
             assert (ulp_diff(tl.arctan2(y[::3], x[::3]), exact[::3]) <= LIBMVEC_ULPS).all()
     finally:
         _ufuncs.set_vmath(None)
-    assert on in ("avx512", "avx2", "scalar")
+    assert on in ("svml", "avx512", "avx2", "scalar")
 
 
 @pytest.mark.parametrize("a, b", [("int64", "int64"), ("uint64", "int8"), ("int16", "float32"),
@@ -443,25 +477,31 @@ def test_power_of_the_exponents_numpy_takes_a_shortcut_for(dt, y):
 
 
 def test_float32_power_within_one_ulp():
-    """float32 power is within 1 ulp of the exact result on every path: typelattice's own AVX-512
-    pow (2^(y log2 x) in double, tl_pow32_avx512) and glibc's powf elsewhere; over bases across
-    the exponent range and exponents up to the vector path's limit (|y| (|exponent| + 1) <= 100),
-    and almost always correctly rounded."""
+    """float32 power is within 1 ulp of the exact result on every path, over bases across the
+    exponent range and exponents up to the vector path's limit (|y| (|exponent| + 1) <= 100):
+    NumPy's SVML powf (the vector lanes are then NumPy's own results, bit for bit),
+    typelattice's own AVX-512 pow (2^(y log2 x) in double, tl_pow32_avx512) without it and
+    glibc's powf elsewhere, the last two almost always correctly rounded."""
     rng = np.random.default_rng(31)
     n = 400_000
     e = rng.integers(-60, 61, n)
     x = np.ldexp(rng.uniform(0.5, 1.0, n), e).astype(np.float32)
     y = (rng.uniform(-1, 1, n) * 100 / (np.abs(e) + 1)).astype(np.float32)
     exact = np.power(x.astype(np.longdouble), y.astype(np.longdouble)).astype(np.float32)
-    for on in (True, False):
-        _ufuncs.set_vmath(on)
+    for on in (True, "avx512", False):
+        variant = _ufuncs.set_vmath(on)
         try:
             got = tl.power(x, y)
         finally:
             _ufuncs.set_vmath(None)
         d = ulp_diff(got, exact)
-        assert d.max() <= 1, on
-        assert (d > 0).mean() < 1e-3, on
+        assert d.max() <= 1, variant
+        if variant == "svml":
+            vector = np.abs(y) * (np.abs(np.frexp(x)[1] - 1) + 1) <= 100     # TL_VM_OK_pow's
+            assert vector.mean() > 0.9
+            assert got[vector].tobytes() == np.power(x, y)[vector].tobytes()
+        else:
+            assert (d > 0).mean() < 1e-3, variant
 
 
 @pytest.mark.parametrize("dt", DTYPES)

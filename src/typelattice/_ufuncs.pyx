@@ -125,6 +125,7 @@ cdef extern from "_loops.h":
     void tl_host_init()
     void tl_host_set_simd(int on)
     const char *tl_vmath_set(int on)
+    void tl_vmath_numpy(const char *path)
     npy_intp tl_tables_after
     const char *tl_vmath_isa()
     const char *tl_convert_isa()
@@ -195,6 +196,9 @@ _import_array()
 _import_umath()
 tl_loops_join()
 tl_host_init()
+import numpy._core._multiarray_umath as _np_umath_module
+if _np_umath_module.__cpu_features__.get("AVX512_SKX"):     # where NumPy's loops call its SVML
+    tl_vmath_numpy(os.fsencode(_np_umath_module.__file__))
 tl_vmath_set(-1)
 
 import ml_dtypes  # noqa: F401  (registers bfloat16 before its DType class is looked up)
@@ -303,13 +307,16 @@ def set_simd(simd=None):
 
 
 def set_vmath(on=None):
-    """float32/float64 transcendental ops (exp, log, sin...) on contiguous arrays through glibc's
-    libmvec: True: its AVX-512 or AVX2 variants, as the CPU has; "avx2": the AVX2 ones even on an
-    AVX-512 CPU; False: the scalar libm loops; None: decide from TYPELATTICE_DISABLE_SIMD. The
-    vector functions are within 4 ulp (glibc's documented bound), not bit-identical to the scalar
-    loops; special values and FP warnings are the same. Returns the variant in use: "avx512",
-    "avx2" or "scalar". For tests and benchmarks; not thread-safe against running loops."""
-    mode = -1 if on is None else 2 if on == "avx2" else int(bool(on))
+    """float32/float64 transcendental ops (exp, log, sin...) on contiguous arrays through vector
+    math functions: True: the best the CPU has (AVX-512: the SVML functions NumPy's extension
+    exports, libmvec's for any it lacks; AVX2: glibc's libmvec); "avx512": libmvec's AVX-512
+    variants only; "avx2": libmvec's AVX2 ones even on an AVX-512 CPU; False: the scalar libm
+    loops; None: decide from TYPELATTICE_DISABLE_SIMD. The vector functions are within 4 ulp,
+    not bit-identical to the scalar loops; special values and FP warnings are the same. Returns
+    the variant in use: "svml", "avx512", "avx2" or "scalar". For tests and benchmarks; not
+    thread-safe against running loops."""
+    mode = (-1 if on is None else 2 if on == "avx2" else 3 if on == "avx512"
+            else int(bool(on)))
     return tl_vmath_set(mode).decode()
 
 
@@ -324,7 +331,7 @@ def set_tables_after(n):
 
 
 def vmath_isa():
-    """The libmvec variant in use: "avx512", "avx2" or "scalar"."""
+    """The vector math in use: "svml", "avx512", "avx2" or "scalar"."""
     return tl_vmath_isa().decode()
 
 
