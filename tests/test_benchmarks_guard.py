@@ -126,9 +126,10 @@ def test_bits_column_tells_ulps_from_differences():
 
 
 def test_measure_warms_up_streaming_columns_before_every_sample():
-    """measure(warm=w): before each sample of a column whose calls take 10 µs or more, w
-    seconds of untimed calls of it; none for cheaper calls. A fake clock that advances by a
-    fixed cost per call (powers of two: exact sums) makes the call counts exact."""
+    """measure(warm=w): where a column's calls take 10 µs or more, w seconds of untimed calls of
+    each column before each of its samples; none where every column's calls are cheaper. A fake
+    clock that advances by a fixed cost per call (powers of two: exact sums) makes the call
+    counts exact."""
     from typelattice._bench import measure
     now = [0.0]
     calls = {"slow": 0, "fast": 0}
@@ -139,19 +140,22 @@ def test_measure_warms_up_streaming_columns_before_every_sample():
             now[0] += cost
         return f
 
-    def run(warm):
+    def run(warm, slow_cost):
         now[0] = 0.0
         for k in calls:
             calls[k] = 0
-        cols = {"slow": ("f()", {"f": make("slow", 2.0**-14)}),      # 61 µs
+        cols = {"slow": ("f()", {"f": make("slow", slow_cost)}),
                 "fast": ("f()", {"f": make("fast", 2.0**-20)})}      # 0.95 µs
         med, reps = measure(cols, 3, 2.0**-10, 100.0, clock=lambda: now[0], warm=warm)
-        assert med == {"slow": 2.0**-14, "fast": 2.0**-20}
+        assert med == {"slow": slow_cost, "fast": 2.0**-20}
         return dict(calls), reps
 
-    plain, reps = run(0.0)
-    warmed, reps_w = run(2.0**-7)
+    plain, reps = run(0.0, 2.0**-14)                                 # 61 µs
+    warmed, reps_w = run(2.0**-7, 2.0**-14)
     assert reps == reps_w
-    # 2^-7 s of 2^-14 s calls: 128 untimed calls before each of the reps samples
-    assert warmed["slow"] - plain["slow"] == reps * 128
-    assert warmed["fast"] == plain["fast"]
+    # 2^-7 s of untimed calls before each of the reps samples of each column
+    assert warmed["slow"] - plain["slow"] == reps * 2**7
+    assert warmed["fast"] - plain["fast"] == reps * 2**13
+    plain, reps = run(0.0, 2.0**-18)                                 # 3.8 µs: no warm-up
+    warmed, reps_w = run(2.0**-7, 2.0**-18)
+    assert reps == reps_w and warmed == plain

@@ -3,9 +3,9 @@ NumPy, ml_dtypes and jax.numpy, as ratios of medians of interleaved repeats (iss
 
 For every case the script times each implementation as a ``timeit`` statement on the same
 operands, calibrates a call count per implementation, then runs the repeats round-robin (the order
-rotates every round) so that machine load hits all columns alike; a sample of calls of 10 µs or
-more follows ``--warm`` seconds of untimed calls of the same statement (steady-state memory
-bandwidth, see ``measure``). It prints the median time of typelattice and, for every other
+rotates every round) so that machine load hits all columns alike; where a call takes 10 µs or
+more, each sample follows ``--warm`` seconds of untimed calls of the same statement
+(steady-state memory bandwidth, see ``measure``). It prints the median time of typelattice and, for every other
 column, the ratio ``typelattice / other``: below 1 means typelattice is faster. Columns:
 
   tl_same    typelattice on operands already of the promoted (compute) dtype
@@ -722,13 +722,15 @@ def measure(cols, repeats, sample, budget, clock=time.process_time, warm=0.0):
     sessions 10-13, memory streaming ran at half speed for the first ~5-10 ms after 30 ms or more
     without it (np.add of 3e6 float32: 3.1 ms, 2.7, 1.6, then 1.4 ms per call), so a fast
     memory-bound call timed right after a slow compute-bound column (NumPy's float16 loops)
-    measured twice its steady time. Calls under 10 µs (cache-resident operands) go without: a
-    sample holds hundreds of them and the warm-up would triple the run."""
+    measured twice its steady time. Cases whose calls all take under 10 µs (cache-resident
+    operands) go without: a sample holds hundreds of them and the warm-up would triple the run;
+    otherwise every column is warmed (a warmed column against a cold one ran up to 1.6x faster)."""
     timers = {k: _timer(stmt, ns, clock) for k, (stmt, ns) in cols.items()
               if not k.startswith("_")}
     numbers = {k: _calibrate(t, sample) for k, t in timers.items()}
-    warmups = {k: round(warm * numbers[k] / sample)                        # calls
-               if sample / numbers[k] >= 10e-6 else 0 for k in timers}
+    if not timers or max(sample / numbers[k] for k in timers) < 10e-6:
+        warm = 0.0
+    warmups = {k: round(warm * numbers[k] / sample) for k in timers}       # calls
     t0 = time.perf_counter()
     keys = list(timers)
     samples = {k: [] for k in keys}
