@@ -724,7 +724,7 @@ def measure(cols, repeats, sample, budget, clock=time.process_time, warm=0.0):
     memory-bound call timed right after a slow compute-bound column (NumPy's float16 loops)
     measured twice its steady time. Cases whose calls all take under 10 µs (cache-resident
     operands) go without: a sample holds hundreds of them and the warm-up would triple the run;
-    otherwise every column is warmed (a warmed column against a cold one ran up to 1.6x faster)."""
+    otherwise every column is warmed alike."""
     timers = {k: _timer(stmt, ns, clock) for k, (stmt, ns) in cols.items()
               if not k.startswith("_")}
     numbers = {k: _calibrate(t, sample) for k, t in timers.items()}
