@@ -3211,6 +3211,9 @@ typedef double (*tl_vm_s64)(double, unsigned *);
         npy_intp j = i, e = n - i >= TL_VM_SCAN * N ? i + TL_VM_SCAN * N : n - (n - i) % N;       \
         V v, y;                                                                                  \
         unsigned ok;                                                                             \
+        while (j + 4 * N <= e && ALLOK(OKMASK(LOADU(a + j)) & OKMASK(LOADU(a + j + N))          \
+                                       & OKMASK(LOADU(a + j + 2 * N)) & OKMASK(LOADU(a + j + 3 * N)))) \
+            j += 4 * N;                                                                          \
         while (j < e && ALLOK(OKMASK(LOADU(a + j)))) j += N;                                     \
         for (; i < j; i += N) {                                                                  \
             y = ((vfn)vf)(LOADU(a + i));                                                         \
