@@ -3685,19 +3685,21 @@ static const tl_vm_near tl_vm_near_bf16 = {0u, 0x8000u - 8u, 0xffffu, 16u};
      & ((unsigned)_mm512_fpclass_##SUF##_mask(y, 0xbf) ^ all)                                    \
      & (unsigned)_mm512_cmp_##SUF##_mask(_mm512_abs_##SUF(_mm512_sub_##SUF(                     \
            _mm512_getexp_##SUF(x), _mm512_getexp_##SUF(y))), lim, _CMP_LE_OQ))
+/* (in mask registers: a mask per operand, the range compare under their OR's complement) */
 #define TL_VM_OK_pow(SUF, x, y, all, lim)                                                        \
-    (((unsigned)_mm512_fpclass_##SUF##_mask(x, 0xff) ^ all)                                      \
-     & ((unsigned)_mm512_fpclass_##SUF##_mask(y, 0x99) ^ all)                                    \
-     & (unsigned)_mm512_cmp_##SUF##_mask(_mm512_mul_##SUF(_mm512_abs_##SUF(y), _mm512_add_##SUF( \
-           _mm512_abs_##SUF(_mm512_getexp_##SUF(x)), _mm512_set1_##SUF(1))), lim, _CMP_LE_OQ))
+    (unsigned)_mm512_mask_cmp_##SUF##_mask(                                                      \
+        ~(_mm512_fpclass_##SUF##_mask(x, 0xff) | _mm512_fpclass_##SUF##_mask(y, 0x99)),          \
+        _mm512_mul_##SUF(_mm512_abs_##SUF(y), _mm512_add_##SUF(                                  \
+            _mm512_abs_##SUF(_mm512_getexp_##SUF(x)), _mm512_set1_##SUF(1))), lim, _CMP_LE_OQ)
 /* the exponents tl_pow_* takes a shortcut for (the ordinary lanes: x positive, normal) */
 #define TL_VM_FIX_atan2(SUF, x, y, r) ((void)0)
 #define TL_VM_FIX_pow(SUF, x, y, r)                                                              \
     do {                                                                                         \
-        const unsigned k2 = _mm512_cmp_##SUF##_mask(y, _mm512_set1_##SUF(2), _CMP_EQ_OQ);        \
-        const unsigned km = _mm512_cmp_##SUF##_mask(y, _mm512_set1_##SUF(-1), _CMP_EQ_OQ);       \
-        const unsigned kh = _mm512_cmp_##SUF##_mask(y, _mm512_set1_##SUF(0.5), _CMP_EQ_OQ);      \
-        const unsigned k1 = _mm512_cmp_##SUF##_mask(y, _mm512_set1_##SUF(1), _CMP_EQ_OQ);        \
+        const __typeof__(_mm512_cmp_##SUF##_mask(y, y, 0)) k2 =                                  \
+            _mm512_cmp_##SUF##_mask(y, _mm512_set1_##SUF(2), _CMP_EQ_OQ),                        \
+            km = _mm512_cmp_##SUF##_mask(y, _mm512_set1_##SUF(-1), _CMP_EQ_OQ),                  \
+            kh = _mm512_cmp_##SUF##_mask(y, _mm512_set1_##SUF(0.5), _CMP_EQ_OQ),                 \
+            k1 = _mm512_cmp_##SUF##_mask(y, _mm512_set1_##SUF(1), _CMP_EQ_OQ);                   \
         if (k2 | km | kh | k1) {                                                                 \
             r = _mm512_mask_mul_##SUF(r, k2, x, x);                                              \
             r = _mm512_mask_div_##SUF(r, km, _mm512_set1_##SUF(1), x);                           \
