@@ -3680,13 +3680,13 @@ static const tl_vm_near tl_vm_near_bf16 = {0u, 0x8000u - 8u, 0xffffu, 16u};
  * could overflow or a result that underflows). pow: a positive normal base, a finite exponent,
  * |y| * (|exponent of x| + 1) <= LIM, so the result is normal (LIM: 100 / 1000 for float32 /
  * float64, against exponent ranges of 126 / 1022). */
-#define TL_VM_OK_atan2(SUF, x, y, all, lim)                                                      \
-    (((unsigned)_mm512_fpclass_##SUF##_mask(x, 0xbf) ^ all)                                      \
-     & ((unsigned)_mm512_fpclass_##SUF##_mask(y, 0xbf) ^ all)                                    \
-     & (unsigned)_mm512_cmp_##SUF##_mask(_mm512_abs_##SUF(_mm512_sub_##SUF(                     \
-           _mm512_getexp_##SUF(x), _mm512_getexp_##SUF(y))), lim, _CMP_LE_OQ))
 /* (in mask registers: a mask per operand, the range compare under their OR's complement) */
-#define TL_VM_OK_pow(SUF, x, y, all, lim)                                                        \
+#define TL_VM_OK_atan2(SUF, x, y, lim)                                                           \
+    (unsigned)_mm512_mask_cmp_##SUF##_mask(                                                      \
+        ~(_mm512_fpclass_##SUF##_mask(x, 0xbf) | _mm512_fpclass_##SUF##_mask(y, 0xbf)),          \
+        _mm512_abs_##SUF(_mm512_sub_##SUF(_mm512_getexp_##SUF(x), _mm512_getexp_##SUF(y))),      \
+        lim, _CMP_LE_OQ)
+#define TL_VM_OK_pow(SUF, x, y, lim)                                                             \
     (unsigned)_mm512_mask_cmp_##SUF##_mask(                                                      \
         ~(_mm512_fpclass_##SUF##_mask(x, 0xff) | _mm512_fpclass_##SUF##_mask(y, 0x99)),          \
         _mm512_mul_##SUF(_mm512_abs_##SUF(y), _mm512_add_##SUF(                                  \
@@ -3719,7 +3719,7 @@ __attribute__((target("avx512f,avx512dq"))) static npy_intp tl_vm_##LIBM##_##S##
     for (; i + N <= n; i += N) {                                                                 \
         V x = ca ? _mm512_loadu_##SUF(a + i) : _mm512_set1_##SUF(a[0]);                          \
         V y = cb ? _mm512_loadu_##SUF(b + i) : _mm512_set1_##SUF(b[0]);                          \
-        unsigned ok = TL_VM_OK_##LIBM(SUF, x, y, all, lim);                                      \
+        unsigned ok = TL_VM_OK_##LIBM(SUF, x, y, lim);                                           \
         V r = ((vfn)vf)(x, y);                                                                   \
         TL_VM_FIX_##LIBM(SUF, x, y, r);                                                          \
         if (ok != all) {                                                                         \
