@@ -5,8 +5,9 @@ For every case the script times each implementation as a ``timeit`` statement on
 operands, calibrates a call count per implementation, then runs the repeats round-robin (the order
 rotates every round) so that machine load hits all columns alike; where a call takes 10 µs or
 more, each sample follows ``--warm`` seconds of untimed calls of the same statement
-(steady-state memory bandwidth, see ``measure``). It prints the median time of typelattice and, for every other
-column, the ratio ``typelattice / other``: below 1 means typelattice is faster. Columns:
+(steady-state memory bandwidth, see ``measure``). It prints the median time of typelattice
+and, for every other column, the ratio ``typelattice / other``: below 1 means typelattice is
+faster. Columns:
 
   tl_same    typelattice on operands already of the promoted (compute) dtype
   np         NumPy with the same operands (its own promotion)
