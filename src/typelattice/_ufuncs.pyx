@@ -197,7 +197,7 @@ _import_umath()
 tl_loops_join()
 tl_host_init()
 import numpy._core._multiarray_umath as _np_umath_module
-if _np_umath_module.__cpu_features__.get("AVX512_SKX"):     # where NumPy's loops call its SVML
+if getattr(_np_umath_module, "__cpu_features__", {}).get("AVX512_SKX"):   # NumPy's SVML loops run
     tl_vmath_numpy(os.fsencode(_np_umath_module.__file__))
 tl_vmath_set(-1)
 
