@@ -477,6 +477,30 @@ def test_power_of_the_exponents_numpy_takes_a_shortcut_for(dt, y):
         assert _warnings(lambda: tl.power(v, y)) == _warnings(lambda: ops[y](v)), v[:3]
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_power_shortcut_exponents_mixed_with_others_in_a_vector(dt, vmath):
+    """Exponent arrays mixing 2, -1, 0.5, 1 with other powers of two (which pass the vector loop's
+    first test for them) and ordinary values: each lane is the value of the same base under that
+    exponent broadcast to the whole array; the shortcut lanes NumPy's multiply, divide, sqrt."""
+    rng = np.random.default_rng(8)
+    n = 4099
+    x = rng.uniform(0.25, 8, n).astype(dt)
+    misses = GLIBC_POW_MISSES[np.dtype(dt).itemsize]
+    x[:len(misses)] = misses
+    choices = np.array([2.0, -1.0, 0.5, 1.0, 4.0, 0.25, -2.0, -0.5, 0.0, 3.7, -1.3], dt)
+    y = rng.choice(choices, n)
+    y[rng.uniform(size=n) < 0.3] = dt(2.5)          # vectors with no power-of-two exponent
+    with np.errstate(all="ignore"):
+        got = tl.power(x, y)
+        for c in choices.tolist() + [2.5]:
+            lanes = y == c
+            alone = tl.power(x, dt(c))
+            assert (_bits(got[lanes]) == _bits(alone[lanes])).all(), c
+        short = {2.0: np.multiply(x, x), -1.0: np.divide(dt(1), x), 0.5: np.sqrt(x), 1.0: x}
+    for c, ref in short.items():
+        assert (_bits(got[y == c]) == _bits(ref[y == c])).all(), c
+
+
 def test_float32_power_within_one_ulp():
     """float32 power is within 1 ulp of the exact result on every path, over bases across the
     exponent range and exponents up to the vector path's limit (|y| (|exponent| + 1) <= 100):
