@@ -81,7 +81,7 @@ def lib(tmp_path_factory):
 
 def available_isas(L):
     out = []
-    for name in ("scalar", "avx2+f16c", "avx512"):
+    for name in ("scalar", "avx2+f16c", "avx512", "avx512+bf16"):
         if L.tl_convert_set_isa(name.encode()) == 0:
             out.append(name)
     L.tl_convert_set_isa(None)
@@ -221,13 +221,17 @@ def x64():
 # ---------------------------------------------------------------- values
 def test_paths_exist(lib, isas):
     assert "scalar" in isas
-    assert lib.tl_convert_isa().decode() in ("avx512", "avx2+f16c", "scalar")
+    assert lib.tl_convert_isa().decode() in ("avx512+bf16", "avx512", "avx2+f16c", "scalar")
     if sys.platform.startswith("linux") and os.uname().machine == "x86_64":
         flags = Path("/proc/cpuinfo").read_text()
         if " avx2 " in flags and " f16c " in flags:
             assert "avx2+f16c" in isas
-        if all(f" {f} " in flags for f in ("avx512f", "avx512bw", "avx512vl", "avx512dq")):
+        avx512 = all(f" {f} " in flags for f in ("avx512f", "avx512bw", "avx512vl", "avx512dq"))
+        if avx512:
             assert "avx512" in isas
+        # (a compiler that does not know the instruction leaves it out)
+        if avx512 and " avx512_bf16 " in flags and lib.tl_convert_isa() == b"avx512+bf16":
+            assert "avx512+bf16" in isas
 
 
 @pytest.mark.parametrize("name", ["f16_to_f32", "f16_to_f64"])

@@ -281,7 +281,10 @@ def test_set_simd_reports_path():
     assert _ufuncs.set_simd(False) is False
     assert _ufuncs.simd_isa() == "scalar"
     _ufuncs.set_simd(None)
+    assert _ufuncs.simd_isa() in ("avx512+bf16", "avx512", "avx2+f16c", "scalar")
+    assert _ufuncs.set_simd("avx512") == (_ufuncs.simd_isa() != "scalar")
     assert _ufuncs.simd_isa() in ("avx512", "avx2+f16c", "scalar")
+    _ufuncs.set_simd(None)
 
 
 @pytest.mark.parametrize("simd", [False, True])

@@ -17,7 +17,7 @@ OPS = ("add", "subtract", "multiply", "divide", "maximum", "minimum", "fmax", "f
 
 
 # set_simd arguments per path: "scalar" runs the blocked loops (the portable conversions)
-_SET = {"scalar": False, "avx2+f16c": "avx2", "avx512": True}
+_SET = {"scalar": False, "avx2+f16c": "avx2", "avx512": "avx512", "avx512+bf16": True}
 
 
 def _available_isas():

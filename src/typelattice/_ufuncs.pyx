@@ -282,24 +282,28 @@ cdef set _EXT_TYPES = _register_small_floats()
 
 def set_simd(simd=None):
     """Choose the SIMD paths of the float16/bfloat16 conversions and of the float32/float64 block
-    kernels (comparisons, rounding, ...): True: the best the CPU has (AVX-512 or AVX2); "avx2": at
-    most AVX2 (to exercise that path on an AVX-512 CPU); False: the portable code; None: decide
-    from the CPU and TYPELATTICE_DISABLE_SIMD. Every path gives the same bits and FP flags. Returns
-    whether a SIMD path is in use now. For tests and benchmarks; not thread-safe against running
-    loops."""
+    kernels (comparisons, rounding, ...): True: the best the CPU has (AVX-512 with AVX512_BF16's
+    bfloat16 rounding, AVX-512 or AVX2); "avx512": AVX-512 without the AVX512_BF16 instruction;
+    "avx2": at most AVX2 (these two exercise those paths on a CPU that has more); False: the
+    portable code; None: decide from the CPU and TYPELATTICE_DISABLE_SIMD. Every path gives the
+    same bits and FP flags. Returns whether a SIMD path is in use now. For tests and benchmarks;
+    not thread-safe against running loops."""
     if simd is None:
         tl_convert_set_isa(NULL)
         host = 1
     elif isinstance(simd, str):
-        if simd != "avx2":
-            raise ValueError(f"set_simd: unknown path {simd!r} (True, False, None or 'avx2')")
-        tl_convert_set_isa(b"avx2+f16c")
-        host = 2
+        if simd not in ("avx2", "avx512"):
+            raise ValueError(f"set_simd: unknown path {simd!r} "
+                             "(True, False, None, 'avx512' or 'avx2')")
+        if simd == "avx2" or tl_convert_set_isa(b"avx512") != 0:
+            tl_convert_set_isa(b"avx2+f16c")
+        host = 2 if simd == "avx2" else 1
     elif not simd:
         tl_convert_set_isa(b"scalar")
         host = 0
     else:
-        if tl_convert_set_isa(b"avx512") != 0:
+        if (tl_convert_set_isa(b"avx512+bf16") != 0
+                and tl_convert_set_isa(b"avx512") != 0):
             tl_convert_set_isa(b"avx2+f16c")
         host = 1
     tl_host_set_simd(host)
@@ -336,7 +340,8 @@ def vmath_isa():
 
 
 def simd_isa():
-    """The float16/bfloat16 conversion path in use: "avx512", "avx2+f16c" or "scalar"."""
+    """The float16/bfloat16 conversion path in use: "avx512+bf16", "avx512", "avx2+f16c" or
+    "scalar"."""
     return tl_convert_isa().decode()
 
 

@@ -46,7 +46,15 @@
 #include <cpuid.h>
 #include "tl_avx2.h"
 #define TL_TARGET_AVX2   __attribute__((target("avx2,f16c,fma")))
+/* AVX512_BF16's vcvtneps2bf16 (where the compiler knows it): the AVX-512 kernels may carry it,
+ * and run it only where the CPU has it and the kernel set in use says so (tl_bf16_insn) */
+#if (defined(__clang__) && __clang_major__ >= 11) || (!defined(__clang__) && __GNUC__ >= 10)
+#define TL_HAVE_BF16_INSN 1
+#define TL_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512bf16,avx2,f16c,fma")))
+#else
+#define TL_HAVE_BF16_INSN 0
 #define TL_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,f16c,fma")))
+#endif
 #define TL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 /* in-register helpers: inlined into every loop (a call would spill the vectors) */
 #define TL_VINLINE static inline __attribute__((always_inline))
@@ -596,9 +604,20 @@ TL_TARGET_AVX512 static void avx512_bf16_to_f64(const uint16_t *s, double *d, pt
     }
 }
 
-/* 16 float bit patterns -> 16 bfloat16; signalling NaN lanes OR-ed to *sn. */
+/* set with the kernel set in use: K_avx512bf16 (the CPU has AVX512_BF16) */
+static int tl_bf16_insn;
+
+/* 16 float bit patterns -> 16 bfloat16; signalling NaN lanes OR-ed to *sn. vcvtneps2bf16 rounds
+ * to nearest even as below but reads subnormals as 0 and keeps NaN payloads: vectors with a NaN
+ * or a subnormal take the integer rounding (a normal float32 never rounds to a subnormal
+ * bfloat16: same exponent range). In the fused bfloat16 add (10^5 elements in cache) the
+ * rounding was about half of the loop's instructions. */
 TL_TARGET_AVX512 TL_VINLINE __m256i avx512_bf16_round(__m512i v, __mmask16 *sn)
 {
+#if TL_HAVE_BF16_INSN
+    if (tl_bf16_insn && !_mm512_fpclass_ps_mask(_mm512_castsi512_ps(v), 0xa1))
+        return (__m256i)_mm512_cvtneps_pbh(_mm512_castsi512_ps(v));
+#endif
     __m512i a = _mm512_and_si512(v, _mm512_set1_epi32(0x7fffffff));
     __mmask16 nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7f800000));
     __m512i hi = _mm512_srli_epi32(v, 16);
@@ -638,6 +657,11 @@ static const tl_kernels K_avx512 = {
     "avx512", avx512_f16_to_f32, avx512_f16_to_f64, avx512_f32_to_f16, avx512_f64_to_f16,
     avx512_bf16_to_f32, avx512_bf16_to_f64, avx512_f32_to_bf16, avx512_f64_to_bf16,
 };
+/* the same kernels, rounding to bfloat16 with vcvtneps2bf16 (tl_bf16_insn) */
+static const tl_kernels K_avx512bf16 = {
+    "avx512+bf16", avx512_f16_to_f32, avx512_f16_to_f64, avx512_f32_to_f16, avx512_f64_to_f16,
+    avx512_bf16_to_f32, avx512_bf16_to_f64, avx512_f32_to_bf16, avx512_f64_to_bf16,
+};
 
 /* F16C via CPUID (not every compiler's __builtin_cpu_supports knows it). */
 static int tl_cpu_f16c(void)
@@ -660,6 +684,15 @@ static int tl_cpu_avx512(void)
     return tl_cpu_avx2() && __builtin_cpu_supports("avx512f")
         && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")
         && __builtin_cpu_supports("avx512dq");
+}
+
+static int tl_cpu_avx512bf16(void)
+{
+#if TL_HAVE_BF16_INSN
+    return tl_cpu_avx512() && __builtin_cpu_supports("avx512bf16");
+#else
+    return 0;
+#endif
 }
 #endif /* TL_X86 */
 
@@ -1182,11 +1215,16 @@ static tl_hbin_kernel tl_hbin_find(int avx512, int op, int ko, int ka, int kb)
 #if defined(__GNUC__)
 static const tl_kernels *tl_active_k;
 #define TL_LOAD() __atomic_load_n(&tl_active_k, __ATOMIC_ACQUIRE)
-#define TL_STORE(k) __atomic_store_n(&tl_active_k, (k), __ATOMIC_RELEASE)
+#define TL_STORE_K(k) __atomic_store_n(&tl_active_k, (k), __ATOMIC_RELEASE)
 #else
 static const tl_kernels *volatile tl_active_k;
 #define TL_LOAD() (tl_active_k)
-#define TL_STORE(k) (tl_active_k = (k))
+#define TL_STORE_K(k) (tl_active_k = (k))
+#endif
+#if TL_X86
+#define TL_STORE(k) (tl_bf16_insn = (k) == &K_avx512bf16, TL_STORE_K(k))
+#else
+#define TL_STORE(k) TL_STORE_K(k)
 #endif
 
 int tl_simd_disabled(void)
@@ -1200,6 +1238,8 @@ static const tl_kernels *tl_best(void)
     if (tl_simd_disabled())
         return &K_scalar;
 #if TL_X86
+    if (tl_cpu_avx512bf16())
+        return &K_avx512bf16;
     if (tl_cpu_avx512())
         return &K_avx512;
     if (tl_cpu_avx2())
@@ -1227,6 +1267,7 @@ int tl_convert_set_isa(const char *name)
 #if TL_X86
     if (strcmp(name, "avx2+f16c") == 0 && tl_cpu_avx2()) { TL_STORE(&K_avx2); return 0; }
     if (strcmp(name, "avx512") == 0 && tl_cpu_avx512()) { TL_STORE(&K_avx512); return 0; }
+    if (strcmp(name, "avx512+bf16") == 0 && tl_cpu_avx512bf16()) { TL_STORE(&K_avx512bf16); return 0; }
 #endif
     return -1;
 }
@@ -1284,7 +1325,7 @@ int tl_half_binary(int op, tl_half_elem_fn fn, int ko, int ka, const void *a, in
     tl_hbin_kernel f;
     tl_hbin_args x;
     unsigned fl = 0;
-    if (k != &K_avx512 && k != &K_avx2)
+    if (k != &K_avx512 && k != &K_avx512bf16 && k != &K_avx2)
         return 0;
     /* greater: less of the swapped operands; an integer/bool with a half type in a commutative
      * op: the half operand first (exact: only it can be a NaN) */
@@ -1297,7 +1338,7 @@ int tl_half_binary(int op, tl_half_elem_fn fn, int ko, int ka, const void *a, in
         a = b; ka = kb; ca = cb;
         b = t; kb = kt; cb = ct;
     }
-    f = tl_hbin_find(k == &K_avx512, op, ko, ka, kb);
+    f = tl_hbin_find(k != &K_avx2, op, ko, ka, kb);
     if (f == NULL)
         return 0;
     /* a scalar float16 signalling NaN keeps its bits on the caller's path */
