@@ -653,15 +653,11 @@ TL_TARGET_AVX512 static void avx512_f64_to_bf16(const double *s, uint16_t *d, pt
     tl_raise(sn ? TL_FLAG_INVALID : 0u);
 }
 
-static const tl_kernels K_avx512 = {
-    "avx512", avx512_f16_to_f32, avx512_f16_to_f64, avx512_f32_to_f16, avx512_f64_to_f16,
-    avx512_bf16_to_f32, avx512_bf16_to_f64, avx512_f32_to_bf16, avx512_f64_to_bf16,
-};
+#define TL_AVX512_KERNELS avx512_f16_to_f32, avx512_f16_to_f64, avx512_f32_to_f16,              \
+    avx512_f64_to_f16, avx512_bf16_to_f32, avx512_bf16_to_f64, avx512_f32_to_bf16, avx512_f64_to_bf16
+static const tl_kernels K_avx512 = {"avx512", TL_AVX512_KERNELS};
 /* the same kernels, rounding to bfloat16 with vcvtneps2bf16 (tl_bf16_insn) */
-static const tl_kernels K_avx512bf16 = {
-    "avx512+bf16", avx512_f16_to_f32, avx512_f16_to_f64, avx512_f32_to_f16, avx512_f64_to_f16,
-    avx512_bf16_to_f32, avx512_bf16_to_f64, avx512_f32_to_bf16, avx512_f64_to_bf16,
-};
+static const tl_kernels K_avx512bf16 = {"avx512+bf16", TL_AVX512_KERNELS};
 
 /* F16C via CPUID (not every compiler's __builtin_cpu_supports knows it). */
 static int tl_cpu_f16c(void)
