@@ -46,9 +46,11 @@
 #include <cpuid.h>
 #include "tl_avx2.h"
 #define TL_TARGET_AVX2   __attribute__((target("avx2,f16c,fma")))
-/* AVX512_BF16's vcvtneps2bf16 (where the compiler knows it): the AVX-512 kernels may carry it,
- * and run it only where the CPU has it and the kernel set in use says so (tl_bf16_insn) */
-#if (defined(__clang__) && __clang_major__ >= 11) || (!defined(__clang__) && __GNUC__ >= 10)
+/* AVX512_BF16's vcvtneps2bf16 (where the compiler knows it: meson's check sets TL_BF16_INSN,
+ * other builds go by the compiler's version): the AVX-512 kernels may carry it, and run it only
+ * where the CPU has it and the kernel set in use says so (tl_bf16_insn) */
+#if defined(TL_BF16_INSN) ? TL_BF16_INSN \
+    : (defined(__clang__) && __clang_major__ >= 11) || (!defined(__clang__) && __GNUC__ >= 10)
 #define TL_HAVE_BF16_INSN 1
 #define TL_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512bf16,avx2,f16c,fma")))
 #else
