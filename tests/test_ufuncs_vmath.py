@@ -243,7 +243,7 @@ def test_values_do_not_depend_on_layout(op, dt, vmath):
 @pytest.mark.parametrize("op", OPS)
 def test_special_lanes_anywhere_in_long_arrays(op, dt, vmath):
     """The loops leave their hot loop at a vector with special lanes and come back after it:
-    special values in the first and last lanes of vectors, of 16-vector blocks and of the array,
+    special values in the first and last lanes of vectors, 16 vectors apart and of the array,
     in place and not, give each vector's values as a call on that vector alone; the special lanes
     the scalar loop's bits, every lane within libmvec's bound of the exact result, NumPy's
     warnings."""

@@ -3727,6 +3727,8 @@ TL_VM_FIXM_POW(pd, __m512d, epi64, 0xfffffffffffffLL)
  * they were spilled and reloaded every time), and a/b contiguous or scalar are separate loops
  * (tl_vm_<LIBM>_<S>_avx512 dispatches to them): perf's share of the loop against SVML's powf16
  * went from 0.19 to 0.16, and to 0.14 with TL_VM_FIXM_pow's first test. */
+/* the vector of operand p at i (c: contiguous) or its broadcast scalar */
+#define TL_VM_BIN_LD(SUF, p, c, i) ((c) ? _mm512_loadu_##SUF((p) + (i)) : _mm512_set1_##SUF((p)[0]))
 #define TL_VM_BIN(LIBM, S, F, N, V, SUF, LIM, FN)                                                \
 __attribute__((target("avx512f,avx512dq"), always_inline)) static inline npy_intp                \
 tl_vm_##LIBM##_##S##_loop(void *vf, const F *a, const int ca, const F *b, const int cb, F *o,    \
@@ -3737,14 +3739,12 @@ tl_vm_##LIBM##_##S##_loop(void *vf, const F *a, const int ca, const F *b, const 
     unsigned csr = _mm_getcsr();                                                                 \
     npy_intp i = 0;                                                                              \
     for (; i + N <= n; i += N) {                                                                 \
-        V x = ca ? _mm512_loadu_##SUF(a + i) : _mm512_set1_##SUF(a[0]);                          \
-        V y = cb ? _mm512_loadu_##SUF(b + i) : _mm512_set1_##SUF(b[0]);                          \
+        V x = TL_VM_BIN_LD(SUF, a, ca, i), y = TL_VM_BIN_LD(SUF, b, cb, i);                      \
         unsigned ok = TL_VM_OK_##LIBM(SUF, x, y, _mm512_set1_##SUF(LIM));                        \
         unsigned fix = TL_VM_FIXM_##LIBM(SUF, y);                                                \
         V r = ((vfn)vf)(x, y);                                                                   \
         if (TL_UNLIKELY(fix | (ok ^ all))) {                                                     \
-            x = ca ? _mm512_loadu_##SUF(a + i) : _mm512_set1_##SUF(a[0]);                        \
-            y = cb ? _mm512_loadu_##SUF(b + i) : _mm512_set1_##SUF(b[0]);                        \
+            x = TL_VM_BIN_LD(SUF, a, ca, i), y = TL_VM_BIN_LD(SUF, b, cb, i);                    \
             TL_VM_FIX_##LIBM(SUF, x, y, r);                                                      \
             if (ok != all) {                                                                     \
                 F t[N];                                                                          \
