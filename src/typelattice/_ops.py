@@ -28,7 +28,6 @@ use ``"real"`` (complex -> its real component type: absolute) or a tuple with on
 bfloat16/float16, c: complex); a compute type of another kind raises ``kind_error`` (TypeError or
 ValueError, as JAX raises). ``special`` maps operand-name pairs to a fixed result type name or to
 an exception class name (bool|bool -> int32 for shifts; subtract(bool, bool) raises...).
-``unsupported`` lists kinds JAX accepts but typelattice does not compute (documented gaps).
 """
 
 from ._names import CORE, kind  # noqa: E402  (kind: 'b', 'u', 'i', 'f' or 'c' of a type name)
@@ -66,7 +65,7 @@ class Op:
     """One ufunc: its dtype rule, domain, identity and element function."""
 
     def __init__(self, name, rule=JOIN, *, nin=2, nout=1, out="same", kinds=ALL,
-                 kind_error="TypeError", special=None, unsupported="", identity=None,
+                 kind_error="TypeError", special=None, identity=None,
                  reorderable=False, kernel=None, kernel16=None, kernel_bf16=None,
                  native16=False, bits16=False, quiet=False, doc="",
                  numpy_name=None, aliases=()):
@@ -78,7 +77,6 @@ class Op:
         self.kinds = kinds
         self.kind_error = kind_error
         self.special = dict(special or {})
-        self.unsupported = unsupported
         self.identity = identity          # None, 0, 1, -1 (all bits set), True/False, "-inf"
         self.reorderable = reorderable
         self.kernel = kernel or name      # element function base name: tl_<kernel>_<suffix>
@@ -114,7 +112,7 @@ class Op:
             if t not in LOOP_TYPES:
                 continue
             k = kind(t)
-            if k not in self.kinds or k in self.unsupported:
+            if k not in self.kinds:
                 continue
             if (t, t) in self.special:
                 continue
@@ -131,7 +129,7 @@ class Op:
             if t not in LOOP_TYPES:
                 continue
             k = kind(t)
-            if k not in self.kinds or k in self.unsupported or (t,) in self.special:
+            if k not in self.kinds or (t,) in self.special:
                 continue
             if self.rule in (INEXACT, DEFAULT_FLOAT) and k not in "fc":
                 continue
@@ -152,21 +150,17 @@ class Op:
                 t = "float64"
         else:
             t = materialize(a)
-        self._check_kind(t, f"{a} computes in {t}",
-                         "typelattice does not implement one yet", f"{a}")
+        self._check_kind(t, f"{a} computes in {t}")
         return self.loop_signature(t)
 
-    def _check_kind(self, t, operands, why, unsupported_operands):
-        """Raise the op's error when compute type ``t`` is of a kind it rejects or lacks."""
+    def _check_kind(self, t, operands):
+        """Raise the op's error when compute type ``t`` is of a kind it rejects."""
         k = kind(t)
         if k not in self.kinds:
             what = {"f": "floating", "c": "complex", "b": "bool", "u": "unsigned integer",
                     "i": "integer"}.get(k, str(k))
             raise _ERRORS[self.kind_error](
                 f"{self.name} does not accept {what} operands ({operands})")
-        if k in self.unsupported:
-            raise TypeError(f"typelattice.{self.name} has no {t} loop: JAX accepts "
-                            f"complex operands here but {why} ({unsupported_operands})")
 
     def resolve(self, a, b, join, materialize):
         """Loop dtypes (ins + outs, canonical names) for operand types ``a`` and ``b``.
@@ -203,9 +197,7 @@ class Op:
             if self.rule == INEXACT:
                 t = TO_INEXACT.get(t, t)
             t = materialize(t)
-        self._check_kind(t, f"{a}, {b} compute in {t}",
-                         f"NumPy defines no complex {self.name} and typelattice does not "
-                         "implement one yet", f"{a}, {b}")
+        self._check_kind(t, f"{a}, {b} compute in {t}")
         if self.out == "bool":
             return (t, t, "bool")
         return (t,) * (self.nin + self.nout)
@@ -277,17 +269,20 @@ OPS = [
     Op("fmax", reorderable=True, quiet=True, kernel16="fmax_h", kernel_bf16="fmax", doc="Element-wise maximum, ignoring NaNs."),
     Op("fmin", reorderable=True, quiet=True, kernel16="fmin_h", kernel_bf16="fmin", doc="Element-wise minimum, ignoring NaNs."),
     # -- float functions: the inexact join ----------------------------------------------------------
-    Op("arctan2", INEXACT, unsupported="c",
-       doc="Element-wise arc tangent of x1/x2 choosing the quadrant."),
+    Op("arctan2", INEXACT,
+       doc="Element-wise arc tangent of x1/x2 choosing the quadrant (complex: JAX's "
+           "-i log((x2 + i x1) / sqrt(x2**2 + x1**2)))."),
     Op("hypot", INEXACT, kinds=REAL, kind_error="ValueError", identity=0, reorderable=True,
        doc="sqrt(x1**2 + x2**2); complex raises ValueError."),
     Op("copysign", INEXACT, kinds=REAL, quiet=True, doc="Magnitude of x1 with the sign of x2."),
     Op("nextafter", INEXACT, kinds=REAL, native16=True,
        doc="Next representable value of the result dtype after x1 towards x2."),
-    Op("logaddexp", INEXACT, unsupported="c", identity="-inf", reorderable=True,
-       doc="log(exp(x1) + exp(x2))."),
-    Op("logaddexp2", INEXACT, unsupported="c", identity="-inf", reorderable=True,
-       doc="log2(2**x1 + 2**x2)."),
+    Op("logaddexp", INEXACT, identity="-inf", reorderable=True,
+       doc="log(exp(x1) + exp(x2)) (complex: JAX's m + log1p(exp(x1 + x2 - 2m)), m = maximum(x1, "
+           "x2), imaginary part wrapped into [-pi, pi))."),
+    Op("logaddexp2", INEXACT, identity="-inf", reorderable=True,
+       doc="log2(2**x1 + 2**x2) (complex: JAX's m + log1p(exp2(x1 + x2 - 2m)) / ln 2, "
+           "imaginary part wrapped into [-pi/ln 2, pi/ln 2))."),
     Op("heaviside", INEXACT, kinds=REAL, quiet=True, doc="Heaviside step function (x2 where x1 == 0)."),
     Op("ldexp", FIRST_INEXACT, kinds=REAL, kind_error="ValueError",
        doc="x1 * 2**x2; the result is the first operand made inexact, x2 must be an integer."),
@@ -436,8 +431,6 @@ def docstring(op, rules_name="jax"):
         names = {"b": "bool", "u": "unsigned", "i": "signed", "f": "floating", "c": "complex"}
         lines.append("Accepted compute kinds: " + ", ".join(names[k] for k in op.kinds)
                      + f" (otherwise {op.kind_error}).")
-    if op.unsupported:
-        lines.append("Not implemented: complex operands (JAX accepts them; NumPy has no loop).")
     if op.nin == 1:
         lines.append(f"Same values as numpy.{op.numpy_name} on the operand cast to the dtype the "
                      "loop computes in (float16/bfloat16 in float32, rounded to nearest even).")

@@ -70,7 +70,9 @@ def identity_values(op, t):
         return None
     if ident == "-inf":
         return {"float16": ("0xfc00",) * 2, "bfloat16": ("0xff80",) * 2,
-                "float32": ("-INFINITY",) * 2, "float64": ("-(double)INFINITY",) * 2}.get(t)
+                "float32": ("-INFINITY",) * 2, "float64": ("-(double)INFINITY",) * 2,
+                "complex64": ("{-INFINITY, 0.0f}",) * 2,
+                "complex128": ("{-(double)INFINITY, 0.0}",) * 2}.get(t)
     one = ident == 1
     if t in ("float16", "bfloat16"):
         bits = {"float16": (0x3c00, 0x8000), "bfloat16": (0x3f80, 0x8000)}[t]
@@ -176,9 +178,9 @@ def ext_ok(op):
     if op.nin == 1:
         # unary: outputs of the operand's type or bool (not signbit: JAX raises there)
         return (all(o in ("same", "real", "bool") for o in op.outs()) and not op.native16
-                and "f" in op.kinds and "f" not in op.unsupported and op.name != "signbit")
+                and "f" in op.kinds and op.name != "signbit")
     return (op.nin == 2 and op.nout == 1 and op.rule != FIRST_INEXACT and not op.native16
-            and "f" in op.kinds and "f" not in op.unsupported)
+            and "f" in op.kinds)
 
 
 def emit_unary(op, out):

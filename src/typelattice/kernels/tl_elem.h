@@ -768,6 +768,70 @@ TL_HD tl_bool tl_##NAME##_##S(C a, C b, unsigned *e)                            
 TL_COMPLEX(c64, tl_c64, float, f, f32)
 TL_COMPLEX(c128, tl_c128, double, , f64)
 
+/* ==== complex arctan2, logaddexp, logaddexp2 ====================================================
+ * NumPy has no complex loop for these; JAX computes them by these definitions (XLA's atan2,
+ * jnp.logaddexp/logaddexp2), with m = maximum(a, b) (lexicographic) and the imaginary part
+ * wrapped into [-w, w) as fmod does:
+ *   arctan2(y, x) = -i log((x + i y) / sqrt(x x + y y))
+ *   logaddexp(a, b) = m + log1p(exp(a + b - 2m)), w = pi
+ *   logaddexp2(a, b) = m + log1p(exp2(a + b - 2m)) / ln 2, w = pi / ln 2
+ * Written with real libm functions only (no complex.h), so that the CPU loops and the CUDA
+ * kernels run this same code. log1p takes log1p(2 re + re^2 + im^2) / 2 for its real part near
+ * 0, where 1 + z would round the argument away (logaddexp of far-apart operands). m is
+ * maximum's. Every compare is quiet: a NaN operand gives NaN without 'invalid', as the NumPy
+ * ufuncs that JAX's definition composes do. */
+#define TL_COMPLEX_JAX(S, C, F, M, FS, PI, LN2)                                                 \
+TL_HD C tl_jmax_##S(C a, C b)                                                                    \
+{                                                                                                \
+    int ge = tl_qgt_##FS(a.re, b.re) || (a.re == b.re && tl_qge_##FS(a.im, b.im));               \
+    return (ge || a.re != a.re || a.im != a.im) ? a : b;                                         \
+}                                                                                                \
+TL_HD C tl_jlog_##S(C z) { return tl_mk_##S(log##M(hypot##M(z.re, z.im)), atan2##M(z.im, z.re)); } \
+TL_HD C tl_jexp_##S(C z)                                                                         \
+{                                                                                                \
+    F m = exp##M(z.re);                                                                          \
+    return z.im == 0 ? tl_mk_##S(m, z.im) : tl_mk_##S(m * cos##M(z.im), m * sin##M(z.im));       \
+}                                                                                                \
+TL_HD C tl_jsqrt_##S(C z)                                                                        \
+{                                                                                                \
+    F t;                                                                                         \
+    if (z.re == 0 && z.im == 0) return tl_mk_##S((F)0, z.im);                                    \
+    if (isinf(z.im)) return tl_mk_##S((F)INFINITY, z.im);                                        \
+    t = sqrt##M((fabs##M(z.re) + hypot##M(z.re, z.im)) * (F)0.5);                                \
+    if (tl_qge_##FS(z.re, (F)0)) return tl_mk_##S(t, z.im / (2 * t));                            \
+    return tl_mk_##S(fabs##M(z.im) / (2 * t), copysign##M(t, z.im));                             \
+}                                                                                                \
+TL_HD C tl_jlog1p_##S(C z)                                                                       \
+{                                                                                                \
+    F re = tl_qlt_##FS(fabs##M(z.re), (F)0.5) && tl_qlt_##FS(fabs##M(z.im), (F)0.5)              \
+        ? (F)0.5 * log1p##M(z.re * (2 + z.re) + z.im * z.im) : log##M(hypot##M(1 + z.re, z.im)); \
+    return tl_mk_##S(re, atan2##M(z.im, 1 + z.re));                                              \
+}                                                                                                \
+TL_HD F tl_jwrap_##S(F x, F w)                                                                   \
+{ F r = fmod##M(x + w, 2 * w); if (tl_qlt_##FS(r, (F)0)) r += 2 * w; return r - w; }             \
+TL_HD C tl_arctan2_##S(C y, C x, unsigned *e)                                                    \
+{                                                                                                \
+    C s = tl_jsqrt_##S(tl_add_##S(tl_cmul_##S(x, x), tl_cmul_##S(y, y), e));                     \
+    C l = tl_jlog_##S(tl_divide_##S(tl_mk_##S(x.re - y.im, x.im + y.re), s, e));                 \
+    return tl_mk_##S(l.im, -l.re);                                                               \
+}                                                                                                \
+TL_HD C tl_logaddexp_##S(C a, C b, unsigned *e)                                                  \
+{                                                                                                \
+    C m = tl_jmax_##S(a, b);                                                                     \
+    C l = tl_jlog1p_##S(tl_jexp_##S(tl_mk_##S((a.re + b.re) - 2 * m.re, (a.im + b.im) - 2 * m.im))); \
+    return tl_mk_##S(m.re + l.re, tl_jwrap_##S(m.im + l.im, (F)(PI)));                           \
+}                                                                                                \
+TL_HD C tl_logaddexp2_##S(C a, C b, unsigned *e)                                                 \
+{                                                                                                \
+    const F ln2 = (F)(LN2);                                                                      \
+    C m = tl_jmax_##S(a, b);                                                                     \
+    C d = tl_mk_##S((a.re + b.re) - 2 * m.re, (a.im + b.im) - 2 * m.im);                         \
+    C l = tl_jlog1p_##S(tl_jexp_##S(tl_mk_##S(d.re * ln2, d.im * ln2)));                         \
+    return tl_mk_##S(m.re + l.re / ln2, tl_jwrap_##S(m.im + l.im / ln2, (F)(PI) / ln2));         \
+}
+TL_COMPLEX_JAX(c64, tl_c64, float, f, f32, 3.14159265358979323846, 0.693147180559945309417232121458176568)
+TL_COMPLEX_JAX(c128, tl_c128, double, , f64, 3.14159265358979323846, 0.693147180559945309417232121458176568)
+
 
 /* ==== unary complex ============================================================================
  * As NumPy's complex loops (loops.c.src, funcs.inc.src). The transcendental functions call the
