@@ -287,6 +287,27 @@ def test_out_aliasing_an_input_of_another_dtype():
     np.testing.assert_array_equal(y, want)
 
 
+@pytest.mark.parametrize("n", [32, 33, 63, 100, 1000, 1001])
+def test_in_place_calls_of_every_length(n):
+    """The contiguous fused loop runs its tail as one more chunk ending at n, recomputing the
+    elements before it, only when the output overlaps no input: in place (out= an operand of the
+    result's dtype, or another dtype's bytes) it must take the element loop instead, or the
+    recomputed elements would read their own results."""
+    ufs = _ufuncs.make_ufuncs("jax")
+    i8 = (np.arange(n) % 50 - 25).astype(np.int8)
+    f16 = np.linspace(-3, 3, n).astype(np.float16)
+    want = np.add(i8.astype(np.float16), f16)
+    out = f16.copy()
+    ufs["add"](i8, out, out=out)
+    np.testing.assert_array_equal(out, want)
+    x = (np.arange(n, dtype=np.int32) - n // 2) * 3
+    f = np.linspace(-1, 1, n).astype(np.float32)
+    want = np.multiply(x.astype(np.float32), f)
+    ufs["multiply"](x, f, out=x.view(np.float32))
+    np.testing.assert_array_equal(x.view(np.float32), want)
+    np.testing.assert_array_equal(ufs["add"](i8, f16), np.add(i8.astype(np.float16), f16))
+
+
 FCMP = ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal")
 
 

@@ -126,7 +126,6 @@ def assert_complex_jax(got, want, x, y, name, label):
         raise AssertionError(f"{label}: {bad.sum()} values differ, e.g. " + "; ".join(
             f"{name}({x[tuple(i)]!r}, {y[tuple(i)]!r}): got {got[tuple(i)]!r} want "
             f"{want[tuple(i)]!r}" for i in idx))
-    return ok
 
 
 def assert_same(got, want, name, label, x=None, y=None):

@@ -2975,6 +2975,12 @@ TL_FUSED_TARGET static unsigned K(const void *va, const void *vb, void *vo, npy_
     return 0;                                                                                    \
 }
 
+/* do the byte ranges [a, a + na) and [b, b + nb) not overlap? */
+static inline int tl_disjoint(const char *a, npy_intp na, const char *b, npy_intp nb)
+{
+    return a + na <= b || b + nb <= a;
+}
+
 /* The NumPy loop of every fused pair: kernel k (its operands exchanged when swap, its bool results
  * XORed with x) on whole contiguous chunks in place; scalar (stride 0) operands are broadcast into
  * a chunk once; strided operands go through chunk buffers; the tail, calls shorter than a chunk
@@ -3006,6 +3012,15 @@ __attribute__((noinline)) static int tl_fused_run(tl_fused_kernel k, tl_fused_sc
         }
         tail = n % TL_FUSED_CHUNK;
         fpe |= k(p[0], p[1], p[2], n - tail, x);
+        /* the tail as one more chunk ending at n, recomputing the elements before it (their
+         * values and flags again), when the output overlaps no input: k1 took ~5 ns of a
+         * 10^3-element call */
+        if (tail && n >= TL_FUSED_CHUNK && tl_disjoint(p[2], n * s[2], p[0], n * s[0])
+                && tl_disjoint(p[2], n * s[2], p[1], n * s[1])) {
+            npy_intp i0 = n - TL_FUSED_CHUNK;
+            return tl_finish(fpe | k(p[0] + i0 * s[0], p[1] + i0 * s[1], p[2] + i0 * s[2],
+                                     TL_FUSED_CHUNK, x));
+        }
     } else {
         tail = n % TL_FUSED_CHUNK;
         for (j = 0; j < 2; j++) {
