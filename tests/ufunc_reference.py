@@ -126,7 +126,8 @@ def _wrap(x, w):
 def complex_ref(op, x, y):
     """jnp.<op>(x, y) for complex x, y of one dtype, by JAX's definitions (jax/_src/numpy/
     ufuncs.py; XLA's atan2) composed of NumPy's complex ufuncs in that dtype:
-    arctan2(y, x) = -i log((x + i y) / sqrt(x x + y y)); logaddexp(a, b) = m + log1p(exp(a + b
+    arctan2(y, x) = -i log((x + i y) / sqrt(x x + y y)) (here the first operand is y, the
+    second x); logaddexp(a, b) = m + log1p(exp(a + b
     - 2m)), m = maximum(a, b), imaginary part wrapped into [-pi, pi); logaddexp2 with exp2 and
     / ln 2, wrapped into [-pi/ln 2, pi/ln 2)."""
     f = x.real.dtype.type
