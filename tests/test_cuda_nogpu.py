@@ -142,7 +142,8 @@ def test_fake_weak_scalars_are_kernel_arguments(fake):
     args = launches[-1][3]
     assert sigs[-1].scalar == (False, True) and sigs[-1].loop == ("int8",) * 3
     assert type(args[2]) is np.int8 and args[2] == 5
-    with pytest.raises(OverflowError):
+    with pytest.raises(OverflowError, match=r"typelattice\.cuda\.add\(int8 array, Python int 1000\)"
+                       r".*does not fit int8.*rule set 'jax'"):
         tc.add(a, 1000, out=o)
     h, oh = arr((10,), "float16"), arr((10,), "float16")
     tc.multiply(0.1, h, out=oh)

@@ -99,6 +99,50 @@ def test_python_int_out_of_range_raises_overflow():
     assert tl.add(a, 127).dtype == np.int8
 
 
+INT_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["fastcall", "numpy-path"])
+def test_python_int_out_of_range_error_names_the_call(fast):
+    """A Python int outside the range of the dtype it takes (np.iinfo, the reference) raises an
+    OverflowError naming the ufunc, the operands, that dtype and the rule set, raised from
+    NumPy's own; one inside it computes. Every layout (fast path, where=, strided, out=)."""
+    was = _ufuncs.set_fastcall()
+    _ufuncs.set_fastcall(fast)
+    try:
+        for name in INT_DTYPES:
+            info = np.iinfo(name)
+            x = np.arange(4, dtype=name)
+            for v in (info.min - 1, info.max + 1, -(2**70), 2**70):
+                for call in (lambda: tl.add(x, v), lambda: tl.less(v, x),
+                             lambda: tl.multiply(x[::2], v),
+                             lambda: tl.add(x, v, out=np.zeros_like(x), where=x > 0),
+                             lambda: tl.maximum(x, v, out=np.empty_like(x))):
+                    with pytest.raises(OverflowError) as e:
+                        call()
+                    msg = str(e.value)
+                    assert f"Python int {v}" in msg and f"{name} array" in msg, msg
+                    assert f"does not fit {name}" in msg and "rule set 'jax'" in msg, msg
+                    assert isinstance(e.value.__cause__, OverflowError)
+            for v in (info.min, info.max):
+                assert tl.add(x[:1], v).dtype == np.dtype(name)
+                assert tl.subtract(x[:1], v)[0] == np.array(0, name) - np.array(v, name)
+        # the wider dtype to use, or none
+        with pytest.raises(OverflowError, match=r"np\.int16\(\.\.\.\)"):
+            tl.add(np.uint8([1]), -1)
+        with pytest.raises(OverflowError, match="no integer dtype wider than int64"):
+            tl.add(np.int64([1]), 2**63)
+        # a float type takes every int a float holds; beyond that, the same error
+        assert tl.add(np.float32([1]), 2**70).dtype == np.float32
+        with pytest.raises(OverflowError, match="does not fit float32.*every float type"):
+            tl.add(np.float32([1]), 2**1030)
+        # another rule set names itself
+        with pytest.raises(OverflowError, match="jax32.add.*does not fit int32.*'jax32'"):
+            tl.make_ufuncs("jax32")["add"](2**40, 1)
+    finally:
+        _ufuncs.set_fastcall(was)
+
+
 def test_strong_numpy_scalars_and_0d_arrays():
     a = np.arange(3, dtype=np.int8)
     assert tl.add(a, np.int64(1)).dtype == np.int64

@@ -1,7 +1,7 @@
 """Exceptions."""
 import numpy as np
 
-__all__ = ["TypePromotionError"]
+__all__ = ["TypePromotionError", "python_int_overflow"]
 
 
 class TypePromotionError(np.exceptions.DTypePromotionError, ValueError):
@@ -39,3 +39,45 @@ def _suggest(names):
         return (k, int(digits) if digits else 0)
     concrete = [n for n in names if not n.endswith("*")]
     return max(concrete or ["float32"], key=rank)
+
+
+def _describe_operand(x):
+    if type(x) is int:
+        s = str(x)
+        return f"Python int {s if len(s) <= 24 else s[:12] + f'... ({len(s)} digits)'}"
+    if type(x) in (float, complex, bool):
+        return f"Python {type(x).__name__} {x!r}"
+    if isinstance(x, np.generic):
+        return f"{x.dtype} scalar"
+    dt = getattr(x, "dtype", None)
+    return f"{dt} array" if dt is not None else type(x).__name__
+
+
+def python_int_overflow(call, operands, value, dtype, rules):
+    """The OverflowError of ``call`` (a name) with ``operands`` when the Python int ``value`` does
+    not fit ``dtype``, the dtype ``rules`` gives it there; None when it fits (the error was not
+    the int's). The CPU ufuncs raise it from NumPy's own, the CUDA ops from the conversion's."""
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        if info.min <= value <= info.max:
+            return None
+        wider = next((w for w in ("int16", "int32", "int64", "uint64")
+                      if np.iinfo(w).min <= value <= np.iinfo(w).max
+                      and np.iinfo(w).bits > info.bits), None)
+        fix = (f"pass it as a NumPy scalar of a wider dtype (np.{wider}(...)) or cast the other "
+               f"operand first" if wider else
+               f"no integer dtype wider than {dtype} holds it: pass it as a float to compute in "
+               f"floating point")
+    elif dtype.kind in "fcV":
+        try:
+            float(value)
+            return None
+        except OverflowError:
+            fix = "it exceeds every float type's range"
+    else:
+        return None
+    ops = ", ".join(_describe_operand(a) for a in operands)
+    return OverflowError(
+        f"{call}({ops}): the Python int does not fit {dtype}, the dtype rule set {rules!r} gives "
+        f"it here (a weak Python int adopts the dtype it meets); {fix}")

@@ -40,7 +40,7 @@ import warnings
 import numpy as np
 
 from ._core cimport CompiledRules, get_rules
-from ._errors import TypePromotionError
+from ._errors import TypePromotionError, python_int_overflow
 from . import _ops
 
 cdef extern from "Python.h":
@@ -186,6 +186,7 @@ cdef extern from *:
     void tl_fast_set(int on)
     int tl_fast_get()
     Py_ssize_t tl_fast_count()
+    void tl_fast_set_overflow_hook(object hook)
     int TL_FAST_NTYPES, TL_FAST_PYINT
 
 from cpython.bytes cimport PyBytes_FromStringAndSize
@@ -909,6 +910,29 @@ def set_fastcall(on=None):
 def fastcall_count():
     """How many calls typelattice's call path has run (tests)."""
     return tl_fast_count()
+
+
+def _overflow_error(uf, args, err):
+    """The OverflowError a plain call raises instead of NumPy's ``err`` when a Python int operand
+    does not fit the dtype it takes (the array's, by the weak-int rule), or None (NumPy's error
+    stands). Called by kernels/tl_fastcall.h."""
+    try:
+        op, r = _REGISTRY[uf]
+        kinds = tuple(type(x) if type(x) in (int, float, complex) else np.asarray(x).dtype
+                      for x in args)
+        got = uf.resolve_dtypes(kinds + (None,) * op.nout)
+    except Exception:
+        return None
+    for i, x in enumerate(args):
+        if type(x) is int:
+            new = python_int_overflow(uf.__name__, args, x, got[i], r.name)
+            if new is not None:
+                new.__cause__ = err
+                return new
+    return None
+
+
+tl_fast_set_overflow_hook(_overflow_error)
 
 
 if os.environ.get("TYPELATTICE_FASTCALL", "1").strip() in ("0", "false", "off", "no"):

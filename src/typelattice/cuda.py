@@ -35,6 +35,7 @@ import numpy as np
 
 from . import _cuda_codegen as cg
 from ._dtypes import name_of_dtype
+from ._errors import python_int_overflow
 from ._ops import ALIASES, OPS, OPS_BY_NAME, _NoPromotion
 
 __all__ = ["CudaUnavailableError", "available", "why_unavailable", "kernel_source",
@@ -544,7 +545,16 @@ class CudaOp:
                 args_in.append(x)
                 arrays.append(x)
             else:
-                a, _ = _host_scalar(x, loop[k])
+                try:
+                    a, _ = _host_scalar(x, loop[k])
+                except OverflowError as e:
+                    new = (python_int_overflow(f"typelattice.cuda.{self.__name__}", operands, x,
+                                               cg_dtype(loop[k]),
+                                               _rules_of(self._ufunc or _cpu_ufunc(op.name)).name)
+                           if type(x) is int else None)
+                    if new is None:
+                        raise
+                    raise new from e
                 ins.append(loop[k])
                 scal.append(True)
                 args_in.extend(a)

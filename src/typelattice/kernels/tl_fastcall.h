@@ -225,6 +225,52 @@ static int tl_fast_take_out(PyArrayObject *out, const PyArray_Descr *want, int *
     return 0;
 }
 
+/* NumPy's vectorcall. Its OverflowError for a Python int out of range of the dtype the int takes
+ * names neither the call nor the rule set ("Python int too large to convert to C long" for
+ * 2**70): tl_fast_overflow_hook(ufunc, args, error) may return a clearer one, raised from it. */
+static PyObject *tl_fast_overflow_hook = NULL;
+
+static PyObject *tl_fast_fallback(PyObject *self, PyObject *const *args, size_t nargsf,
+                                  PyObject *kwnames)
+{
+    PyObject *r = tl_fast_numpy(self, args, nargsf, kwnames), *t, *v, *tb, *argt, *better;
+    Py_ssize_t i, nargs = PyVectorcall_NARGS(nargsf);
+    if (r != NULL || tl_fast_overflow_hook == NULL || !PyErr_ExceptionMatches(PyExc_OverflowError))
+        return r;
+    for (i = 0; i < nargs && !PyLong_Check(args[i]); i++)
+        ;
+    if (i == nargs) return NULL;
+    PyErr_Fetch(&t, &v, &tb);
+    PyErr_NormalizeException(&t, &v, &tb);
+    if (tb != NULL) PyException_SetTraceback(v, tb);
+    argt = PyTuple_New(nargs);
+    better = NULL;
+    if (argt != NULL) {
+        for (i = 0; i < nargs; i++) {
+            Py_INCREF(args[i]);
+            PyTuple_SET_ITEM(argt, i, args[i]);
+        }
+        better = PyObject_CallFunctionObjArgs(tl_fast_overflow_hook, self, argt, v, NULL);
+        Py_DECREF(argt);
+    }
+    if (better != NULL && PyExceptionInstance_Check(better)) {
+        PyErr_SetObject((PyObject *)Py_TYPE(better), better);
+        Py_DECREF(better);
+        Py_XDECREF(t); Py_XDECREF(v); Py_XDECREF(tb);
+        return NULL;
+    }
+    Py_XDECREF(better);
+    PyErr_Clear();                              /* the hook's own failure: NumPy's error stands */
+    PyErr_Restore(t, v, tb);
+    return NULL;
+}
+
+static void tl_fast_set_overflow_hook(PyObject *hook)
+{
+    Py_XINCREF(hook);
+    Py_XSETREF(tl_fast_overflow_hook, hook);
+}
+
 static PyObject *tl_fast_call(int slot, PyObject *self, PyObject *const *args, size_t nargsf,
                               PyObject *kwnames)
 {
@@ -379,7 +425,7 @@ fail:
     for (i = 0; i < nout; i++) Py_XDECREF(outs[i]);
     return NULL;
 numpy:
-    return tl_fast_numpy(self, args, nargsf, kwnames);
+    return tl_fast_fallback(self, args, nargsf, kwnames);
 }
 
 /* TL_FAST_NSLOT thunks tl_fast_t_XYZ (hex index), each passing its index to tl_fast_call */
