@@ -99,6 +99,25 @@ def test_python_int_out_of_range_raises_overflow():
     assert tl.add(a, 127).dtype == np.int8
 
 
+@pytest.mark.parametrize("bad", ["object", "U3", "S3", "i4,f4", "M8[s]", "m8[s]", "longdouble"])
+def test_unsupported_dtypes_error_names_the_call(bad):
+    """Object, string, bytes, structured, datetime, timedelta and long double operands: a
+    TypeError naming the ufunc, the operands' types and the rule set, for binary and unary calls
+    and reductions; an out= array is left untouched."""
+    x = np.zeros(3, bad)
+    tag = str(np.dtype(bad)) if bad in ("object", "longdouble") else np.dtype(bad).type.__name__
+    out = np.full(3, 7, np.int8)
+    for call, want in ((lambda: tl.add(np.int8([1, 2, 3]), x, out=out), f"jax.add(int8, {tag})"),
+                       (lambda: tl.multiply(x, 2), f"jax.multiply({tag}, Python int)"),
+                       (lambda: tl.sqrt(x), f"jax.sqrt({tag})"),
+                       (lambda: tl.add.reduce(x), f"jax.add({tag})")):
+        with pytest.raises(TypeError) as e:
+            call()
+        msg = str(e.value)
+        assert msg.startswith(want) and "rule set 'jax'" in msg, msg
+    assert (out == 7).all()
+
+
 INT_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 
 

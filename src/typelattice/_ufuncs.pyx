@@ -536,6 +536,18 @@ cdef object _operand_name(CompiledRules r, cls):
     return r.types[r.code(inst)]
 
 
+cdef object _class_label(cls):
+    """An operand DType class as a short name for messages: 'int8', 'Python int', 'str_'."""
+    for k, d in (("int", _PY_INT_DT), ("float", _PY_FLOAT_DT), ("complex", _PY_COMPLEX_DT)):
+        if cls is d:
+            return f"Python {k}"
+    try:
+        return str(cls())
+    except Exception:
+        t = getattr(cls, "type", None)
+        return t.__name__ if isinstance(t, type) else cls.__name__
+
+
 cdef object _no_scalar(CompiledRules r, kind):
     raise TypePromotionError((kind,), r.name, hint=f"rule set {r.name!r} has no Python {kind} type")
 
@@ -636,8 +648,15 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
     registering the loop it names on first use."""
     cdef int nargs = op.nin + op.nout
     cdef int i
-    names = [_operand_name(r, op_classes[i]) for i in range(nargs)]
-    fixed = [_operand_name(r, sig_classes[i]) for i in range(nargs)]
+    try:
+        names = [_operand_name(r, op_classes[i]) for i in range(nargs)]
+        fixed = [_operand_name(r, sig_classes[i]) for i in range(nargs)]
+    except TypePromotionError:
+        raise
+    except TypeError as exc:            # an object, string, datetime... operand: name the call
+        call = ", ".join(_class_label(c) for c in op_classes[:op.nin] if c is not None)
+        msg = str(exc) if "rule set" in str(exc) else f"{exc} (rule set {r.name!r})"
+        raise TypeError(f"{uf.__name__}({call}): {msg}") from None
     cdef bint reduction = op_classes[0] is None
     try:
         res = _resolve_names(op, r, names, fixed, reduction)
