@@ -318,6 +318,31 @@ def test_python_scalars_per_rule_set():
     assert tl.result_type(1, rules="tensorflow") == np.dtype("int32")
 
 
+def test_ufunc_errors_for_types_a_rule_set_lacks():
+    """A ufunc of a rule set without Python scalar types (array_api, max, kernel_float) or
+    without the operand's dtype (float16 under anvil) raises TypePromotionError itself, naming
+    both operands, the rule set and the call, as result_type does; every call, not only the
+    first; where the rule set has the types, the same ufuncs compute."""
+    cases = [("array_api", np.int8([1]), 1, "('int8', 'Python int')", "no Python int"),
+             ("max", 2, np.int8([1]), "('Python int', 'int8')", "no Python int"),
+             ("kernel_float", np.int8([1]), 2.5, "('int8', 'Python float')", "no Python float"),
+             ("anvil", np.float16([1]), np.int8([1]), "('float16', 'int8')",
+              "float16 is not a type of rule set 'anvil'")]
+    for rules, a, b, ops, why in cases:
+        uf = tl.make_ufuncs(rules)["multiply"]
+        with pytest.raises(tl.TypePromotionError) as e:
+            tl.result_type(a, b, rules=rules)
+        assert why in str(e.value)
+        for _ in range(2):
+            with pytest.raises(tl.TypePromotionError) as e:
+                uf(a, b)
+            msg = str(e.value)
+            assert ops in msg and f"rule set {rules!r}" in msg and why in msg, msg
+            assert f"(in {rules}.multiply)" in msg and "astype('Python" not in msg, msg
+    assert tl.make_ufuncs("max")["add"](np.int8([1]), np.uint8([1])).dtype == np.int16
+    assert tl.make_ufuncs("anvil")["add"](np.int8([1]), 1).dtype == np.int8
+
+
 def test_jax_weak_flag_matches_the_reference():
     """A cell printed as i*/f*/c* in the jax.numpy table is a weak result; others are strong."""
     data = ref("jax_doc_jax_numpy.json")

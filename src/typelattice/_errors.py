@@ -16,6 +16,7 @@ class TypePromotionError(np.exceptions.DTypePromotionError, ValueError):
     def __init__(self, operands, rules, hint=None):
         self.operands = tuple(operands)
         self.rules = rules
+        self.hint = hint
         ops = ", ".join(repr(o) for o in self.operands)
         target = _suggest(self.operands)
         msg = (f"Input dtypes ({ops}) have no available implicit dtype promotion path under "
@@ -26,7 +27,7 @@ class TypePromotionError(np.exceptions.DTypePromotionError, ValueError):
         super().__init__(msg)
 
     def __reduce__(self):
-        return (type(self), (self.operands, self.rules))
+        return (type(self), (self.operands, self.rules, self.hint))
 
 
 def _suggest(names):
@@ -37,7 +38,7 @@ def _suggest(names):
             k = 3
         digits = "".join(ch for ch in n.split("_")[0] if ch.isdigit())
         return (k, int(digits) if digits else 0)
-    concrete = [n for n in names if not n.endswith("*")]
+    concrete = [n for n in names if not n.endswith("*") and not n.startswith("Python ")]
     return max(concrete or ["float32"], key=rank)
 
 

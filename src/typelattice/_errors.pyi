@@ -5,4 +5,5 @@ import numpy as np
 class TypePromotionError(np.exceptions.DTypePromotionError, ValueError):
     operands: tuple[Any, ...]
     rules: Any
+    hint: str | None
     def __init__(self, operands: Any, rules: Any, hint: str | None = ...) -> None: ...

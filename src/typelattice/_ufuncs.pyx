@@ -651,8 +651,15 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
     try:
         names = [_operand_name(r, op_classes[i]) for i in range(nargs)]
         fixed = [_operand_name(r, sig_classes[i]) for i in range(nargs)]
-    except TypePromotionError:
-        raise
+    except TypePromotionError as exc:
+        # a type the rule set does not have (float16 under anvil, a Python int under max):
+        # raised by an error loop, as below, naming every operand
+        labels = tuple(_class_label(c) for c in op_classes[:op.nin] if c is not None)
+        exc = TypePromotionError(labels, r.name, hint=f"{exc.hint} (in {uf.__name__})")
+        classes = _error_loop(uf, op, r, None, exc, op_classes[:op.nin])
+        if classes is None:
+            raise exc from None
+        return classes
     except TypeError as exc:            # an object, string, datetime... operand: name the call
         call = ", ".join(_class_label(c) for c in op_classes[:op.nin] if c is not None)
         msg = str(exc) if "rule set" in str(exc) else f"{exc} (rule set {r.name!r})"
@@ -719,10 +726,15 @@ cdef list _ERR_UFUNC = []       # slot -> ufunc
 cdef dict _ERR_INFO = {}        # (slot, DType classes) -> TypePromotionError args
 
 
-cdef object _error_loop(uf, op, CompiledRules r, names, exc):
-    """Register (once) an error loop for these operand DTypes; its DType classes, or None."""
-    if op.nin != 2 or names[0] is None or names[1] is None:
+cdef object _error_loop(uf, op, CompiledRules r, names, exc, in_classes=None):
+    """Register (once) an error loop for these operand DTypes (the materialized types of
+    ``names``, or the DType classes ``in_classes``); its DType classes, or None."""
+    if op.nin != 2 or (in_classes is None and (names[0] is None or names[1] is None)):
         return None
+    if in_classes is not None:
+        concrete = [c for c in in_classes if c is not None and not c._abstract]
+        if len(in_classes) != 2 or None in in_classes or not concrete:
+            return None
     slot = _ERR_SLOT.get(uf)
     if slot is None:
         if len(_ERR_UFUNC) >= TL_N_ERR_SLOTS:
@@ -730,17 +742,22 @@ cdef object _error_loop(uf, op, CompiledRules r, names, exc):
         slot = len(_ERR_UFUNC)
         _ERR_UFUNC.append(uf)
         _ERR_SLOT[uf] = slot
-    ins = []
-    for t in names[:2]:
-        w = r.weak_target(t) if t in r.index else None
-        d = dtype_of(w if w is not None else t)
-        if d is None:
-            return None
-        ins.append(type(d))
-    classes = tuple(ins) + (ins[0],) * op.nout
+    if in_classes is not None:
+        classes = tuple(in_classes) + (concrete[0],) * op.nout
+        hint = exc.hint
+    else:
+        ins = []
+        for t in names[:2]:
+            w = r.weak_target(t) if t in r.index else None
+            d = dtype_of(w if w is not None else t)
+            if d is None:
+                return None
+            ins.append(type(d))
+        classes = tuple(ins) + (ins[0],) * op.nout
+        hint = f"(in typelattice.{op.name})"
     key = (slot, classes)
     if key not in _ERR_INFO:
-        _ERR_INFO[key] = (exc.operands, exc.rules, f"(in typelattice.{op.name})")
+        _ERR_INFO[key] = (exc.operands, exc.rules, hint)
         _add_spec(uf, op, classes, tl_err_loop_ptr, NULL, NULL, tl_err_resolvers[slot], b"tl_error")
     return classes
 
