@@ -339,8 +339,27 @@ def test_ufunc_errors_for_types_a_rule_set_lacks():
             msg = str(e.value)
             assert ops in msg and f"rule set {rules!r}" in msg and why in msg, msg
             assert f"(in {rules}.multiply)" in msg and "astype('Python" not in msg, msg
+    anvil = tl.make_ufuncs("anvil")
+    half = np.float16([1, 2])
+    for call, ops in ((lambda: anvil["add"].reduce(half), "('float16', 'float16')"),
+                      (lambda: anvil["add"].accumulate(half), "('float16', 'float16')"),
+                      (lambda: anvil["sqrt"](half), "('float16')"),
+                      (lambda: anvil["frexp"](half), "('float16')")):
+        with pytest.raises(tl.TypePromotionError) as e:
+            call()
+        # anvil has no float16: the suggested cast is a float type it has
+        assert ops in str(e.value) and "x.astype('float32')" in str(e.value), str(e.value)
     assert tl.make_ufuncs("max")["add"](np.int8([1]), np.uint8([1])).dtype == np.int16
     assert tl.make_ufuncs("anvil")["add"](np.int8([1]), 1).dtype == np.int8
+
+
+def test_promotion_error_suggests_a_cast_that_loses_nothing():
+    """The suggested explicit cast holds both operands where one type can: int8 and uint8 in
+    int16, bfloat16 and float16 in float32."""
+    for a, b, want in (("int8", "uint8", "int16"), ("uint16", "int32", "int32"),
+                       ("bfloat16", "float16", "float32"), ("int8", "float16", "float16")):
+        with pytest.raises(tl.TypePromotionError, match=rf"x\.astype\('{want}'\)"):
+            tl.promote_types(a, b, rules="jax_strict")
 
 
 def test_jax_weak_flag_matches_the_reference():

@@ -18,7 +18,7 @@ class TypePromotionError(np.exceptions.DTypePromotionError, ValueError):
         self.rules = rules
         self.hint = hint
         ops = ", ".join(repr(o) for o in self.operands)
-        target = _suggest(self.operands)
+        target = _suggest(self.operands, _types_of(rules))
         msg = (f"Input dtypes ({ops}) have no available implicit dtype promotion path under "
                f"rule set {rules!r}. To avoid unintended promotion, cast explicitly, e.g. "
                f"x.astype({target!r})")
@@ -30,16 +30,41 @@ class TypePromotionError(np.exceptions.DTypePromotionError, ValueError):
         return (type(self), (self.operands, self.rules, self.hint))
 
 
-def _suggest(names):
-    """A plausible explicit cast target: the widest of the operand types, preferring floats."""
-    def rank(n):
-        k = {"c": 4, "f": 3, "i": 2, "u": 1}.get(n[:1] if n[:1] in "cfiu" else "", 0)
-        if n.startswith("b") and n != "bool":
-            k = 3
-        digits = "".join(ch for ch in n.split("_")[0] if ch.isdigit())
-        return (k, int(digits) if digits else 0)
-    concrete = [n for n in names if not n.endswith("*") and not n.startswith("Python ")]
-    return max(concrete or ["float32"], key=rank)
+def _rank(n):
+    k = {"c": 4, "f": 3, "i": 2, "u": 1}.get(n[:1] if n[:1] in "cfiu" else "", 0)
+    if n.startswith("b") and n != "bool":
+        k = 3
+    digits = "".join(ch for ch in n.split("_")[0] if ch.isdigit())
+    return (k, int(digits) if digits else 0)
+
+
+def _types_of(rules):
+    """The type names of rule set ``rules`` (a name or rule-set object), or None."""
+    try:
+        import typelattice
+        return set(typelattice.get_rules(rules).types)
+    except Exception:
+        return None
+
+
+def _suggest(names, known=None):
+    """A plausible explicit cast target: the widest of the operand types, preferring floats; when
+    the rule set (types ``known``) lacks it, the next wider type of its kind it has."""
+    concrete = [n for n in names if n[-1:] not in "*?" and not n.startswith("Python ")]
+    target = max(concrete or ["float32"], key=_rank)
+    kinds = {_rank(n)[0] for n in concrete}
+    if kinds == {1, 2}:                 # signed and unsigned: a signed type holding both
+        bits = max([2 * _rank(n)[1] for n in concrete if _rank(n)[0] == 1]
+                   + [_rank(n)[1] for n in concrete if _rank(n)[0] == 2])
+        target = f"int{min(bits, 64)}"
+    elif kinds == {3} and sum(_rank(n) == _rank(target) for n in set(concrete)) > 1:
+        target = f"float{min(2 * _rank(target)[1], 64)}"   # bfloat16 and float16: float32
+    if known is not None and target not in known:
+        kind = [t for t in known if _rank(t)[0] == _rank(target)[0] and t[-1:] not in "*?"]
+        wider = [t for t in kind if _rank(t) > _rank(target)]
+        if wider or kind:
+            target = min(wider, key=_rank) if wider else max(kind, key=_rank)
+    return target
 
 
 def _describe_operand(x):

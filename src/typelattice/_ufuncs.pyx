@@ -654,12 +654,15 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
     except TypePromotionError as exc:
         # a type the rule set does not have (float16 under anvil, a Python int under max):
         # raised by an error loop, as below, naming every operand
-        labels = tuple(_class_label(c) for c in op_classes[:op.nin] if c is not None)
-        exc = TypePromotionError(labels, r.name, hint=f"{exc.hint} (in {uf.__name__})")
-        classes = _error_loop(uf, op, r, None, exc, op_classes[:op.nin])
-        if classes is None:
-            raise exc from None
-        return classes
+        ins = list(op_classes[:op.nin])
+        if ins[0] is None:              # a reduction: its operand twice, as the loop sees it
+            ins[0] = ins[len(ins) - 1]  # (no negative indices: wraparound=False)
+        labels = tuple([_class_label(c) for c in ins if c is not None])
+        err = TypePromotionError(labels, r.name, hint=f"{exc.hint} (in {uf.__name__})")
+        err_classes = _error_loop(uf, op, r, None, err, ins)
+        if err_classes is None:
+            raise err from None
+        return err_classes
     except TypeError as exc:            # an object, string, datetime... operand: name the call
         call = ", ".join(_class_label(c) for c in op_classes[:op.nin] if c is not None)
         msg = str(exc) if "rule set" in str(exc) else f"{exc} (rule set {r.name!r})"
@@ -729,11 +732,11 @@ cdef dict _ERR_INFO = {}        # (slot, DType classes) -> TypePromotionError ar
 cdef object _error_loop(uf, op, CompiledRules r, names, exc, in_classes=None):
     """Register (once) an error loop for these operand DTypes (the materialized types of
     ``names``, or the DType classes ``in_classes``); its DType classes, or None."""
-    if op.nin != 2 or (in_classes is None and (names[0] is None or names[1] is None)):
+    if in_classes is None and (op.nin != 2 or names[0] is None or names[1] is None):
         return None
     if in_classes is not None:
         concrete = [c for c in in_classes if c is not None and not c._abstract]
-        if len(in_classes) != 2 or None in in_classes or not concrete:
+        if None in in_classes or not concrete:
             return None
     slot = _ERR_SLOT.get(uf)
     if slot is None:
