@@ -34,6 +34,15 @@ def _variants():
 VARIANTS = _variants()
 
 
+@pytest.fixture(autouse=True)
+def _own_loops():
+    """These tests check typelattice's own loops around the vector functions: NumPy's own loops,
+    which the default variant runs for some ops (tests/test_numpy_loops.py), are off."""
+    old = _ufuncs.set_numpy_loops(float32=(), float64=())
+    yield
+    _ufuncs.set_numpy_loops(**old)
+
+
 @pytest.fixture(params=VARIANTS or [pytest.param("none", marks=pytest.mark.skip(
     reason="no libmvec / AVX2 on this machine"))])
 def vmath(request):

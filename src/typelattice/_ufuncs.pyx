@@ -125,6 +125,8 @@ cdef extern from "_loops.h":
     void tl_host_init()
     void tl_host_set_simd(int on)
     const char *tl_vmath_set(int on)
+    int TL_NP_N
+    const char *const tl_vm_opname[]
     void tl_vmath_numpy(const char *path)
     npy_intp tl_tables_after
     const char *tl_vmath_isa()
@@ -193,6 +195,34 @@ from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.pycapsule cimport PyCapsule_New, PyCapsule_GetPointer
 from cpython.exc cimport PyErr_SetObject
 
+cdef extern from *:
+    """
+    /* NumPy's own inner loop for (type_num, ...) -> type_num of ufunc uf (its first legacy loop
+     * of those types: the one NumPy's CPU dispatch set at import) as vmath op k's loop; 1 if
+     * found */
+    static int tl_np_take(PyObject *uf, int type_num, int k, int bits)
+    {
+        PyUFuncObject *u = (PyUFuncObject *)uf;
+        int i, j;
+        for (i = 0; i < u->ntypes; i++) {
+            for (j = 0; j < u->nargs && u->types[i * u->nargs + j] == type_num; j++)
+                ;
+            if (j == u->nargs && u->nout == 1 && u->functions[i] != NULL) {
+                if (bits == 32) {
+                    tl_np_loop32[k] = (tl_np_loop_t)u->functions[i];
+                    tl_np_data32[k] = u->data[i];
+                } else {
+                    tl_np_loop64[k] = (tl_np_loop_t)u->functions[i];
+                    tl_np_data64[k] = u->data[i];
+                }
+                return 1;
+            }
+        }
+        return 0;
+    }
+    """
+    int tl_np_take(object uf, int type_num, int k, int bits)
+
 _import_array()
 _import_umath()
 tl_loops_join()
@@ -201,6 +231,31 @@ import numpy._core._multiarray_umath as _np_umath_module
 if getattr(_np_umath_module, "__cpu_features__", {}).get("AVX512_SKX"):   # NumPy's SVML loops run
     tl_vmath_numpy(os.fsencode(_np_umath_module.__file__))
 tl_vmath_set(-1)
+# NumPy's own loops for these same-dtype ops where NumPy runs its AVX512_SKX loops (vmath
+# "svml"): they measured 3-17% faster than ours around libmvec's or SVML's functions at 10^5
+# (NumPy's own code for tanh, expm1, sinh/cosh...; the same SVML function for arctan2, with less
+# around it), and give NumPy's bits (set_numpy_loops; benchmarks/RESULTS.md). Not power: our
+# loops give x * x, 1 / x, sqrt(x), x for the exponents 2, -1, 0.5, 1 in an array, as for a
+# scalar exponent, where NumPy's array loop gives pow's last bits.
+_NUMPY_LOOPS = {
+    "float32": frozenset({"tanh", "log1p", "arcsin", "arccos", "arctan", "cbrt", "expm1", "sinh",
+                          "cosh", "arcsinh", "arccosh", "arctanh", "arctan2"}),
+    "float64": frozenset({"log", "tanh"})}
+
+
+def _take_numpy_loops():
+    if tl_vmath_isa() != b"svml":
+        return
+    for k in range(TL_NP_N):
+        name = tl_vm_opname[k].decode()
+        for bits, t in ((32, "float32"), (64, "float64")):
+            if name in _NUMPY_LOOPS[t]:
+                uf = getattr(np, name, None)
+                if isinstance(uf, np.ufunc):
+                    tl_np_take(uf, np.dtype(t).num, k, bits)
+
+
+_take_numpy_loops()
 
 import ml_dtypes  # noqa: F401  (registers bfloat16 before its DType class is looked up)
 from ._dtypes import dtype_of
@@ -322,7 +377,24 @@ def set_vmath(on=None):
     thread-safe against running loops."""
     mode = (-1 if on is None else 2 if on == "avx2" else 3 if on == "avx512"
             else int(bool(on)))
-    return tl_vmath_set(mode).decode()
+    isa = tl_vmath_set(mode).decode()
+    _take_numpy_loops()
+    return isa
+
+
+def set_numpy_loops(float32=None, float64=None):
+    """The transcendental ops whose same-dtype float32 / float64 loops call NumPy's own inner
+    loop (where set_vmath's variant is "svml", the default on AVX-512 CPUs whose NumPy runs its
+    AVX512_SKX loops): iterables of op names, None keeps a set. Returns the previous sets. For
+    benchmarks and tests; not thread-safe against running loops."""
+    old = dict(_NUMPY_LOOPS)
+    for t, ops in (("float32", float32), ("float64", float64)):
+        if ops is not None:
+            _NUMPY_LOOPS[t] = frozenset(ops)
+    tl_vmath_set(-1 if tl_vmath_isa() == b"svml" else
+                 {"avx512": 3, "avx2": 2, "scalar": 0}[tl_vmath_isa().decode()])
+    _take_numpy_loops()
+    return old
 
 
 def set_tables_after(n):

@@ -3112,6 +3112,9 @@ enum { TL_VMATH_OPS(TL_VM_ENUM) TL_VM_N };
 enum { TL_VM_SYM, TL_VM_POS, TL_VM_SYMLO };
 #define TL_VM_NAME(OP, LIBM, K, LO32, HI32, LO64, HI64) #LIBM,
 static const char *const tl_vm_libm[TL_VM_N] = { TL_VMATH_OPS(TL_VM_NAME) };
+#define TL_VM_OPNAME(OP, LIBM, K, LO32, HI32, LO64, HI64) #OP,
+static const char *const tl_vm_opname[TL_VM_N + 2] = { TL_VMATH_OPS(TL_VM_OPNAME) "arctan2",
+                                                        "power" };
 /* Ordinary inputs, as tested by the AVX2 loops: one unsigned compare on the bits,
  * ((bits & absm) - lo) <= span, and x >= flo for SYMLO (flo = -inf otherwise, unused); by the
  * AVX-512 loops: rlo <= x <= rhi and not zero or subnormal, or (cls 1 and 2: whole float range)
@@ -3192,6 +3195,15 @@ TL_SHARED(int tl_tables_on, = 1);
 TL_SHARED(npy_intp tl_tables_after, = (npy_intp)1 << 21);
 TL_SHARED(void *tl_vm_fn32[TL_VM_N], );
 TL_SHARED(void *tl_vm_fn64[TL_VM_N], );
+/* NumPy's own float32/float64 inner loop of an op (its ufunc's legacy loop for (f, f) / (d, d),
+ * as NumPy runs it), used instead of the vector functions where set (_ufuncs.pyx,
+ * tl_vm_take_numpy_loops, after tl_vmath_set, which clears them); or NULL */
+typedef void (*tl_np_loop_t)(char **args, npy_intp const *dims, npy_intp const *st, void *data);
+enum { TL_NP_arctan2 = TL_VM_N, TL_NP_power, TL_NP_N };   /* the two-operand ops after them */
+TL_SHARED(tl_np_loop_t tl_np_loop32[TL_NP_N], );
+TL_SHARED(tl_np_loop_t tl_np_loop64[TL_NP_N], );
+TL_SHARED(void *tl_np_data32[TL_NP_N], );
+TL_SHARED(void *tl_np_data64[TL_NP_N], );
 /* arctan2, power: AVX-512 vector functions of two operands (SVML's, libmvec's, our float32
  * pow), or NULL */
 TL_SHARED(void *tl_vm_atan2_32, );
@@ -3564,6 +3576,7 @@ static const char *tl_vmath_set(int on)
     int k;
     tl_vm_isa = tl_vm_svml = 0;
     for (k = 0; k < TL_VM_N; k++) tl_vm_fn32[k] = tl_vm_fn64[k] = NULL;
+    for (k = 0; k < TL_NP_N; k++) tl_np_loop32[k] = tl_np_loop64[k] = NULL;
     tl_vm_atan2_32 = tl_vm_atan2_64 = tl_vm_pow_32 = tl_vm_pow_64 = NULL;
     tl_tables_on = on < 0 ? !tl_simd_disabled() : on != 0;
 #if defined(TL_VMATH)
@@ -3843,10 +3856,44 @@ TL_VM_BIN_RUN(pow, f64, double, 8, tl_power_f64)
 #endif
 /* arctan2 / power of float32/float64 (LIBM atan2 / pow): libmvec where it runs, the element loop
  * FN otherwise */
+/* NumPy's own loop (TL_NP_CALL) of arctan2 / power, on the layouts TL_VMBIN_FAST takes: three
+ * contiguous operands directly, others (a scalar operand too) in contiguous blocks */
+#define TL_NP_CALL2(OPNAME, F, BITS)                                                             \
+    if (tl_np_loop##BITS[TL_NP_##OPNAME] != NULL && st[2] != 0                                   \
+            && !tl_feedback(data[0], st[0], data[2], st[2], dims[0])                             \
+            && !tl_feedback(data[1], st[1], data[2], st[2], dims[0])) {                          \
+        tl_np_loop_t f = tl_np_loop##BITS[TL_NP_##OPNAME];                                       \
+        void *fd = tl_np_data##BITS[TL_NP_##OPNAME];                                             \
+        npy_intp n = dims[0];                                                                    \
+        (void)ctx; (void)aux;                                                                    \
+        if (st[0] == (npy_intp)sizeof(F) && st[1] == (npy_intp)sizeof(F)                         \
+                && st[2] == (npy_intp)sizeof(F)) {                                               \
+            f((char **)data, dims, st, fd);                                                      \
+        } else {                                                                                 \
+            F ba[TL_BLOCK], bb[TL_BLOCK];                                                        \
+            char *args[3] = {(char *)ba, (char *)bb, (char *)ba};                                \
+            const npy_intp unit[3] = {(npy_intp)sizeof(F), (npy_intp)sizeof(F), (npy_intp)sizeof(F)}; \
+            npy_intp i, k, m;                                                                    \
+            for (i = 0; i < n; i += m) {                                                         \
+                m = n - i < TL_BLOCK ? n - i : TL_BLOCK;                                         \
+                for (k = 0; k < m; k++) {                                                        \
+                    ba[k] = *(const F *)(data[0] + (i + k) * st[0]);                             \
+                    bb[k] = *(const F *)(data[1] + (i + k) * st[1]);                             \
+                }                                                                                \
+                f(args, &m, unit, fd);                                                           \
+                for (k = 0; k < m; k++) *(F *)(data[2] + (i + k) * st[2]) = ba[k];               \
+            }                                                                                    \
+        }                                                                                        \
+        return 0;                                                                                \
+    }
+#define TL_NP_OP_atan2 arctan2
+#define TL_NP_OP_pow power
+#define TL_NP_CALL2_(OPNAME, F, BITS) TL_NP_CALL2(OPNAME, F, BITS)
 #define TL_LOOP2_VMBIN(NAME, LIBM, S, F, BITS, FN)                                               \
 static int NAME(TL_LOOP_ARGS)                                                                    \
 {                                                                                                \
     TL_SCALAR_EXP_##LIBM(S, F)                                                                   \
+    TL_NP_CALL2_(TL_NP_OP_##LIBM, F, BITS)                                                       \
     TL_VMBIN_FAST(LIBM, S, F, BITS, FN)                                                          \
     { TL_LOOP2_RED_BODY(F, TL_LD_id, TL_ST_id, FN) }                                             \
 }
@@ -4098,12 +4145,38 @@ TL_LOOP1_BLOCK16_STEP(NAME, K, NAME##_step, FN)
 #define TL_VROUND_STEP_ceil(in, out, m, fpe) tl_vround_ceil_f32(in, out, m)
 #define TL_VROUND_STEP_trunc(in, out, m, fpe) tl_vround_trunc_f32(in, out, m)
 
+/* NumPy's own loop of OP where tl_vmath_set took it: contiguous data directly, other layouts
+ * in contiguous blocks (its strided paths may compute other bits: an element's result must not
+ * depend on the layout). Its FP flags stay raised for the caller to report. */
+#define TL_NP_CALL(S, OP, F)                                                                     \
+    if (tl_np_loop##S[TL_VM_##OP] != NULL) {                                                     \
+        tl_np_loop_t f = tl_np_loop##S[TL_VM_##OP];                                              \
+        void *fd = tl_np_data##S[TL_VM_##OP];                                                    \
+        (void)ctx; (void)aux;                                                                    \
+        if (st[0] == (npy_intp)sizeof(F) && st[1] == (npy_intp)sizeof(F)) {                     \
+            f((char **)data, dims, st, fd);                                                      \
+        } else {                                                                                 \
+            F buf[TL_BLOCK];                                                                     \
+            char *args[2] = {(char *)buf, (char *)buf};                                          \
+            const npy_intp unit[2] = {(npy_intp)sizeof(F), (npy_intp)sizeof(F)};                 \
+            npy_intp i, k, m;                                                                    \
+            for (i = 0; i < n; i += m) {                                                         \
+                m = n - i < TL_BLOCK ? n - i : TL_BLOCK;                                         \
+                for (k = 0; k < m; k++) buf[k] = *(const F *)(data[0] + (i + k) * st[0]);        \
+                f(args, &m, unit, fd);                                                           \
+                for (k = 0; k < m; k++) *(F *)(data[1] + (i + k) * st[1]) = buf[k];              \
+            }                                                                                    \
+        }                                                                                        \
+        return 0;                                                                                \
+    }
+
 #define TL_LOOP1_VEC(NAME, F, S, OP, FN)                                                         \
 TL_LOOP1(NAME##_scalar, F, F, TL_LD_id, TL_ST_id, FN)                                            \
 static int NAME(TL_LOOP_ARGS)                                                                    \
 {                                                                                                \
     npy_intp n = dims[0];                                                                        \
     const F *pa = (const F *)data[0]; F *po = (F *)data[1];                                      \
+    TL_NP_CALL(S, OP, F)                                                                         \
     TL_VM_CALL(S, OP, FN)                                                                        \
     return NAME##_scalar(ctx, data, dims, st, aux);                                              \
 }
