@@ -725,3 +725,43 @@ def test_8bit_gcd_lcm_by_table_are_numpys(name, dt):
             assert y.tobytes() == want[:500].tobytes()
     finally:
         _ufuncs.set_tables_after(old)
+
+
+@pytest.mark.parametrize("dt", ["int16", "uint16", "int32", "uint32", "int64", "uint64"])
+@pytest.mark.parametrize("name", ["gcd", "lcm"])
+@pytest.mark.parametrize("simd", [None, False], ids=["simd", "portable"])
+def test_binary_gcd_lcm_are_numpys(name, dt, simd):
+    """gcd/lcm of 16- to 64-bit integers (AVX-512 binary GCD where the CPU has it, Euclid's
+    element loop otherwise): NumPy's result for small and full-range values of both signs, the
+    extremes (|MIN| wraps, lcm wraps), zeros; contiguous, strided, reversed, a scalar operand, in
+    place, every length up to 140, reduce and accumulate."""
+    from typelattice import _ufuncs
+    f, ref = getattr(tl, name), getattr(np, name)
+    info = np.iinfo(dt)
+    rng = np.random.default_rng(9)
+    parts = [rng.integers(max(info.min, -100), 100, 3000, endpoint=True, dtype=dt),
+             rng.integers(info.min, info.max, 3000, endpoint=True, dtype=dt)]
+    edges = np.array([0, 1, 2, 6, info.max, info.max - 1, info.min, info.min + 1
+                      if info.min else 3], dtype=dt)
+    a = np.concatenate(parts + [np.repeat(edges, edges.size)])
+    b = np.concatenate([parts[1], parts[0], np.tile(edges, edges.size)])
+    _ufuncs.set_simd(simd)
+    try:
+        with np.errstate(all="ignore"):
+            want = ref(a, b)
+            got = f(a, b)
+            assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+            assert f(a[::-3], b[::-3]).tobytes() == ref(a[::-3], b[::-3]).tobytes()
+            assert f(a, b[100]).tobytes() == ref(a, b[100]).tobytes()
+            assert f(a[7], b).tobytes() == ref(a[7], b).tobytes()
+            for n in range(1, 141):
+                assert f(a[-n:], b[:n]).tobytes() == ref(a[-n:], b[:n]).tobytes(), n
+            y = a.copy()
+            f(y, b, out=y)
+            assert y.tobytes() == want.tobytes()
+            x = parts[0][:1320].reshape(40, 33)
+            for axis in (0, 1, None) if name == "gcd" else (0, 1):     # (lcm: not reorderable)
+                assert f.reduce(x, axis=axis).tobytes() == ref.reduce(x, axis=axis).tobytes()
+            assert f.accumulate(x, axis=1).tobytes() == ref.accumulate(x, axis=1).tobytes()
+    finally:
+        _ufuncs.set_simd(None)

@@ -518,6 +518,12 @@ def op_units():
                                f"{S}, {t[-2:]}, {fn})")
                 elif op.name in ("gcd", "lcm") and t in ("int8", "uint8"):
                     out.append(f"TL_LOOP2_TAB8({name}, {S}, {lo}, {so}, {fn})")
+                elif op.name in ("gcd", "lcm") and kind(t) in "iu":
+                    ut = STORAGE["u" + t.lstrip("u")]
+                    sign = "U" if t.startswith("u") else "S"
+                    w = 64 if t.endswith("64") else 32
+                    out.append(f"TL_LOOP2_VGCD({name}, {op.name}, {w}, {S}, {ut}, {sign}, {lo}, "
+                               f"{so}, {fn})")
                 elif op.name == "power" and kind(t) in "iu":
                     # 8-bit in uint16 (the low byte is the same): gcc has no 8-bit multiply
                     ut = "uint16_t" if t in ("int8", "uint8") else STORAGE["u" + t.lstrip("u")]

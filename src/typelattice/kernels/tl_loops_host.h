@@ -132,6 +132,7 @@ TL_SHARED(uint64_t tl_bytes8[256], );     /* 8 mask bits -> 8 bytes of 0/1 */
 TL_SHARED(int tl_host_avx2, = 0);
 TL_SHARED(int tl_host_avx512, = 0);
 TL_SHARED(int tl_host_vpopcnt, = 0);     /* AVX-512 with VPOPCNTDQ */
+TL_SHARED(int tl_host_lzcnt, = 0);       /* AVX-512 with CD (vplzcntd) */
 int tl_simd_disabled(void);     /* tl_convert.c (tl_convert.h is included below) */
 static void tl_host_init(void)
 {
@@ -148,15 +149,16 @@ static void tl_host_init(void)
                      && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")
                      && __builtin_cpu_supports("avx512dq");
     tl_host_vpopcnt = tl_host_avx512 && __builtin_cpu_supports("avx512vpopcntdq");
+    tl_host_lzcnt = tl_host_avx512 && __builtin_cpu_supports("avx512cd");
 #endif
-    if (tl_simd_disabled()) tl_host_avx2 = tl_host_avx512 = tl_host_vpopcnt = 0;
+    if (tl_simd_disabled()) tl_host_avx2 = tl_host_avx512 = tl_host_vpopcnt = tl_host_lzcnt = 0;
 }
 /* on = 0: the portable code (tests); 1: what the CPU has; 2: at most AVX2 (tests) */
 static void tl_host_set_simd(int on)
 {
     tl_host_init();
-    if (!on) tl_host_avx2 = tl_host_avx512 = tl_host_vpopcnt = 0;
-    if (on == 2) tl_host_avx512 = tl_host_vpopcnt = 0;
+    if (!on) tl_host_avx2 = tl_host_avx512 = tl_host_vpopcnt = tl_host_lzcnt = 0;
+    if (on == 2) tl_host_avx512 = tl_host_vpopcnt = tl_host_lzcnt = 0;
 }
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -4082,6 +4084,100 @@ static int NAME(TL_LOOP_ARGS)                                                   
         return 0;                                                                                \
     }                                                                                            \
     return NAME##_elems(ctx, data, dims, st, aux);                                               \
+}
+
+/* gcd/lcm of 16-, 32- and 64-bit integers: Stein's binary GCD on 16 uint32 (8 uint64) lanes per
+ * vector, four vectors at a time (shifts by the trailing zero count, min/max and subtractions: no
+ * division; NumPy's and the element loop run Euclid's, a division per step, ~15 ns per element),
+ * where AVX-512 with CD (vplzcnt) runs. lcm divides by the gcd exactly (in double for 32-bit
+ * lanes), then multiplies with wraparound as the element function. Operands gathered into
+ * blocks of |a|, |b| (the element function's unsigned magnitudes); a reduction (an output that
+ * feeds an input) keeps the element loop. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TL_VGCD_TARGET __attribute__((target("avx512f,avx512cd,avx512bw,avx512vl,avx512dq")))
+/* tl_vgcd_u32 / tl_vgcd_u64: g[i] = gcd(a[i], b[i]) for i < n, n a multiple of 64 / 32 (16 / 8
+ * lanes per vector, E: epi32 / epi64, M: the mask type) */
+#define TL_VGCD_KERNEL(W, E, M, LANES)                                                           \
+TL_VGCD_TARGET static inline __m512i tl_vctz##W(__m512i x)                                       \
+{   /* the trailing zero count of each nonzero lane: W - 1 - lzcnt of its lowest set bit */     \
+    __m512i low = _mm512_and_si512(x, _mm512_sub_##E(_mm512_setzero_si512(), x));                \
+    return _mm512_sub_##E(_mm512_set1_##E(W - 1), _mm512_lzcnt_##E(low));                        \
+}                                                                                                \
+TL_VGCD_TARGET static void tl_vgcd_u##W(const uint##W##_t *pa, const uint##W##_t *pb,            \
+                                        uint##W##_t *pg, npy_intp n)                             \
+{                                                                                                \
+    npy_intp i;                                                                                  \
+    int j;                                                                                       \
+    for (i = 0; i < n; i += 4 * LANES) {                                                         \
+        __m512i a[4], b[4], k[4], z[4];                                                          \
+        M zero[4], live[4];                                                                      \
+        for (j = 0; j < 4; j++) {                                                                \
+            __m512i x = _mm512_loadu_si512(pa + i + LANES * j);                                  \
+            __m512i y = _mm512_loadu_si512(pb + i + LANES * j);                                  \
+            /* gcd(0, y) = y, gcd(x, 0) = x: such lanes take x | y and sit out the loop */      \
+            zero[j] = _mm512_cmpeq_##E##_mask(x, _mm512_setzero_si512())                         \
+                      | _mm512_cmpeq_##E##_mask(y, _mm512_setzero_si512());                      \
+            z[j] = _mm512_or_si512(x, y);                                                        \
+            k[j] = tl_vctz##W(z[j]);                    /* the common factor 2^k */              \
+            x = _mm512_mask_mov_##E(x, zero[j], _mm512_set1_##E(1));                             \
+            b[j] = _mm512_mask_mov_##E(y, zero[j], _mm512_setzero_si512());                      \
+            a[j] = _mm512_srlv_##E(x, tl_vctz##W(x));   /* odd from here on */                   \
+            live[j] = _mm512_cmpneq_##E##_mask(b[j], _mm512_setzero_si512());                    \
+        }                                                                                        \
+        while (live[0] | live[1] | live[2] | live[3]) {                                          \
+            for (j = 0; j < 4; j++) {                                                            \
+                __m512i y = _mm512_srlv_##E(b[j], tl_vctz##W(b[j]));                             \
+                __m512i lo = _mm512_min_epu##W(a[j], y);                                         \
+                b[j] = _mm512_mask_sub_##E(b[j], live[j], _mm512_max_epu##W(a[j], y), lo);       \
+                a[j] = _mm512_mask_mov_##E(a[j], live[j], lo);                                   \
+                live[j] = _mm512_cmpneq_##E##_mask(b[j], _mm512_setzero_si512());                \
+            }                                                                                    \
+        }                                                                                        \
+        for (j = 0; j < 4; j++)                                                                  \
+            _mm512_storeu_si512(pg + i + LANES * j, _mm512_mask_mov_##E(                         \
+                _mm512_sllv_##E(a[j], k[j]), zero[j], z[j]));                                    \
+    }                                                                                            \
+}
+TL_VGCD_KERNEL(32, epi32, __mmask16, 16)
+TL_VGCD_KERNEL(64, epi64, __mmask8, 8)
+#define TL_VGCD_RUN(W, ua, ub, g, m) tl_vgcd_u##W(ua, ub, g, m)
+#else
+#define TL_VGCD_RUN(W, ua, ub, g, m) ((void)0)
+#endif
+/* ABS(x): the element function's unsigned magnitude, as uint W */
+#define TL_VGCD_ABS_S(UT, x) ((UT)((x) < 0 ? (UT)(0 - (UT)(x)) : (UT)(x)))
+#define TL_VGCD_ABS_U(UT, x) ((UT)(x))
+#define TL_VGCD_OUT_gcd(W, S, UT, a, b, g) ((S)(UT)(g))
+/* the exact quotient a / g: in double below 2^53 (32-bit lanes), an integer division otherwise */
+#define TL_VGCD_DIV_32(a, g) ((uint32_t)((double)(a) / (double)(g)))
+#define TL_VGCD_DIV_64(a, g) ((a) / (g))
+#define TL_VGCD_OUT_lcm(W, S, UT, a, b, g)                                                       \
+    ((g) == 0 ? (S)0 : (S)(UT)(TL_VGCD_DIV_##W(a, g) * (b)))
+/* W: the lane width (32 for 16- and 32-bit operands, 64) */
+#define TL_LOOP2_VGCD(NAME, OP, W, S, UT, SIGN, LD, ST, FN)                                      \
+TL_LOOP2_RED(NAME##_elems, S, LD, ST, FN)                                                        \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    uint##W##_t ua[TL_BLOCK], ub[TL_BLOCK], g[TL_BLOCK];                                         \
+    npy_intp n = dims[0], i, k, m, mp;                                                           \
+    if (!tl_host_lzcnt || tl_feedback(data[0], st[0], data[2], st[2], n)                         \
+            || tl_feedback(data[1], st[1], data[2], st[2], n))                                   \
+        return NAME##_elems(ctx, data, dims, st, aux);                                           \
+    (void)ctx; (void)aux;                                                                        \
+    for (i = 0; i < n; i += m) {                                                                 \
+        m = n - i < TL_BLOCK ? n - i : TL_BLOCK;                                                 \
+        mp = (m + 63) & ~(npy_intp)63;                                                           \
+        for (k = 0; k < m; k++) {                                                                \
+            S x = *(const S *)(data[0] + (i + k) * st[0]), y = *(const S *)(data[1] + (i + k) * st[1]); \
+            ua[k] = TL_VGCD_ABS_##SIGN(UT, x);                                                   \
+            ub[k] = TL_VGCD_ABS_##SIGN(UT, y);                                                   \
+        }                                                                                        \
+        for (; k < mp; k++) ua[k] = ub[k] = 0;                                                   \
+        TL_VGCD_RUN(W, ua, ub, g, mp);                                                           \
+        for (k = 0; k < m; k++)                                                                  \
+            *(S *)(data[2] + (i + k) * st[2]) = TL_VGCD_OUT_##OP(W, S, UT, ua[k], ub[k], g[k]);  \
+    }                                                                                            \
+    return 0;                                                                                    \
 }
 
 /* float16/bfloat16 (K: f16, bf16) transcendentals: the table (above) once the op has run long
