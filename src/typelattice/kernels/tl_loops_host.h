@@ -1467,6 +1467,35 @@ static int NAME(PyArrayMethod_Context *ctx, npy_bool empty, char *initial)      
  * conversion to the compute dtype is exact (int8 + float16 -> float16 reads each input once, with
  * no temporary array); float16/bfloat16 blocks convert through tl_convert (SIMD). ============== */
 #define TL_BLOCK 1024
+/* RUN on blocks of up to TL_BLOCK elements (m of them) of a 1-d loop call of n elements: B
+ * gathered from data[0] (stride st[0]), RUN computing B in place, B scattered to data[1] */
+#define TL_BLOCKS1(F, B, RUN)                                                                    \
+    {                                                                                            \
+        F B[TL_BLOCK];                                                                           \
+        npy_intp i_, k_, m;                                                                      \
+        for (i_ = 0; i_ < n; i_ += m) {                                                          \
+            m = n - i_ < TL_BLOCK ? n - i_ : TL_BLOCK;                                           \
+            for (k_ = 0; k_ < m; k_++) B[k_] = *(const F *)(data[0] + (i_ + k_) * st[0]);        \
+            RUN;                                                                                 \
+            for (k_ = 0; k_ < m; k_++) *(F *)(data[1] + (i_ + k_) * st[1]) = B[k_];              \
+        }                                                                                        \
+    }
+/* the same with two inputs: A and B gathered from data[0] and data[1], RUN computing into A,
+ * A scattered to data[2] */
+#define TL_BLOCKS2(F, A, B, RUN)                                                                 \
+    {                                                                                            \
+        F A[TL_BLOCK], B[TL_BLOCK];                                                              \
+        npy_intp i_, k_, m;                                                                      \
+        for (i_ = 0; i_ < n; i_ += m) {                                                          \
+            m = n - i_ < TL_BLOCK ? n - i_ : TL_BLOCK;                                           \
+            for (k_ = 0; k_ < m; k_++) {                                                         \
+                A[k_] = *(const F *)(data[0] + (i_ + k_) * st[0]);                               \
+                B[k_] = *(const F *)(data[1] + (i_ + k_) * st[1]);                               \
+            }                                                                                    \
+            RUN;                                                                                 \
+            for (k_ = 0; k_ < m; k_++) *(F *)(data[2] + (i_ + k_) * st[2]) = A[k_];              \
+        }                                                                                        \
+    }
 
 /* float16/bfloat16 blocks go through tl_convert (kernels/tl_convert.c, compiled into the
  * extension): bit-exact with NumPy/ml_dtypes, AVX-512 / AVX2+F16C / scalar chosen at run time
@@ -3661,14 +3690,7 @@ TL_VM_RUN(s64, double)
         if (st[0] == (npy_intp)sizeof(*pa) && st[1] == (npy_intp)sizeof(*pa)) {                  \
             tl_vm_run_s##S(vf, FN, dom, pa, po, n, &fpe, NULL);                                  \
         } else {                                                                                 \
-            __typeof__(*po) buf[TL_BLOCK];                                                        \
-            npy_intp i, k, m;                                                                    \
-            for (i = 0; i < n; i += m) {                                                         \
-                m = n - i < TL_BLOCK ? n - i : TL_BLOCK;                                         \
-                for (k = 0; k < m; k++) buf[k] = *(const __typeof__(*po) *)(data[0] + (i + k) * st[0]); \
-                tl_vm_run_s##S(vf, FN, dom, buf, buf, m, &fpe, NULL);                            \
-                for (k = 0; k < m; k++) *(__typeof__(*po) *)(data[1] + (i + k) * st[1]) = buf[k]; \
-            }                                                                                    \
+            TL_BLOCKS1(__typeof__(*po), buf, tl_vm_run_s##S(vf, FN, dom, buf, buf, m, &fpe, NULL)) \
         }                                                                                        \
         return tl_finish(fpe);                                                                   \
     }
@@ -3839,25 +3861,14 @@ TL_VM_BIN_RUN(pow, f64, double, 8, tl_power_f64)
             tl_vm_##LIBM##_##S##_run(tl_vm_##LIBM##_##BITS, (const F *)data[0], st[0] != 0,      \
                                      (const F *)data[1], st[1] != 0, (F *)data[2], n, &fpe);     \
         } else {                                                                                 \
-            F ba[TL_BLOCK], bb[TL_BLOCK];                                                        \
-            npy_intp i, k, m;                                                                    \
-            for (i = 0; i < n; i += m) {                                                         \
-                m = n - i < TL_BLOCK ? n - i : TL_BLOCK;                                         \
-                for (k = 0; k < m; k++) {                                                        \
-                    ba[k] = *(const F *)(data[0] + (i + k) * st[0]);                             \
-                    bb[k] = *(const F *)(data[1] + (i + k) * st[1]);                             \
-                }                                                                                \
-                tl_vm_##LIBM##_##S##_run(tl_vm_##LIBM##_##BITS, ba, 1, bb, 1, ba, m, &fpe);      \
-                for (k = 0; k < m; k++) *(F *)(data[2] + (i + k) * st[2]) = ba[k];               \
-            }                                                                                    \
+            TL_BLOCKS2(F, ba, bb,                                                                \
+                       tl_vm_##LIBM##_##S##_run(tl_vm_##LIBM##_##BITS, ba, 1, bb, 1, ba, m, &fpe)) \
         }                                                                                        \
         return tl_finish(fpe);                                                                   \
     }
 #else
 #define TL_VMBIN_FAST(LIBM, S, F, BITS, FN)
 #endif
-/* arctan2 / power of float32/float64 (LIBM atan2 / pow): libmvec where it runs, the element loop
- * FN otherwise */
 /* NumPy's own loop (TL_NP_CALL) of arctan2 / power, on the layouts TL_VMBIN_FAST takes: three
  * contiguous operands directly, others (a scalar operand too) in contiguous blocks */
 #define TL_NP_CALL2(OPNAME, F, BITS)                                                             \
@@ -3872,25 +3883,15 @@ TL_VM_BIN_RUN(pow, f64, double, 8, tl_power_f64)
                 && st[2] == (npy_intp)sizeof(F)) {                                               \
             f((char **)data, dims, st, fd);                                                      \
         } else {                                                                                 \
-            F ba[TL_BLOCK], bb[TL_BLOCK];                                                        \
-            char *args[3] = {(char *)ba, (char *)bb, (char *)ba};                                \
-            const npy_intp unit[3] = {(npy_intp)sizeof(F), (npy_intp)sizeof(F), (npy_intp)sizeof(F)}; \
-            npy_intp i, k, m;                                                                    \
-            for (i = 0; i < n; i += m) {                                                         \
-                m = n - i < TL_BLOCK ? n - i : TL_BLOCK;                                         \
-                for (k = 0; k < m; k++) {                                                        \
-                    ba[k] = *(const F *)(data[0] + (i + k) * st[0]);                             \
-                    bb[k] = *(const F *)(data[1] + (i + k) * st[1]);                             \
-                }                                                                                \
-                f(args, &m, unit, fd);                                                           \
-                for (k = 0; k < m; k++) *(F *)(data[2] + (i + k) * st[2]) = ba[k];               \
-            }                                                                                    \
+            TL_BLOCKS2(F, ba, bb, tl_np_run(f, fd, 2, (char *)ba, (char *)bb, m, sizeof(F)))     \
         }                                                                                        \
         return 0;                                                                                \
     }
 #define TL_NP_OP_atan2 arctan2
 #define TL_NP_OP_pow power
 #define TL_NP_CALL2_(OPNAME, F, BITS) TL_NP_CALL2(OPNAME, F, BITS)
+/* arctan2 / power of float32/float64 (LIBM atan2 / pow): NumPy's loop where taken, libmvec where
+ * it runs, the element loop FN otherwise */
 #define TL_LOOP2_VMBIN(NAME, LIBM, S, F, BITS, FN)                                               \
 static int NAME(TL_LOOP_ARGS)                                                                    \
 {                                                                                                \
@@ -4241,6 +4242,15 @@ TL_LOOP1_BLOCK16_STEP(NAME, K, NAME##_step, FN)
 #define TL_VROUND_STEP_ceil(in, out, m, fpe) tl_vround_ceil_f32(in, out, m)
 #define TL_VROUND_STEP_trunc(in, out, m, fpe) tl_vround_trunc_f32(in, out, m)
 
+/* NumPy's loop f on m contiguous elements of buffer a (unary, nin 1) or a and b (nin 2), the
+ * results into a */
+static inline void tl_np_run(tl_np_loop_t f, void *fd, int nin, char *a, char *b, npy_intp m,
+                             npy_intp size)
+{
+    char *args[3] = {a, nin == 2 ? b : a, a};
+    const npy_intp unit[3] = {size, size, size};
+    f(args, &m, unit, fd);
+}
 /* NumPy's own loop of OP where tl_vmath_set took it: contiguous data directly, other layouts
  * in contiguous blocks (its strided paths may compute other bits: an element's result must not
  * depend on the layout). Its FP flags stay raised for the caller to report. */
@@ -4252,16 +4262,7 @@ TL_LOOP1_BLOCK16_STEP(NAME, K, NAME##_step, FN)
         if (st[0] == (npy_intp)sizeof(F) && st[1] == (npy_intp)sizeof(F)) {                     \
             f((char **)data, dims, st, fd);                                                      \
         } else {                                                                                 \
-            F buf[TL_BLOCK];                                                                     \
-            char *args[2] = {(char *)buf, (char *)buf};                                          \
-            const npy_intp unit[2] = {(npy_intp)sizeof(F), (npy_intp)sizeof(F)};                 \
-            npy_intp i, k, m;                                                                    \
-            for (i = 0; i < n; i += m) {                                                         \
-                m = n - i < TL_BLOCK ? n - i : TL_BLOCK;                                         \
-                for (k = 0; k < m; k++) buf[k] = *(const F *)(data[0] + (i + k) * st[0]);        \
-                f(args, &m, unit, fd);                                                           \
-                for (k = 0; k < m; k++) *(F *)(data[1] + (i + k) * st[1]) = buf[k];              \
-            }                                                                                    \
+            TL_BLOCKS1(F, buf, tl_np_run(f, fd, 1, (char *)buf, NULL, m, sizeof(F)))             \
         }                                                                                        \
         return 0;                                                                                \
     }
