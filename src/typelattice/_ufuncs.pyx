@@ -386,7 +386,8 @@ def set_numpy_loops(float32=None, float64=None):
     """The transcendental ops whose same-dtype float32 / float64 loops call NumPy's own inner
     loop (where set_vmath's variant is "svml", the default on AVX-512 CPUs whose NumPy runs its
     AVX512_SKX loops): iterables of op names, None keeps a set. Returns the previous sets. For
-    benchmarks and tests; not thread-safe against running loops."""
+    benchmarks and tests; not thread-safe against running loops. ("power" is accepted, but then
+    the exponents 2, -1, 0.5, 1 in an array give pow's last bits, not x * x, 1 / x, sqrt(x), x.)"""
     old = dict(_NUMPY_LOOPS)
     for t, ops in (("float32", float32), ("float64", float64)):
         if ops is not None:

@@ -3227,8 +3227,8 @@ TL_SHARED(npy_intp tl_tables_after, = (npy_intp)1 << 21);
 TL_SHARED(void *tl_vm_fn32[TL_VM_N], );
 TL_SHARED(void *tl_vm_fn64[TL_VM_N], );
 /* NumPy's own float32/float64 inner loop of an op (its ufunc's legacy loop for (f, f) / (d, d),
- * as NumPy runs it), used instead of the vector functions where set (_ufuncs.pyx,
- * tl_vm_take_numpy_loops, after tl_vmath_set, which clears them); or NULL */
+ * as NumPy runs it), used instead of the vector functions where set (_ufuncs.pyx's
+ * _take_numpy_loops and tl_np_take, after tl_vmath_set, which clears them); or NULL */
 typedef void (*tl_np_loop_t)(char **args, npy_intp const *dims, npy_intp const *st, void *data);
 enum { TL_NP_arctan2 = TL_VM_N, TL_NP_power, TL_NP_N };   /* the two-operand ops after them */
 TL_SHARED(tl_np_loop_t tl_np_loop32[TL_NP_N], );
@@ -3869,8 +3869,9 @@ TL_VM_BIN_RUN(pow, f64, double, 8, tl_power_f64)
 #else
 #define TL_VMBIN_FAST(LIBM, S, F, BITS, FN)
 #endif
-/* NumPy's own loop (TL_NP_CALL) of arctan2 / power, on the layouts TL_VMBIN_FAST takes: three
- * contiguous operands directly, others (a scalar operand too) in contiguous blocks */
+/* NumPy's own loop (TL_NP_CALL) of arctan2 / power, on the calls TL_VMBIN_FAST takes (not
+ * reductions): three contiguous operands directly, others (a scalar operand too) in contiguous
+ * blocks */
 #define TL_NP_CALL2(OPNAME, F, BITS)                                                             \
     if (tl_np_loop##BITS[TL_NP_##OPNAME] != NULL && st[2] != 0                                   \
             && !tl_feedback(data[0], st[0], data[2], st[2], dims[0])                             \
