@@ -359,7 +359,7 @@ def test_float_comparisons_every_simd_path(simd_path):
                    if k[0] in FCMP and np.dtype(k[3]).kind == "f"})
     assert {(a, b) for _, a, b, t in keys if t == "float32"} >= {("int32", "float32"),
                                                                   ("float32", "uint32"),
-                                                                  ("bool", "float32")}
+                                                                  ("float32", "bool")}
     ufs = {}
     for name, a, b, t in keys:
         rname = _rule_of((name, a, b, t))
@@ -434,7 +434,7 @@ def test_integer_comparisons_every_simd_path(simd_path):
     keys = sorted({k for k in FUSED if k[0] in FCMP and np.dtype(k[3]).kind in "iu"})
     assert {(a, b, t) for _, a, b, t in keys} >= {("uint8", "int8", "int16"),
                                                   ("int8", "uint8", "int16"),
-                                                  ("bool", "int8", "int8"),
+                                                  ("int8", "bool", "int8"),
                                                   ("uint64", "int64", "int64"),
                                                   ("uint32", "int32", "int64")}
     ufs = {}

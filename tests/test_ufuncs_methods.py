@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import typelattice as tl
 from test_ufuncs_values import assert_same
+from typelattice import _ufuncs
 from ufunc_reference import (ARRAY_KINDS, COMPLEX_JAX, LONG, complex_ref, compute_dtypes, dtype,
                              expected)
 
@@ -181,6 +182,57 @@ def test_reduce_integer_upcast_like_numpy_sum():
         _same(tl.multiply.reduce(x), np.multiply.reduce(x))
         _same(tl.add.reduce(x, dtype=dt), np.add.reduce(x, dtype=dt))
         _same(tl.add.accumulate(x), np.add.accumulate(x))
+
+
+def _outcome(f):
+    try:
+        return f()
+    except TypeError as exc:
+        return exc
+
+
+_REDUCE_DT = ["bool", "int8", "uint8", "int32", "uint64", "float16", "float32", "float64",
+              "complex64"]
+
+
+@pytest.mark.parametrize("name", ["add", "maximum", "subtract", "equal", "less", "logical_and",
+                                  "bitwise_or"])
+def test_reduce_dtype_never_depends_on_earlier_calls(name):
+    """reduce/accumulate with and without dtype=: NumPy's value (its operand cast to dtype) or a
+    TypeError naming the call, the same before and after plain calls on the (dtype, x) pair
+    registered their mixed loops (NumPy looks both up under the same DTypes)."""
+    uf, ref = getattr(tl, name), getattr(np, name)
+    for a in _REDUCE_DT:
+        x = np.array([1, 8, 2, 0, 3], a)
+        for d in [None] + _REDUCE_DT:
+            for meth in ("reduce", "accumulate"):
+                def run(meth=meth, d=d):
+                    return getattr(uf, meth)(x, dtype=d)
+                before = _outcome(run)
+                with np.errstate(all="ignore"):
+                    for fast in (True, False):       # our call path and NumPy's dispatch
+                        _ufuncs.set_fastcall(fast)
+                        try:
+                            uf(np.ones(3, d or a), x[:3])
+                        except (TypeError, ValueError):
+                            pass
+                    _ufuncs.set_fastcall(None)
+                after = _outcome(run)
+                msg = (name, meth, a, d)
+                with warnings.catch_warnings():     # x's values are real: no part is lost
+                    warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+                    want = _outcome(lambda: getattr(ref, meth)(x.astype(d) if d else x, dtype=d))
+                if isinstance(before, TypeError):
+                    assert name in str(before), (msg, before)
+                    assert isinstance(after, TypeError), msg
+                    continue
+                if isinstance(after, TypeError):
+                    # the README's gap: accumulate refuses a registered mixed (d, x) -> d loop
+                    assert meth == "accumulate" and "resolved dtypes" in str(after), msg
+                assert not isinstance(want, TypeError), msg
+                for got in (before, after):
+                    if not isinstance(got, TypeError):
+                        _same(got, want)
 
 
 # -- accumulate, reduceat, outer, at --------------------------------------------------------------

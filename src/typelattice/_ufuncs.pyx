@@ -530,6 +530,11 @@ cdef object _mixed_loop(uf, op, CompiledRules r, names, res):
     t = res[0]
     if res[1] != t:
         return None
+    if names[0] == "bool" and res[2] == "bool" and t != "bool":
+        # a comparison of a bool with an x array: NumPy casts the bool. A (bool, x) -> bool
+        # loop would also serve reduce(x, dtype=bool), which NumPy looks up under the same
+        # DTypes, folding x's values where NumPy folds them cast to bool.
+        return None
     # an operand of no core dtype (a weak Python scalar) is converted to t by NumPy
     a, b = [n if n in _LOOP_TYPE_SET else t for n in names[:2]]
     fused = _FUSED.get((op.name, a, b, t))
@@ -750,6 +755,22 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
         if classes is None:
             raise
         return classes
+    if reduction and res[op.nin] != res[0] and all(f is None for f in fixed):
+        # a comparison's bool cannot be folded with the next element (NumPy would retry with
+        # (bool, x) operands, which is also the plain call's lookup)
+        raise TypeError(f"{uf.__name__}.reduce/accumulate of a {names[1]} array: each step "
+                        f"gives a {res[op.nin]}, not a {names[1]} to combine with the next "
+                        f"element (rule set {r.name!r}); reduce x.astype({res[op.nin]!r}), "
+                        "as NumPy's dtype= would")
+    if any(f is not None for f in fixed[:op.nin]) and len(set(res[:op.nin])) > 1:
+        # NumPy caches this answer under the operands' DTypes, with the fixed ones in place:
+        # the plain call on arrays of those dtypes shares it, so it cannot be a cast to the
+        # fixed type (as NumPy's dtype= of a reduction is) while that call joins
+        i = next(i for i in range(op.nin) if fixed[i] is not None)
+        raise TypeError(f"{uf.__name__}: signature/dtype= fixes input {i} to {fixed[i]}, but "
+                        f"typelattice's loop for ({', '.join(str(n) for n in names[:op.nin])})"
+                        f" does not compute in {fixed[i]} (rule set {r.name!r}); cast the "
+                        f"operands to {fixed[i]} first (x.astype({fixed[i]!r}))")
     classes = None
     if res[0] in _EXT_TYPES and op.name in _EXT_LOOPS \
             and all(x in (res[0], "bool") for x in res):

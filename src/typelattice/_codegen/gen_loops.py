@@ -314,6 +314,8 @@ def fused_pairs(registry=None):
                         # reduce/accumulate of the small int in the default int (jnp.sum); they
                         # need one dtype (accumulate) and a fast reduction: not a mixed loop
                         continue
+                    if a == "bool" and res[2] == "bool" and t != "bool":
+                        continue       # NumPy's reduce(x, dtype=bool) would take it (_ufuncs)
                     if fused_converts(a, t) and fused_converts(b, t):
                         keys.add((name, a, b, t))
     return keys
