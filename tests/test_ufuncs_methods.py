@@ -2,6 +2,8 @@
 dtype=, signature=, casting=, order=; strides, byte order, alignment, overlap; hypothesis over
 shapes, strides and operand dtypes. References: NumPy's own ufunc on the operands cast to the
 compute dtype given by the independent model in ufunc_reference.py."""
+import subprocess
+import sys
 import warnings
 
 import ml_dtypes
@@ -233,6 +235,28 @@ def test_reduce_dtype_never_depends_on_earlier_calls(name):
                 for got in (before, after):
                     if not isinstance(got, TypeError):
                         _same(got, want)
+
+
+def test_partial_signature_in_a_fresh_process():
+    """A signature fixing one input, before any call filled NumPy's dispatch cache: ldexp keeps
+    its (float, int) loop; a join that is not the fixed type raises a TypeError naming the call;
+    so does a comparison's reduce of a non-bool array."""
+    code = """if True:
+        import numpy as np, typelattice as tl
+        x = np.float32([1.5])
+        print(tl.ldexp(x, np.int8([3]), signature=(np.float32, None, None)).tolist())
+        for f in (lambda: tl.add.reduce(np.float64([1.5, 2.25]), dtype=np.float32),
+                  lambda: tl.add(np.uint8([1]), np.int8([1]), signature=(np.uint8, None, None)),
+                  lambda: tl.less.reduce(np.float32([3, 2, 1]))):
+            try:
+                f()
+            except TypeError as e:
+                print(str(e).split(":")[0])
+        print(tl.add.reduce(np.float32([1.5, 2.25]), dtype=np.float64))
+    """
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split("\n")[:5] == ["[12.0]", "jax.add", "jax.add",
+                                          "jax.less.reduce/accumulate of a float32 array", "3.75"]
 
 
 # -- accumulate, reduceat, outer, at --------------------------------------------------------------

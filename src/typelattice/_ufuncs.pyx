@@ -762,7 +762,8 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
                         f"gives a {res[op.nin]}, not a {names[1]} to combine with the next "
                         f"element (rule set {r.name!r}); reduce x.astype({res[op.nin]!r}), "
                         "as NumPy's dtype= would")
-    if any(f is not None for f in fixed[:op.nin]) and len(set(res[:op.nin])) > 1:
+    if any(f is not None for f in fixed[:op.nin]) and len(set(res[:op.nin])) > 1 \
+            and op.rule != _ops.FIRST_INEXACT:      # ldexp's loops take (float, int)
         # NumPy caches this answer under the operands' DTypes, with the fixed ones in place:
         # the plain call on arrays of those dtypes shares it, so it cannot be a cast to the
         # fixed type (as NumPy's dtype= of a reduction is) while that call joins
