@@ -50,7 +50,10 @@ def reference(name, x, y, cdt):
         return complex_ref(name, x, y)
     f = NP_REF.get(name, getattr(np, name))
     if name == "ldexp":
-        y = y.astype(np.int32) if x.dtype == BF16 else y
+        if y.dtype == np.uint64:        # NumPy has no uint64 exponent: saturate, as ours does
+            y = np.minimum(y, np.iinfo(np.int64).max).astype(np.int64)
+        if x.dtype == BF16:             # ml_dtypes' ldexp takes int32 (the same past its range)
+            y = np.clip(y, -2**31, 2**31 - 1).astype(np.int32)
     return f(x, y)
 
 
@@ -180,7 +183,7 @@ def test_same_dtype_values_all_pairs_of_special_values(name):
             y = np.array([0, 1, -1, 5, -30, 200, -200, 2**40], np.int64)[None, :]
         if name == "power" and dt.kind in "iu":
             y = y[:, (y >= 0).ravel()]
-        cx, cy = compute_dtypes(name, k, k)
+        cx, cy = compute_dtypes(name, k, "i64" if name == "ldexp" else k)   # y: int64 exponents
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             got = uf(x, y)
@@ -404,7 +407,7 @@ def test_fp_warnings_as_numpy_on_special_values(name):
             y = np.array([0, 1, -1, 5, -30, 200, -200], np.int64)[None, :]
         if name == "power" and dt.kind in "iu":
             y = y[:, (y >= 0).ravel()]
-        cx, cy = compute_dtypes(name, k, k)
+        cx, cy = compute_dtypes(name, k, "i64" if name == "ldexp" else k)   # y: int64 exponents
         xr, yr = x.astype(dtype(cx)), y.astype(dtype(cy))
 
         def warns(f, a, b):
@@ -447,3 +450,17 @@ def test_integer_power_of_a_scalar_exponent_is_numpys(dt):
     small = np.array([2, 3, 2], dt)
     assert (tl.power.reduce(small) == np.power.reduce(small)).all()
     assert (tl.power.accumulate(small) == np.power.accumulate(small)).all()
+
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16", "float32", "float64", "int8", "uint64"])
+def test_ldexp_uint64_exponents_do_not_wrap(dt):
+    """uint64 exponents of 2**63 and more scale as the largest int64 exponent does (inf, 0 for
+    0, NaN for NaN), as JAX's ldexp gives; NumPy's cast to int64 would wrap them negative."""
+    x = np.array([1.5, -1.5, 0.0, -0.0, np.inf, np.nan, 3.0, 1e-3])
+    x = x.astype(dtype(dt)) if np.dtype(dtype(dt)).kind == "f" else np.arange(8).astype(dt)
+    e = np.array([2**63, 2**64 - 1, 2**63 + 5, 2**63 - 1, 0, 3, 1, 40], np.uint64)
+    with np.errstate(all="ignore"):
+        got = tl.ldexp(x, e)
+        want = reference("ldexp", x.astype(got.dtype), e, None)
+        assert_same(got, want, "ldexp", dt)
+        assert_same(tl.ldexp(x[::-1], e[::-1]), want[::-1], "ldexp", (dt, "reversed"))

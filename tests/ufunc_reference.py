@@ -105,8 +105,8 @@ def compute_dtypes(op, a, b):
     res = expected(op, a, b)
     if op in BOOL_OPS:
         return LONG[JOIN[a][b]], LONG[JOIN[a][b]]
-    if op == "ldexp":
-        return res[0], "int64"
+    if op == "ldexp":       # a uint64 exponent is read as it is (no wrap past 2**63)
+        return res[0], "uint64" if b == "u64" else "int64"
     return res[0], res[0]
 
 

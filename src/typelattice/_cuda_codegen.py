@@ -166,7 +166,7 @@ def apply_source(sig, ns, hw16=False):
     a_t, b_t = sig.ins
     L0, L1 = sig.loop[0], sig.loop[1]
     outs = sig.loop[2:]
-    # The compute type is the first loop input's (ldexp's second input is int64).
+    # The compute type is the first loop input's (ldexp's second input is int64 or uint64).
     fn, ct, via = element_function(op, L0)
     args = [f"{STORAGE[a_t]} a", f"{STORAGE[b_t]} b"]
     args += [f"{STORAGE[o]} *y{i}" for i, o in enumerate(outs)]
@@ -175,7 +175,10 @@ def apply_source(sig, ns, hw16=False):
     cx = _compute_ctype(L0, via)
     lines.append(f"    const {cx} x = {convert('a', a_t, L0, via, hw16)};")
     if op.rule == FIRST_INEXACT:
-        lines.append(f"    const int64_t y = {convert('b', b_t, L1, False, hw16)};")
+        e = convert('b', b_t, L1, False, hw16)
+        if L1 == "uint64":      # saturate: 2**63 and up would wrap negative in int64
+            e = f"({e}) > 9223372036854775807ULL ? (int64_t)9223372036854775807LL : (int64_t)({e})"
+        lines.append(f"    const int64_t y = {e};")
     else:
         lines.append(f"    const {cx} y = {convert('b', b_t, L1, via, hw16)};")
     if sig.nout == 2:

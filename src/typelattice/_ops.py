@@ -189,7 +189,7 @@ class Op:
             t = materialize(TO_INEXACT.get(a, a))
             if kind(t) != "f":
                 raise _ERRORS[self.kind_error](f"{self.name} does not accept {a}")
-            return (t, "int64", t)
+            return (t, "uint64" if b == "uint64" else "int64", t)
         else:
             t = join(a, b)
             if t is None:

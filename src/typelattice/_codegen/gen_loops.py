@@ -475,16 +475,23 @@ def op_units():
                     out.append(f"TL_LOOP_DIVMOD_VF32({name}, {fn})")
                 else:
                     out.append(f"TL_LOOP_DIVMOD({name}, {S}, {COMPUTE[t]}, {lo}, {so}, {fn})")
-            elif op.rule == FIRST_INEXACT and op.name == "ldexp" and t in ("float32", "float64"):
-                # and one reading int32 exponents, as NumPy's (np.frexp gives int32)
-                sfx_up = SUFFIX[t].upper()
-                out.append(f"TL_LOOP2_LDEXP({name}, {sfx_up}, {S}, int64_t, E64, {fn})")
-                out.append(f"TL_LOOP2_LDEXP({name}_e32, {sfx_up}, {S}, int32_t, E32, {fn})")
-                i32 = [LOOP_TYPES.index(x) for x in (t, "int32", t)] + [-1]
-                table.append(f'    {{"{op.name}", {{{", ".join(map(str, i32))}}}, {name}_e32, '
-                             "NULL, NULL},")
             elif op.rule == FIRST_INEXACT:
-                out.append(f"TL_LOOP2({name}, {S}, int64_t, {S}, {lo}, TL_LD_id, {so}, {fn})")
+                if op.name == "ldexp" and t in ("float32", "float64"):
+                    # and one reading int32 exponents, as NumPy's (np.frexp gives int32)
+                    sfx_up = SUFFIX[t].upper()
+                    out.append(f"TL_LOOP2_LDEXP({name}, {sfx_up}, {S}, int64_t, E64, {fn})")
+                    out.append(f"TL_LOOP2_LDEXP({name}_e32, {sfx_up}, {S}, int32_t, E32, {fn})")
+                    i32 = [LOOP_TYPES.index(x) for x in (t, "int32", t)] + [-1]
+                    table.append(f'    {{"{op.name}", {{{", ".join(map(str, i32))}}}, '
+                                 f"{name}_e32, NULL, NULL}},")
+                else:
+                    out.append(f"TL_LOOP2({name}, {S}, int64_t, {S}, {lo}, TL_LD_id, {so}, {fn})")
+                # uint64 exponents as they are (NumPy's cast to int64 would wrap 2**63 and up)
+                out.append(f"TL_LOOP2({name}_eu64, {S}, uint64_t, {S}, {lo}, TL_LD_u64_sat, "
+                           f"{so}, {fn})")
+                u64 = [LOOP_TYPES.index(x) for x in (t, "uint64", t)] + [-1]
+                table.append(f'    {{"{op.name}", {{{", ".join(map(str, u64))}}}, {name}_eu64, '
+                             "NULL, NULL},")
             elif op.out == "bool":
                 if op.name in BOOL_RED and t == "bool":
                     out.append(f"TL_LOOP2_REDFN({name}, {S}, {lo}, {host(fn)}, "
