@@ -697,3 +697,31 @@ def test_tables_give_the_element_loop_for_every_value(op, dt, simd, tables_now):
         assert z.tobytes() == element_loop(y)[0].tobytes()
     finally:
         _ufuncs.set_simd(None)
+
+
+@pytest.mark.parametrize("op", ["log10", "arcsin", "arccos"])
+@pytest.mark.parametrize("on", [True, False])
+def test_domain_error_nan_is_numpys(op, on):
+    """Out of the domain (not NaN), NumPy's float16/float32/float64 loops give the CPU's default
+    NaN (-NaN on x86) where glibc's log10/asin/acos give +NaN: ours give NumPy's bits, on the
+    vector paths (every layout) and the scalar ones."""
+    x0 = np.array([-2.0, -0.5, -np.inf, 2.0, np.inf, -1e30, -3.0, 1.5] * 5)
+    _ufuncs.set_vmath(on)
+    try:
+        for dt in (np.float16, np.float32, np.float64):
+            x = x0.astype(dt)
+            u = {2: np.uint16, 4: np.uint32, 8: np.uint64}[x.itemsize]
+            with np.errstate(all="ignore"):
+                want = getattr(np, op)(x)
+                nan = np.isnan(want)
+                assert nan.sum() >= x.size // 2
+                want = np.where(nan, want, 0).astype(dt).view(u)     # the NaN lanes' bits
+                for got in (getattr(tl, op)(x), getattr(tl, op)(x[::-1])[::-1],
+                            getattr(tl, op)(x[::2]), getattr(tl, op)(x[3])):
+                    got = np.asarray(got)
+                    n = got.size
+                    ref = want[::2] if n == x.size // 2 else want[3] if n == 1 else want
+                    got = np.where(np.isnan(got), got, 0).astype(dt).view(u)
+                    assert np.array_equal(got, ref), (op, dt, on)
+    finally:
+        _ufuncs.set_vmath(None)

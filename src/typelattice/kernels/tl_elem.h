@@ -514,6 +514,10 @@ TL_HD tl_bool tl_isfinite_b(tl_bool x, unsigned *e) { (void)e; (void)x; return 1
 TL_HD tl_bool tl_signbit_b(tl_bool x, unsigned *e) { (void)e; (void)x; return 0; }
 TL_HD uint8_t tl_bitwise_count_b(tl_bool x, unsigned *e) { (void)e; return x; }
 
+/* r, or for a domain error (r NaN, x not NaN) the CPU's default NaN, as 0/0 (inf - inf) makes
+ * it: NumPy's (-NaN on x86), where glibc's log10, asin and acos return +NaN */
+#define TL_DOMAIN_NAN(r, x) ((r) != (r) && (x) == (x) ? ((x) - (x)) / ((x) - (x)) : (r))
+
 /* F: C type, M: libm suffix, B: bits type, PI180/D180PI: NumPy's DEG2RAD/RAD2DEG constants
  * (computed in F, as npy_math's (NPY_PI@c@/180.0@c@)). */
 #define TL_UN_FLOAT(S, F, M, B, TOBITS, FROMBITS, INFBITS, PI)                                   \
@@ -524,13 +528,13 @@ TL_HD F tl_exp2_##S(F x, unsigned *e) { (void)e; return exp2##M(x); }           
 TL_HD F tl_expm1_##S(F x, unsigned *e) { (void)e; return expm1##M(x); }                          \
 TL_HD F tl_log_##S(F x, unsigned *e) { (void)e; return log##M(x); }                              \
 TL_HD F tl_log2_##S(F x, unsigned *e) { (void)e; return log2##M(x); }                            \
-TL_HD F tl_log10_##S(F x, unsigned *e) { (void)e; return log10##M(x); }                          \
+TL_HD F tl_log10_##S(F x, unsigned *e) { F r = log10##M(x); (void)e; return TL_DOMAIN_NAN(r, x); } \
 TL_HD F tl_log1p_##S(F x, unsigned *e) { (void)e; return log1p##M(x); }                          \
 TL_HD F tl_sin_##S(F x, unsigned *e) { (void)e; return sin##M(x); }                              \
 TL_HD F tl_cos_##S(F x, unsigned *e) { (void)e; return cos##M(x); }                              \
 TL_HD F tl_tan_##S(F x, unsigned *e) { (void)e; return tan##M(x); }                              \
-TL_HD F tl_arcsin_##S(F x, unsigned *e) { (void)e; return asin##M(x); }                          \
-TL_HD F tl_arccos_##S(F x, unsigned *e) { (void)e; return acos##M(x); }                          \
+TL_HD F tl_arcsin_##S(F x, unsigned *e) { F r = asin##M(x); (void)e; return TL_DOMAIN_NAN(r, x); } \
+TL_HD F tl_arccos_##S(F x, unsigned *e) { F r = acos##M(x); (void)e; return TL_DOMAIN_NAN(r, x); } \
 TL_HD F tl_arctan_##S(F x, unsigned *e) { (void)e; return atan##M(x); }                          \
 TL_HD F tl_sinh_##S(F x, unsigned *e) { (void)e; return sinh##M(x); }                            \
 TL_HD F tl_cosh_##S(F x, unsigned *e) { (void)e; return cosh##M(x); }                            \

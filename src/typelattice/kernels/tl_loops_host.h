@@ -3164,7 +3164,7 @@ typedef struct { uint64_t absm, lo, span; double flo, rlo, rhi; int cls;
 TL_SHARED(tl_vm_dom32 tl_vm_dom_s32[TL_VM_N], );
 TL_SHARED(tl_vm_dom64 tl_vm_dom_s64[TL_VM_N], );
 /* Domain errors, x < elo or x > ehi (not NaN): glibc's scalar functions give one NaN for all of
- * them (its sign depends on the op: log10, asin and acos give +NaN) and raise only invalid. The
+ * them (tl_elem.h makes it the CPU's default NaN, NumPy's) and raise only invalid. The
  * vector loops fill such lanes with that NaN instead of calling the scalar function per lane (7x
  * NumPy's time for log of normal data). The NaN and the flags are probed at import, from the
  * element function on inputs at the ends and across the range; an op whose probes disagree keeps
