@@ -120,6 +120,9 @@ cdef extern from "_loops.h":
     int TL_N_EXT_LOOPS
     const tl_mixed_entry tl_ext_table[]
     int tl_ext_register(int type_num, npy_intp itemsize, void *to_f32, void *from_f32)
+    int TL_N_EXTI_LOOPS
+    const tl_mixed_entry tl_exti_table[]
+    int tl_exti_register(int type_num, int bits, int is_signed)
     int tl_bf16_typenum
     void tl_loops_join()
     void tl_host_init()
@@ -334,6 +337,25 @@ cdef set _register_small_floats():
 
 
 cdef set _EXT_TYPES = _register_small_floats()
+
+# ml_dtypes' sub-byte integers: loops computing in int32, the result wrapped to the type's bits
+cdef dict _EXTI_LOOPS = {tl_exti_table[_m].op.decode(): <size_t>tl_exti_table[_m].loop
+                         for _m in range(TL_N_EXTI_LOOPS)}
+
+
+cdef set _register_sub_byte_ints():
+    from ._names import SUB_BYTE_INTS
+    done = set()
+    for t in SUB_BYTE_INTS:
+        d = dtype_of(t)
+        if d is None or d.itemsize != 1:
+            continue
+        if tl_exti_register(d.num, int(t[-1]), t.startswith("int")) >= 0:   # "int4": 4 bits
+            done.add(t)
+    return done
+
+
+cdef set _EXTI_TYPES = _register_sub_byte_ints()
 
 
 def set_simd(simd=None):
@@ -568,9 +590,9 @@ cdef object _mixed_loop(uf, op, CompiledRules r, names, res):
 
 def mixed_loop_kind(uf, dtypes):
     """Which loop of ``uf`` reads operands of ``dtypes`` (ins + outs; int/float/complex: a
-    Python scalar) without a cast: "fused", "blocked", "small_float", "weak" once the promoter
-    registered one for them (a first call does), else None (the same-dtype loops, NumPy casting
-    the operands first). For tests and benchmarks."""
+    Python scalar) without a cast: "fused", "blocked", "small_float", "sub_byte_int", "weak"
+    once the promoter registered one for them (a first call does), else None (the same-dtype
+    loops, NumPy casting the operands first). For tests and benchmarks."""
     classes = tuple(_PY_SCALAR_DTYPES[d] if d in _PY_SCALAR_DTYPES else type(np.dtype(d))
                     for d in dtypes)
     return _MIXED_DONE.get((uf, classes))
@@ -773,14 +795,15 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
                         f" does not compute in {fixed[i]} (rule set {r.name!r}); cast the "
                         f"operands to {fixed[i]} first (x.astype({fixed[i]!r}))")
     classes = None
-    if res[0] in _EXT_TYPES and op.name in _EXT_LOOPS \
-            and all(x in (res[0], "bool") for x in res):
-        # an ml_dtypes small float: its float32-computing loop, registered on first use
+    ext = (_EXT_LOOPS, b"tl_small_float", "small_float") if res[0] in _EXT_TYPES else \
+        (_EXTI_LOOPS, b"tl_sub_byte_int", "sub_byte_int") if res[0] in _EXTI_TYPES else None
+    if ext is not None and op.name in ext[0] and all(x in (res[0], "bool") for x in res):
+        # an ml_dtypes small float (computed in float32) or sub-byte integer (in int32, wrapped):
+        # its loop, registered on first use
         classes = tuple(_dtype_class(r, t) for t in res)
         if (uf, classes) not in _MIXED_DONE:
-            _add_spec(uf, op, classes, <void *><size_t>_EXT_LOOPS[op.name], NULL, NULL, NULL,
-                      b"tl_small_float")
-            _MIXED_DONE[(uf, classes)] = "small_float"
+            _add_spec(uf, op, classes, <void *><size_t>ext[0][op.name], NULL, NULL, NULL, ext[1])
+            _MIXED_DONE[(uf, classes)] = ext[2]
     else:
         for t in res:
             if t not in _LOOP_TYPE_SET:

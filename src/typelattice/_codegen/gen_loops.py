@@ -402,7 +402,8 @@ def emit_fused():
 
 # The loops' tables: each one's C entry type and size macro
 TABLES = (("loop", "tl_loop_entry", "TL_N_LOOPS"), ("mixed", "tl_mixed_entry", "TL_N_MIXED"),
-          ("fused", "tl_fused_entry", "TL_N_FUSED"), ("ext", "tl_mixed_entry", "TL_N_EXT_LOOPS"))
+          ("fused", "tl_fused_entry", "TL_N_FUSED"), ("ext", "tl_mixed_entry", "TL_N_EXT_LOOPS"),
+          ("exti", "tl_mixed_entry", "TL_N_EXTI_LOOPS"))
 
 
 def new_unit(weight=1):
@@ -600,6 +601,30 @@ def ext_units():
     return units
 
 
+# ml_dtypes' sub-byte integers: the ops jax.numpy runs on them in their own type or to bool (its
+# power, gcd and lcm raise; absolute and bitwise_count, which it runs on uint4 only, are left
+# out), computed by the int32 element function and wrapped (TL_LOOP_EXTI)
+EXTI_OPS = ("add", "subtract", "multiply", "floor_divide", "remainder", "fmod", "maximum",
+            "minimum", "fmax", "fmin", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift",
+            "right_shift", "logical_and", "logical_or", "logical_xor", "equal", "not_equal", "less",
+            "less_equal", "greater", "greater_equal", "negative", "positive", "sign", "square",
+            "invert", "floor", "ceil", "trunc", "conjugate", "logical_not", "isnan", "isinf",
+            "isfinite", "signbit")
+
+
+def exti_units():
+    """One loop per op of EXTI_OPS serving every sub-byte integer dtype."""
+    unit = new_unit()
+    for name in EXTI_OPS:
+        op = OPS_BY_NAME[name]
+        outs = op.outs() if op.nin == 1 else (op.out,)
+        mac = "TL_LOOP_EXTI1" if op.nin == 1 else "TL_LOOP_EXTI"
+        unit["lines"].append(f"{mac}(tl_exti_{name}, tl_{kernel_name(op, 'int32')}_"
+                             f"{SUFFIX['int32']}, {int(outs == ('bool',))})")
+        unit["exti"].append(f'    {{"{name}", -1, tl_exti_{name}}},')
+    return [unit]
+
+
 def split(units, n):
     """n lists of units of about equal weight (heaviest first to the lightest list), each in the
     units' order."""
@@ -666,7 +691,7 @@ def emit_header(parts):
 
 def emit(n_parts):
     """(_loops.h, [part sources])"""
-    parts = split(op_units() + emit_fused() + ext_units(), n_parts)
+    parts = split(op_units() + emit_fused() + ext_units() + exti_units(), n_parts)
     return emit_header(parts), [emit_part(k, units) for k, units in enumerate(parts)]
 
 

@@ -2144,6 +2144,87 @@ static int NAME(TL_LOOP_ARGS)                                                   
 }
 
 
+/* ==== ml_dtypes' sub-byte integers (int1/2/4, uint1/2/4): one per byte, the value's two's-
+ * complement bits in the low bits. Computed in int32 by the int32 element function, the result
+ * wrapped to the type's bits, as XLA's (and so JAX's) narrow integers wrap. One element at a
+ * time, in order (reductions feed the output back). ============================================ */
+typedef struct { int type_num, bits, is_signed; } tl_exti_t;
+#define TL_MAX_EXTI 8
+TL_SHARED(tl_exti_t tl_exti[TL_MAX_EXTI], );
+TL_SHARED(int tl_n_exti, = 0);
+
+static int tl_exti_register(int type_num, int bits, int is_signed)
+{
+    if (tl_n_exti >= TL_MAX_EXTI || bits < 1 || bits > 7) return -1;
+    tl_exti[tl_n_exti].type_num = type_num;
+    tl_exti[tl_n_exti].bits = bits;
+    tl_exti[tl_n_exti].is_signed = is_signed;
+    return tl_n_exti++;
+}
+
+static const tl_exti_t *tl_exti_find(PyArray_Descr *d)
+{
+    int i;
+    for (i = 0; i < tl_n_exti; i++) if (tl_exti[i].type_num == d->type_num) return &tl_exti[i];
+    return NULL;
+}
+
+static inline int32_t tl_exti_ld(const tl_exti_t *x, const char *p)
+{
+    const unsigned sh = 32u - (unsigned)x->bits;
+    const uint32_t u = (uint32_t)*(const uint8_t *)p << sh;
+    return x->is_signed ? (int32_t)u >> sh : (int32_t)(u >> sh);
+}
+
+static inline void tl_exti_st(const tl_exti_t *x, int32_t v, char *p)
+{
+    *(uint8_t *)p = (uint8_t)((uint32_t)v & ((1u << x->bits) - 1u));
+}
+
+static int tl_exti_unknown(void)
+{
+    PyGILState_STATE gs = PyGILState_Ensure();
+    PyErr_SetString(PyExc_SystemError, "typelattice: unknown sub-byte integer dtype");
+    PyGILState_Release(gs);
+    return -1;
+}
+
+/* (E, E) -> E or bool */
+#define TL_LOOP_EXTI(NAME, FN, BOOL_OUT)                                                         \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    npy_intp i;                                                                                  \
+    unsigned fpe = 0;                                                                            \
+    const tl_exti_t *xa = tl_exti_find(ctx->descriptors[0]), *xb = tl_exti_find(ctx->descriptors[1]); \
+    const tl_exti_t *xo = BOOL_OUT ? NULL : tl_exti_find(ctx->descriptors[2]);                   \
+    (void)aux;                                                                                   \
+    if (xa == NULL || xb == NULL || (!BOOL_OUT && xo == NULL)) return tl_exti_unknown();         \
+    for (i = 0; i < dims[0]; i++) {                                                              \
+        int32_t a = tl_exti_ld(xa, data[0] + i * st[0]), b = tl_exti_ld(xb, data[1] + i * st[1]); \
+        if (BOOL_OUT) *(npy_bool *)(data[2] + i * st[2]) = (npy_bool)(FN(a, b, &fpe) != 0);     \
+        else tl_exti_st(xo, (int32_t)FN(a, b, &fpe), data[2] + i * st[2]);                      \
+    }                                                                                            \
+    return tl_finish(fpe);                                                                       \
+}
+
+/* E -> E or bool */
+#define TL_LOOP_EXTI1(NAME, FN, BOOL_OUT)                                                        \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    npy_intp i;                                                                                  \
+    unsigned fpe = 0;                                                                            \
+    const tl_exti_t *xa = tl_exti_find(ctx->descriptors[0]);                                     \
+    const tl_exti_t *xo = BOOL_OUT ? NULL : tl_exti_find(ctx->descriptors[1]);                   \
+    (void)aux;                                                                                   \
+    if (xa == NULL || (!BOOL_OUT && xo == NULL)) return tl_exti_unknown();                       \
+    for (i = 0; i < dims[0]; i++) {                                                              \
+        int32_t a = tl_exti_ld(xa, data[0] + i * st[0]);                                         \
+        if (BOOL_OUT) *(npy_bool *)(data[1] + i * st[1]) = (npy_bool)(FN(a, &fpe) != 0);        \
+        else tl_exti_st(xo, (int32_t)FN(a, &fpe), data[1] + i * st[1]);                         \
+    }                                                                                            \
+    return tl_finish(fpe);                                                                       \
+}
+
 /* ==== unary loops ==============================================================================
  * SI -> SO: out = ST(FN(LD(x))), with the contiguous fast path (which also serves in-place
  * calls) and the generic strided case. */

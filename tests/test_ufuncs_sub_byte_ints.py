@@ -1,0 +1,113 @@
+"""ml_dtypes' sub-byte integers (int1, int2, int4, uint1, uint2, uint4): JAX's promotion (they
+meet only bool, themselves and Python ints) and XLA's two's-complement arithmetic, which wraps to
+the type's bits. Reference: NumPy's int64 ufunc on the values, wrapped to the type's bits here."""
+import ml_dtypes
+import numpy as np
+import pytest
+
+import typelattice as tl
+from typelattice import _ufuncs
+
+SUB = [t for t in ("int1", "int2", "int4", "uint1", "uint2", "uint4") if hasattr(ml_dtypes, t)]
+BINARY = ["add", "subtract", "multiply", "floor_divide", "remainder", "fmod", "maximum",
+          "minimum", "fmax", "fmin", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift",
+          "right_shift", "logical_and", "logical_or", "logical_xor", "equal", "not_equal", "less",
+          "less_equal", "greater", "greater_equal"]
+UNARY = ["negative", "positive", "sign", "square", "invert", "floor", "ceil", "trunc",
+         "conjugate", "logical_not", "isnan", "isinf", "isfinite", "signbit"]
+
+
+def _dtype(name):
+    return np.dtype(getattr(ml_dtypes, name))
+
+
+def _range(name):
+    bits = int(name[-1])
+    return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if name.startswith("int") \
+        else (0, (1 << bits) - 1)
+
+
+def _wrap(v, name):
+    lo, hi = _range(name)
+    return (np.asarray(v, np.int64) - lo) % (hi - lo + 1) + lo
+
+
+def _all_pairs(name):
+    lo, hi = _range(name)
+    v = np.arange(lo, hi + 1)
+    a, b = np.repeat(v, v.size), np.tile(v, v.size)
+    return a, b
+
+
+def _reference(op, name, a, b=None):
+    with np.errstate(all="ignore"):
+        r = getattr(np, op)(a) if b is None else getattr(np, op)(a, b)
+    return r if r.dtype == bool else _wrap(r, name)
+
+
+@pytest.mark.parametrize("name", SUB)
+@pytest.mark.parametrize("op", BINARY)
+def test_every_pair_of_values(name, op):
+    dt = _dtype(name)
+    a, b = _all_pairs(name)
+    want = _reference(op, name, a, b)
+    with np.errstate(all="ignore"):
+        got = getattr(tl, op)(a.astype(dt), b.astype(dt))
+    assert got.dtype == (np.dtype(bool) if want.dtype == bool else dt)
+    assert np.array_equal(got.astype(np.int64), want.astype(np.int64)), op
+    assert _ufuncs.mixed_loop_kind(getattr(tl, op), (dt, dt, got.dtype)) == "sub_byte_int"
+
+
+@pytest.mark.parametrize("name", SUB)
+@pytest.mark.parametrize("op", UNARY)
+def test_every_value_unary(name, op):
+    dt = _dtype(name)
+    lo, hi = _range(name)
+    a = np.arange(lo, hi + 1)
+    got = getattr(tl, op)(a.astype(dt))
+    want = _reference(op, name, a)
+    assert got.dtype == (np.dtype(bool) if want.dtype == bool else dt)
+    assert np.array_equal(got.astype(np.int64), want.astype(np.int64)), op
+
+
+@pytest.mark.parametrize("name", SUB)
+def test_promotion_layouts_and_methods(name):
+    dt = _dtype(name)
+    lo, hi = _range(name)
+    x = np.resize(np.arange(lo, hi + 1), 37)
+    y = x[::-1].copy()
+    xd, yd = x.astype(dt), y.astype(dt)
+    # bool and in-range Python ints join to the sub-byte type
+    assert tl.add(xd, np.ones(37, bool)).dtype == dt
+    assert np.array_equal(tl.add(xd, hi).astype(np.int64), _wrap(x + hi, name))
+    assert np.array_equal(tl.subtract(lo, xd).astype(np.int64), _wrap(lo - x, name))
+    # strided, reversed, 0-d, out=, where=
+    assert np.array_equal(tl.multiply(xd[::3], yd[::-3]).astype(np.int64),
+                          _wrap(x[::3] * y[::-3], name))
+    assert np.array_equal(tl.add(xd[5], yd).astype(np.int64), _wrap(x[5] + y, name))
+    out = np.zeros(37, dt)
+    w = np.arange(37) % 2 == 0
+    tl.subtract(xd, yd, out=out, where=w)
+    assert np.array_equal(out.astype(np.int64), np.where(w, _wrap(x - y, name), 0))
+    # reductions run in order on the wrapped values
+    assert tl.maximum.reduce(xd).astype(np.int64) == x.max()
+    acc = tl.bitwise_xor.accumulate(xd)
+    assert acc.dtype == dt
+    assert np.array_equal(acc.astype(np.int64), _wrap(np.bitwise_xor.accumulate(x), name))
+    # islands: any other integer, float or another sub-byte type is a TypePromotionError
+    for other in (np.ones(37, np.int8), np.ones(37, np.uint8), np.ones(37, np.float32),
+                  np.ones(37, ml_dtypes.bfloat16), 1.5):
+        with pytest.raises(tl.TypePromotionError, match=name):
+            tl.add(xd, other)
+    # what jax.numpy refuses for them stays refused, naming the type
+    for op in ("power", "gcd"):
+        with pytest.raises(TypeError, match=name):
+            getattr(tl, op)(xd, yd)
+
+
+def test_division_by_zero_warns_as_numpy():
+    dt = _dtype("int4")
+    x = np.array([3, -5], dt)
+    with pytest.warns(RuntimeWarning, match="divide by zero"):
+        r = tl.floor_divide(x, np.zeros(2, dt))
+    assert np.array_equal(r.astype(np.int64), [0, 0])
