@@ -89,7 +89,10 @@ def test_promotion_layouts_and_methods(name):
     w = np.arange(37) % 2 == 0
     tl.subtract(xd, yd, out=out, where=w)
     assert np.array_equal(out.astype(np.int64), np.where(w, _wrap(x - y, name), 0))
-    # reductions run in order on the wrapped values
+    inplace = xd.copy()
+    tl.add(inplace, yd, out=inplace)
+    assert np.array_equal(inplace.astype(np.int64), _wrap(x + y, name))
+    # reductions run in order on the wrapped values (accumulate: the contiguous loop fed back)
     assert tl.maximum.reduce(xd).astype(np.int64) == x.max()
     acc = tl.bitwise_xor.accumulate(xd)
     assert acc.dtype == dt

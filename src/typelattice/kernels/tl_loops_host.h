@@ -2169,17 +2169,11 @@ static const tl_exti_t *tl_exti_find(PyArray_Descr *d)
     return NULL;
 }
 
-static inline int32_t tl_exti_ld(const tl_exti_t *x, const char *p)
-{
-    const unsigned sh = 32u - (unsigned)x->bits;
-    const uint32_t u = (uint32_t)*(const uint8_t *)p << sh;
-    return x->is_signed ? (int32_t)u >> sh : (int32_t)(u >> sh);
-}
-
-static inline void tl_exti_st(const tl_exti_t *x, int32_t v, char *p)
-{
-    *(uint8_t *)p = (uint8_t)((uint32_t)v & ((1u << x->bits) - 1u));
-}
+/* a value's bits (mask mk) as int32, sign-extended by (v ^ sg) - sg (sg: the sign bit; 0 for the
+ * unsigned types): no branch, so gcc vectorizes the contiguous loops */
+#define TL_EXTI_LD(p, mk, sg) ((int32_t)(((uint32_t)*(const uint8_t *)(p) & (mk)) ^ (sg)) - (int32_t)(sg))
+#define TL_EXTI_MASK(x) ((1u << (x)->bits) - 1u)
+#define TL_EXTI_SIGN(x) ((x)->is_signed ? 1u << ((x)->bits - 1) : 0u)
 
 static int tl_exti_unknown(void)
 {
@@ -2189,20 +2183,39 @@ static int tl_exti_unknown(void)
     return -1;
 }
 
-/* (E, E) -> E or bool */
+/* (E, E) -> E or bool; the types' shifts and signs in locals, so that the stores (char *) do
+ * not reload them */
 #define TL_LOOP_EXTI(NAME, FN, BOOL_OUT)                                                         \
 static int NAME(TL_LOOP_ARGS)                                                                    \
 {                                                                                                \
     npy_intp i;                                                                                  \
+    const npy_intp n = dims[0];     /* a local: the uint8_t stores may alias dims */             \
     unsigned fpe = 0;                                                                            \
     const tl_exti_t *xa = tl_exti_find(ctx->descriptors[0]), *xb = tl_exti_find(ctx->descriptors[1]); \
-    const tl_exti_t *xo = BOOL_OUT ? NULL : tl_exti_find(ctx->descriptors[2]);                   \
+    const tl_exti_t *xo = BOOL_OUT ? xa : tl_exti_find(ctx->descriptors[2]);                     \
     (void)aux;                                                                                   \
-    if (xa == NULL || xb == NULL || (!BOOL_OUT && xo == NULL)) return tl_exti_unknown();         \
-    for (i = 0; i < dims[0]; i++) {                                                              \
-        int32_t a = tl_exti_ld(xa, data[0] + i * st[0]), b = tl_exti_ld(xb, data[1] + i * st[1]); \
-        if (BOOL_OUT) *(npy_bool *)(data[2] + i * st[2]) = (npy_bool)(FN(a, b, &fpe) != 0);     \
-        else tl_exti_st(xo, (int32_t)FN(a, b, &fpe), data[2] + i * st[2]);                      \
+    if (xa == NULL || xb == NULL || xo == NULL) return tl_exti_unknown();                        \
+    {                                                                                            \
+        const uint32_t sa = TL_EXTI_MASK(xa), sb = TL_EXTI_MASK(xb), mo = TL_EXTI_MASK(xo);     \
+        const uint32_t ga = TL_EXTI_SIGN(xa), gb = TL_EXTI_SIGN(xb);                            \
+        if (st[0] == 1 && st[1] == 1 && st[2] == 1 && !tl_feedback(data[0], 1, data[2], 1, n)   \
+                && !tl_feedback(data[1], 1, data[2], 1, n)) {  /* contiguous: vectorized */      \
+            const uint8_t *pa = (const uint8_t *)data[0], *pb = (const uint8_t *)data[1];        \
+            uint8_t *po = (uint8_t *)data[2];                                                    \
+            _Pragma("GCC ivdep")    /* no feedback: in place (out == an input) is elementwise */ \
+            for (i = 0; i < n; i++) {                                                      \
+                int32_t a = TL_EXTI_LD(pa + i, sa, ga), b = TL_EXTI_LD(pb + i, sb, gb);          \
+                po[i] = BOOL_OUT ? (uint8_t)(FN(a, b, &fpe) != 0)                                \
+                                 : (uint8_t)((uint32_t)FN(a, b, &fpe) & mo);                     \
+            }                                                                                    \
+            return tl_finish(fpe);                                                               \
+        }                                                                                        \
+        for (i = 0; i < n; i++) {                                                          \
+            int32_t a = TL_EXTI_LD(data[0] + i * st[0], sa, ga);                                 \
+            int32_t b = TL_EXTI_LD(data[1] + i * st[1], sb, gb);                                 \
+            if (BOOL_OUT) *(npy_bool *)(data[2] + i * st[2]) = (npy_bool)(FN(a, b, &fpe) != 0); \
+            else *(uint8_t *)(data[2] + i * st[2]) = (uint8_t)((uint32_t)FN(a, b, &fpe) & mo);   \
+        }                                                                                        \
     }                                                                                            \
     return tl_finish(fpe);                                                                       \
 }
@@ -2212,15 +2225,19 @@ static int NAME(TL_LOOP_ARGS)                                                   
 static int NAME(TL_LOOP_ARGS)                                                                    \
 {                                                                                                \
     npy_intp i;                                                                                  \
+    const npy_intp n = dims[0];     /* a local: the uint8_t stores may alias dims */             \
     unsigned fpe = 0;                                                                            \
     const tl_exti_t *xa = tl_exti_find(ctx->descriptors[0]);                                     \
-    const tl_exti_t *xo = BOOL_OUT ? NULL : tl_exti_find(ctx->descriptors[1]);                   \
+    const tl_exti_t *xo = BOOL_OUT ? xa : tl_exti_find(ctx->descriptors[1]);                     \
     (void)aux;                                                                                   \
-    if (xa == NULL || (!BOOL_OUT && xo == NULL)) return tl_exti_unknown();                       \
-    for (i = 0; i < dims[0]; i++) {                                                              \
-        int32_t a = tl_exti_ld(xa, data[0] + i * st[0]);                                         \
-        if (BOOL_OUT) *(npy_bool *)(data[1] + i * st[1]) = (npy_bool)(FN(a, &fpe) != 0);        \
-        else tl_exti_st(xo, (int32_t)FN(a, &fpe), data[1] + i * st[1]);                         \
+    if (xa == NULL || xo == NULL) return tl_exti_unknown();                                      \
+    {                                                                                            \
+        const uint32_t sa = TL_EXTI_MASK(xa), mo = TL_EXTI_MASK(xo), ga = TL_EXTI_SIGN(xa);     \
+        for (i = 0; i < n; i++) {                                                          \
+            int32_t a = TL_EXTI_LD(data[0] + i * st[0], sa, ga);                                 \
+            if (BOOL_OUT) *(npy_bool *)(data[1] + i * st[1]) = (npy_bool)(FN(a, &fpe) != 0);    \
+            else *(uint8_t *)(data[1] + i * st[1]) = (uint8_t)((uint32_t)FN(a, &fpe) & mo);      \
+        }                                                                                        \
     }                                                                                            \
     return tl_finish(fpe);                                                                       \
 }
