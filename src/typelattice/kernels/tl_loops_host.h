@@ -2175,15 +2175,23 @@ static const tl_exti_t *tl_exti_find(PyArray_Descr *d)
 #define TL_EXTI_MASK(x) ((1u << (x)->bits) - 1u)
 #define TL_EXTI_SIGN(x) ((x)->is_signed ? 1u << ((x)->bits - 1) : 0u)
 
-static int tl_exti_unknown(void)
+/* the operands' sub-byte types (nin inputs, then the output unless it is bool) into x */
+static int tl_exti_types(PyArrayMethod_Context *ctx, int nin, int bool_out, const tl_exti_t **x)
 {
-    PyGILState_STATE gs = PyGILState_Ensure();
-    PyErr_SetString(PyExc_SystemError, "typelattice: unknown sub-byte integer dtype");
-    PyGILState_Release(gs);
-    return -1;
+    int k;
+    for (k = 0; k <= nin; k++) {
+        x[k] = k == nin && bool_out ? x[0] : tl_exti_find(ctx->descriptors[k]);
+        if (x[k] == NULL) {
+            PyGILState_STATE gs = PyGILState_Ensure();
+            PyErr_SetString(PyExc_SystemError, "typelattice: unknown sub-byte integer dtype");
+            PyGILState_Release(gs);
+            return -1;
+        }
+    }
+    return 0;
 }
 
-/* (E, E) -> E or bool; the types' shifts and signs in locals, so that the stores (char *) do
+/* (E, E) -> E or bool; the types' masks and sign bits in locals, so that the stores (char *) do
  * not reload them */
 #define TL_LOOP_EXTI(NAME, FN, BOOL_OUT)                                                         \
 static int NAME(TL_LOOP_ARGS)                                                                    \
@@ -2191,31 +2199,27 @@ static int NAME(TL_LOOP_ARGS)                                                   
     npy_intp i;                                                                                  \
     const npy_intp n = dims[0];     /* a local: the uint8_t stores may alias dims */             \
     unsigned fpe = 0;                                                                            \
-    const tl_exti_t *xa = tl_exti_find(ctx->descriptors[0]), *xb = tl_exti_find(ctx->descriptors[1]); \
-    const tl_exti_t *xo = BOOL_OUT ? xa : tl_exti_find(ctx->descriptors[2]);                     \
+    const tl_exti_t *x[3];                                                                       \
+    uint32_t ma, mb, mo, ga, gb;                                                                 \
     (void)aux;                                                                                   \
-    if (xa == NULL || xb == NULL || xo == NULL) return tl_exti_unknown();                        \
-    {                                                                                            \
-        const uint32_t sa = TL_EXTI_MASK(xa), sb = TL_EXTI_MASK(xb), mo = TL_EXTI_MASK(xo);     \
-        const uint32_t ga = TL_EXTI_SIGN(xa), gb = TL_EXTI_SIGN(xb);                            \
-        if (st[0] == 1 && st[1] == 1 && st[2] == 1 && !tl_feedback(data[0], 1, data[2], 1, n)   \
-                && !tl_feedback(data[1], 1, data[2], 1, n)) {  /* contiguous: vectorized */      \
-            const uint8_t *pa = (const uint8_t *)data[0], *pb = (const uint8_t *)data[1];        \
-            uint8_t *po = (uint8_t *)data[2];                                                    \
-            _Pragma("GCC ivdep")    /* no feedback: in place (out == an input) is elementwise */ \
-            for (i = 0; i < n; i++) {                                                      \
-                int32_t a = TL_EXTI_LD(pa + i, sa, ga), b = TL_EXTI_LD(pb + i, sb, gb);          \
-                po[i] = BOOL_OUT ? (uint8_t)(FN(a, b, &fpe) != 0)                                \
-                                 : (uint8_t)((uint32_t)FN(a, b, &fpe) & mo);                     \
-            }                                                                                    \
-            return tl_finish(fpe);                                                               \
+    if (tl_exti_types(ctx, 2, BOOL_OUT, x) < 0) return -1;                                       \
+    ma = TL_EXTI_MASK(x[0]), mb = TL_EXTI_MASK(x[1]), mo = TL_EXTI_MASK(x[2]);                   \
+    ga = TL_EXTI_SIGN(x[0]), gb = TL_EXTI_SIGN(x[1]);                                            \
+    if (st[0] == 1 && st[1] == 1 && st[2] == 1 && !tl_feedback(data[0], 1, data[2], 1, n)        \
+            && !tl_feedback(data[1], 1, data[2], 1, n)) {      /* contiguous: vectorized */      \
+        const uint8_t *pa = (const uint8_t *)data[0], *pb = (const uint8_t *)data[1];            \
+        uint8_t *po = (uint8_t *)data[2];                                                        \
+        _Pragma("GCC ivdep")    /* no feedback: in place (out == an input) is elementwise */     \
+        for (i = 0; i < n; i++) {                                                                \
+            int32_t a = TL_EXTI_LD(pa + i, ma, ga), b = TL_EXTI_LD(pb + i, mb, gb);              \
+            po[i] = BOOL_OUT ? (uint8_t)(FN(a, b, &fpe) != 0) : (uint8_t)((uint32_t)FN(a, b, &fpe) & mo); \
         }                                                                                        \
-        for (i = 0; i < n; i++) {                                                          \
-            int32_t a = TL_EXTI_LD(data[0] + i * st[0], sa, ga);                                 \
-            int32_t b = TL_EXTI_LD(data[1] + i * st[1], sb, gb);                                 \
-            if (BOOL_OUT) *(npy_bool *)(data[2] + i * st[2]) = (npy_bool)(FN(a, b, &fpe) != 0); \
-            else *(uint8_t *)(data[2] + i * st[2]) = (uint8_t)((uint32_t)FN(a, b, &fpe) & mo);   \
-        }                                                                                        \
+        return tl_finish(fpe);                                                                   \
+    }                                                                                            \
+    for (i = 0; i < n; i++) {                                                                    \
+        int32_t a = TL_EXTI_LD(data[0] + i * st[0], ma, ga), b = TL_EXTI_LD(data[1] + i * st[1], mb, gb); \
+        if (BOOL_OUT) *(npy_bool *)(data[2] + i * st[2]) = (npy_bool)(FN(a, b, &fpe) != 0);      \
+        else *(uint8_t *)(data[2] + i * st[2]) = (uint8_t)((uint32_t)FN(a, b, &fpe) & mo);       \
     }                                                                                            \
     return tl_finish(fpe);                                                                       \
 }
@@ -2225,19 +2229,17 @@ static int NAME(TL_LOOP_ARGS)                                                   
 static int NAME(TL_LOOP_ARGS)                                                                    \
 {                                                                                                \
     npy_intp i;                                                                                  \
-    const npy_intp n = dims[0];     /* a local: the uint8_t stores may alias dims */             \
+    const npy_intp n = dims[0];                                                                  \
     unsigned fpe = 0;                                                                            \
-    const tl_exti_t *xa = tl_exti_find(ctx->descriptors[0]);                                     \
-    const tl_exti_t *xo = BOOL_OUT ? xa : tl_exti_find(ctx->descriptors[1]);                     \
+    const tl_exti_t *x[2];                                                                       \
+    uint32_t ma, mo, ga;                                                                         \
     (void)aux;                                                                                   \
-    if (xa == NULL || xo == NULL) return tl_exti_unknown();                                      \
-    {                                                                                            \
-        const uint32_t sa = TL_EXTI_MASK(xa), mo = TL_EXTI_MASK(xo), ga = TL_EXTI_SIGN(xa);     \
-        for (i = 0; i < n; i++) {                                                          \
-            int32_t a = TL_EXTI_LD(data[0] + i * st[0], sa, ga);                                 \
-            if (BOOL_OUT) *(npy_bool *)(data[1] + i * st[1]) = (npy_bool)(FN(a, &fpe) != 0);    \
-            else *(uint8_t *)(data[1] + i * st[1]) = (uint8_t)((uint32_t)FN(a, &fpe) & mo);      \
-        }                                                                                        \
+    if (tl_exti_types(ctx, 1, BOOL_OUT, x) < 0) return -1;                                       \
+    ma = TL_EXTI_MASK(x[0]), mo = TL_EXTI_MASK(x[1]), ga = TL_EXTI_SIGN(x[0]);                   \
+    for (i = 0; i < n; i++) {                                                                    \
+        int32_t a = TL_EXTI_LD(data[0] + i * st[0], ma, ga);                                     \
+        if (BOOL_OUT) *(npy_bool *)(data[1] + i * st[1]) = (npy_bool)(FN(a, &fpe) != 0);         \
+        else *(uint8_t *)(data[1] + i * st[1]) = (uint8_t)((uint32_t)FN(a, &fpe) & mo);          \
     }                                                                                            \
     return tl_finish(fpe);                                                                       \
 }
