@@ -104,6 +104,29 @@ def test_jax_weak_results_stay_weak():
         _weak.unregister_ufunc(np.add)
 
 
+def test_power_of_a_weak_base_to_an_integer_array_is_strong():
+    """jax_ops_rules.md, power: '(Python scalar)**(int/bool array) is NOT weak (i*|bool -> int64,
+    f*|int8 -> float64, c*|int8 -> complex128) although the join is weak'; other weak joins of
+    power stay weak, as every op's (f*|bool, as jnp.power(1.5, bool_array) is)."""
+    for base, exponent, dtype in ((1, np.ones(2, bool), np.int64),
+                                  (1.5, np.ones(2, np.int8), np.float64),
+                                  (1j, np.ones(2, np.int8), np.complex128),
+                                  (1.5, np.ones(2, np.uint32), np.float64)):
+        for b in (base, tl.weak(np.asarray([base, base]))):
+            r = _weak.apply_ufunc(tl.power, "__call__", (b, exponent), {}, "jax")
+            assert r.dtype == dtype and not tl.is_weak(r), (base, exponent.dtype)
+    for a, b in ((np.ones(2, bool), 2.0), (1.5, np.ones(2, bool))):
+        r = _weak.apply_ufunc(tl.power, "__call__", (a, b), {}, "jax")
+        assert r.dtype == np.float64 and tl.is_weak(r)      # bool|f*, f*|bool: f*, weak
+    r = tl.power(tl.weak(np.asarray([1.5, 2.0])), tl.weak(np.asarray([2, 3])))
+    assert r.dtype == np.float64 and tl.is_weak(r)
+    # an integer power is never weak (x ** Python int keeps x's dtype, not weak)
+    for a, b in ((tl.weak(np.asarray([2, 3])), tl.weak(np.asarray([2, 3]))),
+                 (np.ones(2, bool), tl.weak(np.asarray([2, 3])))):
+        r = tl.power(a, b)
+        assert r.dtype == np.int64 and not tl.is_weak(r)
+
+
 def test_unregistered_ufuncs_are_plain_numpy():
     w = tl.weak(np.asarray([1.0]))
     r = np.add(w, np.asarray([1], np.float16))

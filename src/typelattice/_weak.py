@@ -24,7 +24,8 @@ strong one. ``WeakArray.__array_ufunc__`` therefore handles a call in which some
   of all operand types is computed under ``rules``; weak operands (weak arrays, Python scalars) are
   converted to the dtype J materializes to; the ufunc runs; when J is weak, each output whose dtype
   is J's materialization (or another weak type's, except bool: comparisons give plain bools) is
-  returned as a WeakArray of that weak type;
+  returned as a WeakArray of that weak type; power drops the flag where jax.numpy's does (an
+  integer power, a strong integer exponent);
 * for any other ufunc (NumPy's own ``np.add``...): plain NumPy semantics; the result is a plain
   ndarray (weakness is dropped).
 
@@ -283,9 +284,21 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
             x = np.asarray(_strip(x), dtype=dt)
         call.append(_strip(x))
     result = getattr(ufunc, method)(*call, **_strip_kwargs(kwargs))
-    if "out" in kwargs or r.weak_target(join) is None:
+    if "out" in kwargs or r.weak_target(join) is None or _strong_power(ufunc, r, codes, join):
         return result
     return _mark(result, join, r, name_of_dtype)
+
+
+def _strong_power(ufunc, r, codes, join):
+    """jax.numpy's power drops the weak flag of a weak join for an integer power (i*|bool ->
+    int64, i*|i*) and for a strong integer exponent (f*|int8 -> float64, c*|int8 -> complex128);
+    f*|bool and f*|i* stay weak (jax_ops_rules.md, and JAX's weakly typed arrays)."""
+    from ._names import kind
+    if len(codes) != 2 or getattr(ufunc, "__name__", "").rsplit(".", 1)[-1] != "power":
+        return False
+    exponent = r.types[codes[1]]
+    return (kind(r.weak_target(join)) in "bui"
+            or (r.weak_target(exponent) is None and kind(exponent) in "ui"))
 
 
 def _mark(result, join, r, name_of_dtype):
