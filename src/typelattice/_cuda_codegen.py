@@ -176,8 +176,8 @@ def apply_source(sig, ns, hw16=False):
     lines.append(f"    const {cx} x = {convert('a', a_t, L0, via, hw16)};")
     if op.rule == FIRST_INEXACT:
         e = convert('b', b_t, L1, False, hw16)
-        if L1 == "uint64":      # saturate: 2**63 and up would wrap negative in int64
-            e = f"({e}) > 9223372036854775807ULL ? (int64_t)9223372036854775807LL : (int64_t)({e})"
+        if L1 == "uint64":
+            e = f"tl_u64_sat({e})"
         lines.append(f"    const int64_t y = {e};")
     else:
         lines.append(f"    const {cx} y = {convert('b', b_t, L1, via, hw16)};")

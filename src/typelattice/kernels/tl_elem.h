@@ -42,6 +42,9 @@ typedef struct { double re, im; } tl_c128;
 TL_HD uint32_t tl_f32_bits(float f) { union { float f; uint32_t u; } v; v.f = f; return v.u; }
 TL_HD float tl_bits_f32(uint32_t u) { union { float f; uint32_t u; } v; v.u = u; return v.f; }
 TL_HD uint64_t tl_f64_bits(double f) { union { double f; uint64_t u; } v; v.f = f; return v.u; }
+/* a uint64 ldexp exponent as int64, saturated: 2**63 and up would wrap negative */
+TL_HD int64_t tl_u64_sat(uint64_t x)
+{ return x > 9223372036854775807ULL ? (int64_t)9223372036854775807LL : (int64_t)x; }
 TL_HD double tl_bits_f64(uint64_t u) { union { double f; uint64_t u; } v; v.u = u; return v.f; }
 
 /* ---- float16 <-> float32 (NumPy's npy_half conversions, round to nearest even) -------------- */

@@ -51,7 +51,7 @@
 #define TL_LD_id(x) (x)
 #define TL_ST_id(x, e) (x)
 #define TL_LD_b(x) ((tl_bool)((x) != 0))
-#define TL_LD_u64_sat(x) ((x) > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)(x))
+#define TL_LD_u64_sat(x) tl_u64_sat(x)
 #define TL_LD_f16(x) tl_f16_to_f32(x)
 #define TL_ST_f16(x, e) tl_f32_to_f16((x), (e))
 #define TL_LD_bf16(x) tl_bf16_to_f32(x)
