@@ -131,6 +131,7 @@ cdef extern from "_loops.h":
     int TL_NP_N
     const char *const tl_vm_opname[]
     void tl_vmath_numpy(const char *path)
+    int tl_domain_nan_cpu
     npy_intp tl_tables_after
     const char *tl_vmath_isa()
     const char *tl_convert_isa()
@@ -233,6 +234,7 @@ tl_host_init()
 import numpy._core._multiarray_umath as _np_umath_module
 if getattr(_np_umath_module, "__cpu_features__", {}).get("AVX512_SKX"):   # NumPy's SVML loops run
     tl_vmath_numpy(os.fsencode(_np_umath_module.__file__))
+    tl_domain_nan_cpu = 1
 tl_vmath_set(-1)
 # NumPy's own loops for these same-dtype ops where NumPy runs its AVX512_SKX loops (vmath
 # "svml"): they measured 3-17% faster than ours around libmvec's or SVML's functions at 10^5

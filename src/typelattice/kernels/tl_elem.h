@@ -517,9 +517,14 @@ TL_HD tl_bool tl_isfinite_b(tl_bool x, unsigned *e) { (void)e; (void)x; return 1
 TL_HD tl_bool tl_signbit_b(tl_bool x, unsigned *e) { (void)e; (void)x; return 0; }
 TL_HD uint8_t tl_bitwise_count_b(tl_bool x, unsigned *e) { (void)e; return x; }
 
-/* r, or for a domain error (r NaN, x not NaN) the CPU's default NaN, as 0/0 (inf - inf) makes
- * it: NumPy's (-NaN on x86), where glibc's log10, asin and acos return +NaN */
-#define TL_DOMAIN_NAN(r, x) ((r) != (r) && (x) == (x) ? ((x) - (x)) / ((x) - (x)) : (r))
+/* r, or for a domain error (r NaN, x not NaN) where TL_DOMAIN_NAN_ON the CPU's default NaN, as
+ * 0/0 (inf - inf) makes it (-NaN on x86), where glibc's log10, asin and acos return +NaN. The
+ * host loops set TL_DOMAIN_NAN_ON to follow NumPy's loops (tl_loops_host.h). */
+#ifndef TL_DOMAIN_NAN_ON
+#define TL_DOMAIN_NAN_ON 1
+#endif
+#define TL_DOMAIN_NAN(r, x) \
+    (TL_DOMAIN_NAN_ON && (r) != (r) && (x) == (x) ? ((x) - (x)) / ((x) - (x)) : (r))
 
 /* F: C type, M: libm suffix, B: bits type, PI180/D180PI: NumPy's DEG2RAD/RAD2DEG constants
  * (computed in F, as npy_math's (NPY_PI@c@/180.0@c@)). */

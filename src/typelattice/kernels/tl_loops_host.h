@@ -14,12 +14,6 @@
 #include <float.h>
 #include "numpy/ndarraytypes.h"
 #include "numpy/dtype_api.h"
-#include "tl_elem.h"
-#include "tl_threads.h"   /* tl_loop_error, tl_feedback */
-
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
-#define TL_X86_DISPATCH_CLONES 1
-#endif
 
 /* The generated loops are compiled in several translation units (the build runs them in
  * parallel) besides the module's own: state set at import and read by the loops is defined in
@@ -33,6 +27,18 @@
 #define TL_SHARED(decl, init) TL_HIDDEN decl init
 #else
 #define TL_SHARED(decl, init) extern TL_HIDDEN decl
+#endif
+
+/* Domain errors of log10, arcsin and acos (tl_elem.h's TL_DOMAIN_NAN): the CPU's default NaN
+ * where NumPy runs its AVX512_SKX (SVML) loops, which give it (-NaN on x86), else glibc's +NaN,
+ * as NumPy's loops call glibc there: NumPy's bits either way. Set at import (_ufuncs.pyx). */
+TL_SHARED(int tl_domain_nan_cpu, = 0);
+#define TL_DOMAIN_NAN_ON tl_domain_nan_cpu
+#include "tl_elem.h"
+#include "tl_threads.h"   /* tl_loop_error, tl_feedback */
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#define TL_X86_DISPATCH_CLONES 1
 #endif
 
 /* Element loops get AVX-512 (x86-64-v4) and AVX2 (x86-64-v3: with FMA) clones besides the
