@@ -4,7 +4,7 @@
  * Two layers:
  *
  *  1. Portable inline scalar functions on bit patterns (usable from C, C++
- *     and CUDA device code: TL_HD is __host__ __device__ under nvcc).  They
+ *     and CUDA device code: TL_CVT_HD is __host__ __device__ under nvcc).  They
  *     are the reference semantics:
  *       - float16 <-> float32/float64: NumPy's npymath conversions
  *         (round to nearest even, overflow to inf, subnormals, NaN payload
@@ -57,9 +57,9 @@
 #include <fenv.h>
 
 #ifdef __CUDACC__
-#define TL_HD __host__ __device__
+#define TL_CVT_HD __host__ __device__
 #else
-#define TL_HD
+#define TL_CVT_HD
 #endif
 
 #define TL_FLAG_OVERFLOW  1u
@@ -73,15 +73,15 @@ extern "C" {
 /* ------------------------------------------------------------------ */
 /* bit casts                                                           */
 /* ------------------------------------------------------------------ */
-TL_HD static inline float tl_bits_to_f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
-TL_HD static inline uint32_t tl_f32_to_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
-TL_HD static inline double tl_bits_to_f64(uint64_t u) { double d; memcpy(&d, &u, 8); return d; }
-TL_HD static inline uint64_t tl_f64_to_bits(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
+TL_CVT_HD static inline float tl_bits_to_f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+TL_CVT_HD static inline uint32_t tl_f32_to_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+TL_CVT_HD static inline double tl_bits_to_f64(uint64_t u) { double d; memcpy(&d, &u, 8); return d; }
+TL_CVT_HD static inline uint64_t tl_f64_to_bits(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
 
 /* ------------------------------------------------------------------ */
 /* float16 -> float32 / float64 (NumPy: exact, sNaN kept as is)         */
 /* ------------------------------------------------------------------ */
-TL_HD static inline uint32_t tl_f16bits_to_f32bits(uint16_t h)
+TL_CVT_HD static inline uint32_t tl_f16bits_to_f32bits(uint16_t h)
 {
     uint32_t sign = ((uint32_t)h & 0x8000u) << 16;
     uint32_t a = (uint32_t)h & 0x7fffu;
@@ -98,7 +98,7 @@ TL_HD static inline uint32_t tl_f16bits_to_f32bits(uint16_t h)
     }
 }
 
-TL_HD static inline uint64_t tl_f16bits_to_f64bits(uint16_t h)
+TL_CVT_HD static inline uint64_t tl_f16bits_to_f64bits(uint16_t h)
 {
     uint64_t sign = ((uint64_t)h & 0x8000u) << 48;
     uint64_t a = (uint64_t)h & 0x7fffu;
@@ -115,7 +115,7 @@ TL_HD static inline uint64_t tl_f16bits_to_f64bits(uint16_t h)
     }
 }
 
-TL_HD static inline int tl_half_snan(uint16_t h)
+TL_CVT_HD static inline int tl_half_snan(uint16_t h)
 {
     uint16_t a = (uint16_t)(h & 0x7fffu);
     return a > 0x7c00u && a < 0x7e00u;
@@ -124,7 +124,7 @@ TL_HD static inline int tl_half_snan(uint16_t h)
 /* ------------------------------------------------------------------ */
 /* float32 / float64 -> float16 (NumPy: one rounding, RNE)              */
 /* ------------------------------------------------------------------ */
-TL_HD static inline uint16_t tl_f32bits_to_f16bits(uint32_t f, unsigned *flags)
+TL_CVT_HD static inline uint16_t tl_f32bits_to_f16bits(uint32_t f, unsigned *flags)
 {
     uint32_t sign = (f >> 16) & 0x8000u;
     uint32_t a = f & 0x7fffffffu;
@@ -164,7 +164,7 @@ TL_HD static inline uint16_t tl_f32bits_to_f16bits(uint32_t f, unsigned *flags)
     }
 }
 
-TL_HD static inline uint16_t tl_f64bits_to_f16bits(uint64_t d, unsigned *flags)
+TL_CVT_HD static inline uint16_t tl_f64bits_to_f16bits(uint64_t d, unsigned *flags)
 {
     uint32_t sign = (uint32_t)(d >> 48) & 0x8000u;
     uint64_t a = d & 0x7fffffffffffffffULL;
@@ -208,19 +208,19 @@ TL_HD static inline uint16_t tl_f64bits_to_f16bits(uint64_t d, unsigned *flags)
 /* ------------------------------------------------------------------ */
 /* bfloat16 (ml_dtypes semantics)                                      */
 /* ------------------------------------------------------------------ */
-TL_HD static inline uint32_t tl_bf16bits_to_f32bits(uint16_t b)
+TL_CVT_HD static inline uint32_t tl_bf16bits_to_f32bits(uint16_t b)
 {
     return (uint32_t)b << 16;               /* exact, NaN bits kept */
 }
 
 /* Through float32 and the hardware float->double conversion, as ml_dtypes:
  * a signalling NaN comes out quiet (and the CPU raises FE_INVALID). */
-TL_HD static inline double tl_bf16bits_to_f64(uint16_t b)
+TL_CVT_HD static inline double tl_bf16bits_to_f64(uint16_t b)
 {
     return (double)tl_bits_to_f32((uint32_t)b << 16);
 }
 
-TL_HD static inline uint16_t tl_f32bits_to_bf16bits(uint32_t f, unsigned *flags)
+TL_CVT_HD static inline uint16_t tl_f32bits_to_bf16bits(uint32_t f, unsigned *flags)
 {
     uint32_t a = f & 0x7fffffffu;
     if (a > 0x7f800000u) {                  /* NaN -> canonical quiet NaN */
@@ -232,7 +232,7 @@ TL_HD static inline uint16_t tl_f32bits_to_bf16bits(uint32_t f, unsigned *flags)
 }
 
 /* float64 -> float32 (hardware, RNE; raises its own flags) -> bfloat16. */
-TL_HD static inline uint16_t tl_f64_to_bf16bits(double d, unsigned *flags)
+TL_CVT_HD static inline uint16_t tl_f64_to_bf16bits(double d, unsigned *flags)
 {
     return tl_f32bits_to_bf16bits(tl_f32_to_bits((float)d), flags);
 }
