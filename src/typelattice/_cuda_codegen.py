@@ -277,7 +277,7 @@ def kernels_source(sig, ns, which=KERNELS):
 MAXDIM = 16
 
 # tl_elem.h leaves NVRTC's missing C library to its includer (NVRTC has no stdint.h/math.h):
-# the fixed-width types, the limits and NAN it uses. Math functions are NVRTC built-ins.
+# the fixed-width types, the limits, NAN and INFINITY it uses. Math functions are NVRTC built-ins.
 PRELUDE_RTC = r"""
 #if defined(__CUDACC_RTC__)
 typedef signed char int8_t; typedef short int16_t; typedef int int32_t; typedef long long int64_t;
@@ -288,6 +288,7 @@ typedef unsigned long long uint64_t;
 #define INT32_MIN (-2147483647 - 1)
 #define INT64_MIN (-9223372036854775807LL - 1)
 #define NAN __int_as_float(0x7fc00000)   /* x86's NAN bits (CUDA's own NaN is 0x7fffffff) */
+#define INFINITY __int_as_float(0x7f800000)
 #endif
 """
 
