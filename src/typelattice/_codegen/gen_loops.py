@@ -603,7 +603,7 @@ def ext_units():
 
 # ml_dtypes' sub-byte integers: the ops jax.numpy runs on them in their own type or to bool (its
 # power, gcd and lcm raise; absolute and bitwise_count, which it runs on uint4 only, are left
-# out), computed by the int32 element function and wrapped (TL_LOOP_EXTI)
+# out), computed by the int8 element function and wrapped (TL_LOOP_EXTI)
 EXTI_OPS = ("add", "subtract", "multiply", "floor_divide", "remainder", "fmod", "maximum",
             "minimum", "fmax", "fmin", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift",
             "right_shift", "logical_and", "logical_or", "logical_xor", "equal", "not_equal", "less",
@@ -619,8 +619,8 @@ def exti_units():
         op = OPS_BY_NAME[name]
         outs = op.outs() if op.nin == 1 else (op.out,)
         mac = "TL_LOOP_EXTI1" if op.nin == 1 else "TL_LOOP_EXTI"
-        unit["lines"].append(f"{mac}(tl_exti_{name}, tl_{kernel_name(op, 'int32')}_"
-                             f"{SUFFIX['int32']}, {int(outs == ('bool',))})")
+        unit["lines"].append(f"{mac}(tl_exti_{name}, tl_{kernel_name(op, 'int8')}_"
+                             f"{SUFFIX['int8']}, {int(outs == ('bool',))})")
         unit["exti"].append(f'    {{"{name}", -1, tl_exti_{name}}},')
     return [unit]
 
