@@ -108,6 +108,37 @@ def test_promotion_layouts_and_methods(name):
             getattr(tl, op)(xd, yd)
 
 
+@pytest.mark.parametrize("name", SUB)
+def test_python_int_operand(name):
+    """A Python int takes the sub-byte type (weak) when it fits it, on either side, for every
+    binary op (reference: the int64 values, wrapped); one outside the type's range is an
+    OverflowError naming the operands and the rule set, as for the core dtypes' weak ints
+    (ml_dtypes' own conversion would wrap it), and leaves out= as it was."""
+    dt = _dtype(name)
+    lo, hi = _range(name)
+    x = np.resize(np.arange(lo, hi + 1), 23)
+    xd = x.astype(dt)
+    for op in BINARY:
+        uf = getattr(tl, op)
+        for v in sorted({lo, hi, 0, min(1, hi), lo + hi}):
+            with np.errstate(all="ignore"):
+                pairs = ((uf(xd, v), x, v), (uf(v, xd[::-2]), v, x[::-2]))
+            for got, a, b in pairs:
+                want = _reference(op, name, a, b)
+                assert got.dtype == (want.dtype if want.dtype == bool else dt), (op, v)
+                assert np.array_equal(got.astype(np.int64), want.astype(np.int64)), (op, v)
+        with np.errstate(all="ignore"):
+            out = np.zeros(23, uf(xd[:1], xd[:1]).dtype)
+        out[::2] = 1
+        before = out.copy()
+        for v in (hi + 1, lo - 1, 2**40):
+            for args in ((xd, v), (v, xd)):
+                with pytest.raises(OverflowError, match=rf"jax\.{op}\(.*Python int {v}\b.*"
+                                   r"rule set 'jax'"):
+                    uf(*args, out=out)
+        assert np.array_equal(out.view(np.uint8), before.view(np.uint8)), op
+
+
 def test_division_by_zero_warns_as_numpy():
     dt = _dtype("int4")
     x = np.array([3, -5], dt)

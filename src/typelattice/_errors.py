@@ -1,5 +1,8 @@
 """Exceptions."""
+import ml_dtypes
 import numpy as np
+
+from ._names import SUB_BYTE_INTS
 
 __all__ = ["TypePromotionError", "python_int_overflow"]
 
@@ -84,11 +87,12 @@ def python_int_overflow(call, operands, value, dtype, rules):
     not fit ``dtype``, the dtype ``rules`` gives it there; None when it fits (the error was not
     the int's). The CPU ufuncs raise it from NumPy's own, the CUDA ops from the conversion's."""
     dtype = np.dtype(dtype)
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
+    sub_byte = dtype.kind == "V" and dtype.name in SUB_BYTE_INTS
+    if dtype.kind in "iu" or sub_byte:
+        info = ml_dtypes.iinfo(dtype) if sub_byte else np.iinfo(dtype)
         if info.min <= value <= info.max:
             return None
-        wider = next((w for w in ("int16", "int32", "int64", "uint64")
+        wider = next((w for w in ("int8", "int16", "int32", "int64", "uint64")
                       if np.iinfo(w).min <= value <= np.iinfo(w).max
                       and np.iinfo(w).bits > info.bits), None)
         fix = (f"pass it as a NumPy scalar of a wider dtype (np.{wider}(...)) or cast the other "

@@ -123,6 +123,9 @@ cdef extern from "_loops.h":
     int TL_N_EXTI_LOOPS
     const tl_mixed_entry tl_exti_table[]
     int tl_exti_register(int type_num, int bits, int is_signed)
+    ctypedef void (*tl_exti_overflow_cb_t)(PyObject *ufunc, long long value, PyArray_Descr *descr,
+                                           int side)
+    tl_exti_overflow_cb_t tl_exti_overflow_cb
     int tl_bf16_typenum
     void tl_loops_join()
     void tl_host_init()
@@ -358,6 +361,25 @@ cdef set _register_sub_byte_ints():
 
 
 cdef set _EXTI_TYPES = _register_sub_byte_ints()
+
+
+cdef void _exti_overflow(PyObject *ufunc, long long value, PyArray_Descr *descr,
+                         int side) noexcept with gil:
+    # a sub-byte integer loop's Python int operand (side) outside the other operand's dtype:
+    # the OverflowError of the core dtypes' weak ints (tl_loops_host.h holds the GIL)
+    try:
+        uf = <object>ufunc
+        dt = <object><PyObject *>descr
+        args = [np.empty(0, dt), np.empty(0, dt)]
+        args[side] = int(value)
+        err = python_int_overflow(uf.__name__, args, int(value), dt, _REGISTRY[uf][1].name)
+        if err is not None:
+            raise err
+    except BaseException as exc:
+        PyErr_SetObject(type(exc), exc)
+
+
+tl_exti_overflow_cb = <tl_exti_overflow_cb_t>_exti_overflow
 
 
 def set_simd(simd=None):
@@ -800,11 +822,20 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
     ext = (_EXT_LOOPS, b"tl_small_float", "small_float") if res[0] in _EXT_TYPES else \
         (_EXTI_LOOPS, b"tl_sub_byte_int", "sub_byte_int") if res[0] in _EXTI_TYPES else None
     if ext is not None and op.name in ext[0] and all(x in (res[0], "bool") for x in res):
-        # an ml_dtypes small float (computed in float32) or sub-byte integer (in int32, wrapped):
-        # its loop, registered on first use
+        # an ml_dtypes small float (computed in float32) or sub-byte integer (in int8, wrapped):
+        # its loop, registered on first use; a Python int with a sub-byte integer as int64, for
+        # the loop to check its range (ml_dtypes' conversion would wrap it)
+        key = op.name
         classes = tuple(_dtype_class(r, t) for t in res)
+        if ext[2] == "sub_byte_int" and op.nin == 2 and not reduction \
+                and all(f is None for f in fixed):
+            for i in range(2):
+                if op_classes[i] is _PY_INT_DT and op_classes[1 - i] is not _PY_INT_DT:
+                    key = f"{op.name}@pyint{i}"
+                    classes = classes[:i] + (type(np.dtype(np.int64)),) + classes[i + 1:]
+                    break
         if (uf, classes) not in _MIXED_DONE:
-            _add_spec(uf, op, classes, <void *><size_t>ext[0][op.name], NULL, NULL, NULL, ext[1])
+            _add_spec(uf, op, classes, <void *><size_t>ext[0][key], NULL, NULL, NULL, ext[1])
             _MIXED_DONE[(uf, classes)] = ext[2]
     else:
         for t in res:

@@ -622,6 +622,11 @@ def exti_units():
         unit["lines"].append(f"{mac}(tl_exti_{name}, tl_{kernel_name(op, 'int8')}_"
                              f"{SUFFIX['int8']}, {int(outs == ('bool',))})")
         unit["exti"].append(f'    {{"{name}", -1, tl_exti_{name}}},')
+        if op.nin == 2:     # a Python int operand first (0) or second (1), taken as int64
+            for side in (0, 1):
+                unit["lines"].append(f"TL_LOOP_EXTI_PYINT(tl_exti_{name}_pyint{side}, "
+                                     f"tl_exti_{name}, {side})")
+                unit["exti"].append(f'    {{"{name}@pyint{side}", -1, tl_exti_{name}_pyint{side}}},')
     return [unit]
 
 

@@ -2234,6 +2234,71 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
     return tl_finish(fpe);                                                                       \
 }
 
+/* (E, Python int) -> E or bool, the Python int operand SIDE taken as int64 (NumPy converts it,
+ * raising beyond int64): a value outside E's range raises OverflowError through
+ * tl_exti_overflow_cb before anything is written (ml_dtypes' own conversion would wrap it, where
+ * the core dtypes' weak ints raise); else E's loop INNER on its bits */
+typedef void (*tl_exti_overflow_cb_t)(PyObject *ufunc, long long value, PyArray_Descr *descr,
+                                      int side);
+TL_SHARED(tl_exti_overflow_cb_t tl_exti_overflow_cb, = NULL);
+#define TL_EXTI_CHUNK 256
+#define TL_LOOP_EXTI_PYINT(NAME, INNER, SIDE)                                                    \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    const npy_intp n = dims[0], s = st[SIDE];                                                    \
+    const tl_exti_t *x = tl_exti_find(ctx->descriptors[1 - (SIDE)]);                             \
+    PyArray_Descr *descrs[3];                                                                    \
+    PyArrayMethod_Context c2 = *ctx;                                                             \
+    char *d2[3];                                                                                 \
+    npy_intp s2[3], i, m;                                                                        \
+    uint8_t bits[TL_EXTI_CHUNK];                                                                 \
+    long long lo, hi;                                                                            \
+    if (x == NULL) {                                                                             \
+        PyGILState_STATE gs = PyGILState_Ensure();                                               \
+        PyErr_SetString(PyExc_SystemError, "typelattice: unknown sub-byte integer dtype");        \
+        PyGILState_Release(gs);                                                                  \
+        return -1;                                                                               \
+    }                                                                                            \
+    lo = x->is_signed ? -(1LL << (x->bits - 1)) : 0;                                             \
+    hi = x->is_signed ? (1LL << (x->bits - 1)) - 1 : (1LL << x->bits) - 1;                       \
+    for (i = 0; i < (s == 0 ? (n > 0) : n); i++) {                                               \
+        long long v = *(const int64_t *)(data[SIDE] + i * s);                                    \
+        if (v < lo || v > hi) {                                                                  \
+            PyGILState_STATE gs = PyGILState_Ensure();                                           \
+            if (tl_exti_overflow_cb != NULL)                                                     \
+                tl_exti_overflow_cb((PyObject *)ctx->caller, v, ctx->descriptors[1 - (SIDE)],    \
+                                    SIDE);                                                       \
+            if (!PyErr_Occurred())                                                               \
+                PyErr_Format(PyExc_OverflowError, "Python int %lld does not fit the sub-byte "   \
+                             "integer dtype of the other operand", v);                           \
+            PyGILState_Release(gs);                                                              \
+            return -1;                                                                           \
+        }                                                                                        \
+    }                                                                                            \
+    descrs[0] = ctx->descriptors[0]; descrs[1] = ctx->descriptors[1];                            \
+    descrs[2] = ctx->descriptors[2];                                                             \
+    descrs[SIDE] = ctx->descriptors[1 - (SIDE)];                                                 \
+    c2.descriptors = descrs;                                                                     \
+    d2[1 - (SIDE)] = data[1 - (SIDE)]; d2[2] = data[2];                                          \
+    s2[1 - (SIDE)] = st[1 - (SIDE)]; s2[2] = st[2];                                              \
+    d2[SIDE] = (char *)bits;                                                                     \
+    s2[SIDE] = s == 0 ? 0 : 1;                                                                   \
+    if (s == 0) {                                                                                \
+        bits[0] = (uint8_t)*(const int64_t *)data[SIDE];                                         \
+        return INNER(&c2, d2, &n, s2, aux);                                                      \
+    }                                                                                            \
+    for (i = 0; i < n; i += m) {                                                                 \
+        npy_intp k;                                                                              \
+        int rc;                                                                                  \
+        m = n - i < TL_EXTI_CHUNK ? n - i : TL_EXTI_CHUNK;                                       \
+        for (k = 0; k < m; k++) bits[k] = (uint8_t)*(const int64_t *)(data[SIDE] + (i + k) * s); \
+        d2[1 - (SIDE)] = data[1 - (SIDE)] + i * st[1 - (SIDE)];                                  \
+        d2[2] = data[2] + i * st[2];                                                             \
+        if ((rc = INNER(&c2, d2, &m, s2, aux)) < 0) return rc;                                   \
+    }                                                                                            \
+    return 0;                                                                                    \
+}
+
 /* E -> E or bool */
 #define TL_LOOP_EXTI1(NAME, FN, BOOL_OUT)                                                        \
 static int NAME(TL_LOOP_ARGS)                                                                    \
