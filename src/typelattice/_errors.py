@@ -97,7 +97,7 @@ def python_int_overflow(call, operands, value, dtype, rules):
                       and np.iinfo(w).bits > info.bits), None)
         fix = (f"pass it as a NumPy scalar of a wider dtype (np.{wider}(...)) or cast the other "
                f"operand first" if wider else
-               f"no integer dtype wider than {dtype} holds it: pass it as a float to compute in "
+               f"no integer dtype (up to uint64) holds it: pass it as a float to compute in "
                f"floating point")
     elif dtype.kind in "fcV":
         try:

@@ -1115,7 +1115,10 @@ def _overflow_error(uf, args, err):
         return None
     for i, x in enumerate(args):
         if type(x) is int:
-            new = python_int_overflow(uf.__name__, args, x, got[i], r.name)
+            dt = got[i]
+            if op.nin == 2 and got[1 - i].name in _EXTI_TYPES:
+                dt = got[1 - i]         # (its loop takes the Python int as int64, then checks it)
+            new = python_int_overflow(uf.__name__, args, x, dt, r.name)
             if new is not None:
                 new.__cause__ = err
                 return new
