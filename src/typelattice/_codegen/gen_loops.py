@@ -371,8 +371,12 @@ def emit_fused():
                            f"{SUFFIX[t]}, {SUFFIX[ka]}, {SUFFIX[kb]}, {cvt(ka, t)}, {cvt(kb, t)}, "
                            f"{FCMP_PRED[kop]}, {fn(kop, t)})")
             elif kind(t) in "iu" and kop in ICMP_PRED:
+                # int and uint of one width, a wider compute type: compared in their width
+                su = (kind(ka) == "i" and kb == "u" + ka and int(bits(t)) > int(bits(ka)))
+                lds = ("TL_LD_id", "TL_LD_id", f"tl_su_{kop}_{SUFFIX[ka]}_{SUFFIX[kb]}") if su \
+                    else (cvt(ka, t), cvt(kb, t), fn(kop, t))
                 out.append(f"TL_FUSED_KERNEL_ICMP({kname}, {STORAGE[ka]}, {STORAGE[kb]}, "
-                           f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {SUFFIX[t]}, {bits(t)}, "
+                           f"{', '.join(lds)}, {SUFFIX[t]}, {bits(t)}, "
                            f"{SUFFIX[ka]}, {SUFFIX[kb]}, {ICMP_PRED[kop]})")
             elif kind(t) in "iu" and kop in IARITH_VOP and bits(t) != "8":
                 vop = IARITH_VOP[kop].format(s=kind(t), b=bits(t))
