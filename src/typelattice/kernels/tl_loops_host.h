@@ -2241,7 +2241,6 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
 typedef void (*tl_exti_overflow_cb_t)(PyObject *ufunc, long long value, PyArray_Descr *descr,
                                       int side);
 TL_SHARED(tl_exti_overflow_cb_t tl_exti_overflow_cb, = NULL);
-#define TL_EXTI_CHUNK 256
 #define TL_LOOP_EXTI_PYINT(NAME, INNER, SIDE)                                                    \
 static int NAME(TL_LOOP_ARGS)                                                                    \
 {                                                                                                \
@@ -2250,9 +2249,10 @@ static int NAME(TL_LOOP_ARGS)                                                   
     PyArray_Descr *descrs[3];                                                                    \
     PyArrayMethod_Context c2 = *ctx;                                                             \
     char *d2[3];                                                                                 \
-    npy_intp s2[3], i, m;                                                                        \
-    uint8_t bits[TL_EXTI_CHUNK];                                                                 \
+    npy_intp s2[3], i, one = 1;                                                                  \
+    uint8_t bits;                                                                                \
     long long lo, hi;                                                                            \
+    int rc = 0;                                                                                  \
     if (x == NULL) {                                                                             \
         PyGILState_STATE gs = PyGILState_Ensure();                                               \
         PyErr_SetString(PyExc_SystemError, "typelattice: unknown sub-byte integer dtype");        \
@@ -2279,24 +2279,16 @@ static int NAME(TL_LOOP_ARGS)                                                   
     descrs[2] = ctx->descriptors[2];                                                             \
     descrs[SIDE] = ctx->descriptors[1 - (SIDE)];                                                 \
     c2.descriptors = descrs;                                                                     \
-    d2[1 - (SIDE)] = data[1 - (SIDE)]; d2[2] = data[2];                                          \
-    s2[1 - (SIDE)] = st[1 - (SIDE)]; s2[2] = st[2];                                              \
-    d2[SIDE] = (char *)bits;                                                                     \
-    s2[SIDE] = s == 0 ? 0 : 1;                                                                   \
-    if (s == 0) {                                                                                \
-        bits[0] = (uint8_t)*(const int64_t *)data[SIDE];                                         \
-        return INNER(&c2, d2, &n, s2, aux);                                                      \
-    }                                                                                            \
-    for (i = 0; i < n; i += m) {                                                                 \
-        npy_intp k;                                                                              \
-        int rc;                                                                                  \
-        m = n - i < TL_EXTI_CHUNK ? n - i : TL_EXTI_CHUNK;                                       \
-        for (k = 0; k < m; k++) bits[k] = (uint8_t)*(const int64_t *)(data[SIDE] + (i + k) * s); \
+    s2[1 - (SIDE)] = st[1 - (SIDE)]; s2[2] = st[2]; s2[SIDE] = 0;                                \
+    d2[SIDE] = (char *)&bits;                                                                    \
+    /* a Python int broadcasts (stride 0): one call; else (not seen) element by element */      \
+    for (i = 0; i < n && rc >= 0; i += s == 0 ? n : 1) {                                         \
+        bits = (uint8_t)*(const int64_t *)(data[SIDE] + i * s);                                  \
         d2[1 - (SIDE)] = data[1 - (SIDE)] + i * st[1 - (SIDE)];                                  \
         d2[2] = data[2] + i * st[2];                                                             \
-        if ((rc = INNER(&c2, d2, &m, s2, aux)) < 0) return rc;                                   \
+        rc = INNER(&c2, d2, s == 0 ? &n : &one, s2, aux);                                        \
     }                                                                                            \
-    return 0;                                                                                    \
+    return rc;                                                                                   \
 }
 
 /* E -> E or bool */
