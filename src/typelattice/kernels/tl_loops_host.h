@@ -2908,6 +2908,21 @@ static const char *tl_fused_load(char *buf, const char *src, npy_intp stride, np
     return buf;
 }
 
+/* a signed and an unsigned integer of one width (S, U) compared exactly in that width (every
+ * build), for the element loop of TL_FUSED_KERNEL_ICMP when the compute type is wider: both
+ * operands widened to it took shuffles (uint8 < int8 ran at 1.2x the int16 < int16 call on
+ * AVX2); a negative S is below every U */
+#define TL_SU_CMP(SFX, S, U)                                                                     \
+static inline tl_bool tl_su_less_##SFX(S a, U b, unsigned *e)                                   \
+{ (void)e; return (tl_bool)((a < 0) | ((U)a < b)); }                                             \
+static inline tl_bool tl_su_greater_##SFX(S a, U b, unsigned *e)                                \
+{ (void)e; return (tl_bool)((a >= 0) & ((U)a > b)); }                                            \
+static inline tl_bool tl_su_equal_##SFX(S a, U b, unsigned *e)                                  \
+{ (void)e; return (tl_bool)((a >= 0) & ((U)a == b)); }
+TL_SU_CMP(i8_u8, int8_t, uint8_t)
+TL_SU_CMP(i16_u16, int16_t, uint16_t)
+TL_SU_CMP(i32_u32, int32_t, uint32_t)
+
 /* float32/float64 comparisons in one pass: each operand is loaded and converted in registers
  * (TL_LD<bits>_<compute>_<operand>: the C casts of TL_CV_*, exact or rounded once), compared with
  * a quiet (_CMP_*_OQ: a NaN gives false and raises nothing) AVX-512 or AVX2 compare, the mask
@@ -3081,21 +3096,6 @@ TL_FUSED_TARGET static unsigned K(const void *va, const void *vb, void *vo, npy_
     if (tl_host_avx512) { K##_avx512(va, vb, vo, n, x ? ~0u : 0u); return 0; }                   \
     return K##_gen(va, vb, vo, n, x);                                                            \
 }
-/* a signed and an unsigned integer of one width (S, U) compared exactly in that width, for the
- * element loop of TL_FUSED_KERNEL_ICMP when the compute type is wider: both operands widened to
- * it took shuffles (uint8 < int8 ran at 1.2x the int16 < int16 call on AVX2); a negative S is
- * below every U */
-#define TL_SU_CMP(SFX, S, U)                                                                     \
-static inline tl_bool tl_su_less_##SFX(S a, U b, unsigned *e)                                   \
-{ (void)e; return (tl_bool)((a < 0) | ((U)a < b)); }                                             \
-static inline tl_bool tl_su_greater_##SFX(S a, U b, unsigned *e)                                \
-{ (void)e; return (tl_bool)((a >= 0) & ((U)a > b)); }                                            \
-static inline tl_bool tl_su_equal_##SFX(S a, U b, unsigned *e)                                  \
-{ (void)e; return (tl_bool)((a >= 0) & ((U)a == b)); }
-TL_SU_CMP(i8_u8, int8_t, uint8_t)
-TL_SU_CMP(i16_u16, int16_t, uint16_t)
-TL_SU_CMP(i32_u32, int32_t, uint32_t)
-
 /* kernel K (TL_FUSED_KERNEL) with an AVX-512 F/BW/VL/DQ version on CPUs that have it: twice the
  * lanes (uint8 + int8 -> int16 at 10^5 went from 1.2x to 0.8-0.9x the int16 + int16 call), and
  * the only vector (u)int64 -> float32 and uint64 -> float64 conversions (vcvt(u)qq2ps/pd) */
