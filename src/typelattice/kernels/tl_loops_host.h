@@ -2245,7 +2245,7 @@ TL_SHARED(tl_exti_overflow_cb_t tl_exti_overflow_cb, = NULL);
 static int NAME(TL_LOOP_ARGS)                                                                    \
 {                                                                                                \
     const npy_intp n = dims[0], s = st[SIDE];                                                    \
-    const tl_exti_t *x = tl_exti_find(ctx->descriptors[1 - (SIDE)]);                             \
+    const tl_exti_t *xs[3], *x;                                                                  \
     PyArray_Descr *descrs[3];                                                                    \
     PyArrayMethod_Context c2 = *ctx;                                                             \
     char *d2[3];                                                                                 \
@@ -2253,12 +2253,13 @@ static int NAME(TL_LOOP_ARGS)                                                   
     uint8_t bits;                                                                                \
     long long lo, hi;                                                                            \
     int rc = 0;                                                                                  \
-    if (x == NULL) {                                                                             \
-        PyGILState_STATE gs = PyGILState_Ensure();                                               \
-        PyErr_SetString(PyExc_SystemError, "typelattice: unknown sub-byte integer dtype");        \
-        PyGILState_Release(gs);                                                                  \
-        return -1;                                                                               \
-    }                                                                                            \
+    /* INNER's descriptors: the sub-byte type in place of the int64 */                          \
+    descrs[0] = ctx->descriptors[0]; descrs[1] = ctx->descriptors[1];                            \
+    descrs[2] = ctx->descriptors[2];                                                             \
+    descrs[SIDE] = ctx->descriptors[1 - (SIDE)];                                                 \
+    c2.descriptors = descrs;                                                                     \
+    if (tl_exti_types(&c2, 2, 1, xs) < 0) return -1;     /* (the inputs only) */                \
+    x = xs[1 - (SIDE)];                                                                          \
     lo = x->is_signed ? -(1LL << (x->bits - 1)) : 0;                                             \
     hi = x->is_signed ? (1LL << (x->bits - 1)) - 1 : (1LL << x->bits) - 1;                       \
     for (i = 0; i < (s == 0 ? (n > 0) : n); i++) {                                               \
@@ -2275,10 +2276,6 @@ static int NAME(TL_LOOP_ARGS)                                                   
             return -1;                                                                           \
         }                                                                                        \
     }                                                                                            \
-    descrs[0] = ctx->descriptors[0]; descrs[1] = ctx->descriptors[1];                            \
-    descrs[2] = ctx->descriptors[2];                                                             \
-    descrs[SIDE] = ctx->descriptors[1 - (SIDE)];                                                 \
-    c2.descriptors = descrs;                                                                     \
     s2[1 - (SIDE)] = st[1 - (SIDE)]; s2[2] = st[2]; s2[SIDE] = 0;                                \
     d2[SIDE] = (char *)&bits;                                                                    \
     /* a Python int broadcasts (stride 0): one call; else (not seen) element by element */      \
