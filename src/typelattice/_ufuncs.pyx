@@ -349,13 +349,14 @@ cdef dict _EXTI_LOOPS = {tl_exti_table[_m].op.decode(): <size_t>tl_exti_table[_m
 
 
 cdef set _register_sub_byte_ints():
+    import ml_dtypes
     from ._names import SUB_BYTE_INTS
     done = set()
     for t in SUB_BYTE_INTS:
         d = dtype_of(t)
         if d is None or d.itemsize != 1:
             continue
-        if tl_exti_register(d.num, int(t[-1]), t.startswith("int")) >= 0:   # "int4": 4 bits
+        if tl_exti_register(d.num, ml_dtypes.iinfo(d).bits, t.startswith("int")) >= 0:
             done.add(t)
     return done
 
