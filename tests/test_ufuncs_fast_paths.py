@@ -368,6 +368,52 @@ def test_complex_multiply_simd_is_numpys(dt, simd):
         _ufuncs.set_simd(None)
 
 
+@pytest.mark.parametrize("simd", [True, "avx2", False])
+@pytest.mark.parametrize("dt", ["complex64", "complex128"])
+def test_complex_square_and_conjugate_every_path(dt, simd):
+    """complex square (the complex multiply kernel with x as both operands) and conjugate (the
+    imaginary parts' sign bits flipped): NumPy's bits and warnings, every tail length, odd
+    offsets (complex64 is only 4-byte aligned), in place, strided (the element loop), without
+    SIMD. Square's NaN results only as NaN: which operand's NaN a product keeps follows the
+    compiler's operand order (NumPy's own square and multiply(x, x) differ there), and NumPy's
+    strided square skips the fma, so it is held to NumPy's contiguous bits."""
+    rng = np.random.default_rng(17)
+    f = np.float32 if dt == "complex64" else np.float64
+    sp = np.array([0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1e38, 1e-45, 3.0, 1e300, 5e-324])
+
+    def same(x, y, exact):
+        if exact:
+            return x.tobytes() == y.tobytes()
+        x, y = x.view(f), y.view(f)
+        return bool(((_bits(x) == _bits(y)) | (np.isnan(x) & np.isnan(y))).all())
+    _ufuncs.set_simd(simd)
+    try:
+        for n in list(range(0, 40)) + [4099]:
+            buf = np.empty(2 * n + 1, f)
+            a = buf[1:].view(dt)                      # 4/8 bytes past the allocation's alignment
+            with np.errstate(all="ignore"):
+                a[:] = rng.standard_normal(n) + 1j * rng.standard_normal(n)
+                if n > 5:
+                    a.real[::3] = rng.choice(sp, a[::3].size)
+                    a.imag[::4] = rng.choice(sp, a[::4].size)
+            for name in ("square", "conjugate"):
+                exact = name == "conjugate"
+                got, want = _fp_flags(getattr(tl, name), a), _fp_flags(getattr(np, name), a)
+                assert same(got[0], want[0], exact) and got[1] == want[1], (name, n)
+                c = a.copy()
+                with np.errstate(all="ignore"):
+                    getattr(tl, name)(c, out=c)
+                    assert same(c, want[0], exact), (name, n)
+                    s = a[::-2]
+                    got = getattr(tl, name)(s)
+                    assert same(got, getattr(np, name)(s.copy()), exact), (name, n)
+        big = np.full(37, complex(1e30, 1e30) if dt == "complex64" else complex(1e300, 1e300), dt)
+        for n in range(1, 37):
+            assert _fp_flags(tl.square, big[:n])[1] == _fp_flags(np.square, big[:n])[1], n
+    finally:
+        _ufuncs.set_simd(None)
+
+
 @pytest.mark.parametrize("simd", [False, True, "avx2"])
 @pytest.mark.parametrize("dt", ["int8", "int16", "int32", "uint8", "uint16", "uint32"])
 def test_integer_floor_divide_remainder_paths(dt, simd):
@@ -570,12 +616,12 @@ def test_frexp_on_the_bits_is_numpys(dt):
         assert f1 == f2
 
 
-@pytest.mark.parametrize("simd", [True, False])
+@pytest.mark.parametrize("simd", [True, "avx2", False])
 @pytest.mark.parametrize("dt", ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
                                 "uint64"])
 def test_bitwise_count_in_own_width_is_numpys(dt, simd):
-    """bitwise_count through a popcount in the operand's own width (64-bit: an AVX2 kernel on
-    contiguous data, 16 per step): NumPy's counts (of the magnitude for signed types) for every
+    """bitwise_count through a popcount in the operand's own width (32/64-bit: AVX2 kernels on
+    contiguous data, 32/16 per step): NumPy's counts (of the magnitude for signed types) for every
     8/16-bit value, and random and extreme wider ones, contiguous, strided, offset, every tail."""
     ii = np.iinfo(dt)
     if ii.bits <= 16:

@@ -208,8 +208,9 @@ def emit_unary(op, out):
         elif op.kernel == "bitwise_count" and t in ("int32", "uint32", "int64", "uint64"):
             out.append(f"TL_LOOP1_POPCNT({name}, {STORAGE[t]}, {t[-2:]}, "
                        f"{int(t[0] == 'i')}, {fn})")
-        elif op.kernel == "square" and t in ("int8", "uint8"):
-            out.append(f"TL_LOOP1_CONTIG({name}, {STORAGE[t]}, tl_vsquare_{SUFFIX[t]}, {fn})")
+        elif (op.kernel == "square" and t in ("int8", "uint8", "complex64", "complex128")
+                or op.kernel == "conjugate" and t in ("complex64", "complex128")):
+            out.append(f"TL_LOOP1_CONTIG({name}, {STORAGE[t]}, tl_v{op.kernel}_{SUFFIX[t]}, {fn})")
         elif op.kernel in VCLASS and t in ("float32", "float64"):
             out.append(f"TL_LOOP1_BOOL({name}, {STORAGE[t]}, "
                        f"tl_vclass_{op.kernel}_{SUFFIX[t]}, {fn})")
