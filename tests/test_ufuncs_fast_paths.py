@@ -368,6 +368,28 @@ def test_complex_multiply_simd_is_numpys(dt, simd):
         _ufuncs.set_simd(None)
 
 
+@pytest.mark.parametrize("dt", ["complex64", "complex128"])
+def test_complex_divide_is_numpys_scalar_loop(dt):
+    """complex divide gives NumPy's bits (Smith's algorithm in scalar code, no multiply-add) for
+    array and scalar divisors on either side, strided, broadcast, in place, specials included:
+    gcc's vectorizers had fused a multiply and an add into an fmsubadd in the FMA clones."""
+    rng = np.random.default_rng(23)
+    n = 4099
+    sp = np.array([0, -0.0, np.inf, -np.inf, np.nan, 1e-40, 3.0])
+    a = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dt)
+    b = ((rng.standard_normal(n) + 1j * rng.standard_normal(n))
+         * 10.0 ** rng.integers(-3, 4, n)).astype(dt)
+    with np.errstate(all="ignore"):
+        a.real[::50] = rng.choice(sp, a[::50].size)
+        b.imag[::70] = rng.choice(sp, b[::70].size)
+        for x, y in ((a, b), (a, b[5]), (a[5], b), (a[::-3][:1000], b[1::3][:1000]),
+                     (a, np.broadcast_to(b[9], a.shape)), (a[:7], b[:7])):
+            assert tl.divide(x, y).tobytes() == np.divide(x, y).tobytes()
+        c = a.copy()
+        tl.divide(c, b, out=c)
+        assert c.tobytes() == np.divide(a, b).tobytes()
+
+
 @pytest.mark.parametrize("simd", [True, "avx2", False])
 @pytest.mark.parametrize("dt", ["complex64", "complex128"])
 def test_complex_square_and_conjugate_every_path(dt, simd):

@@ -537,6 +537,17 @@ static int NAME(TL_LOOP_ARGS)                                                   
  * reductions accumulate in float32 too). */
 #define TL_LOOP2_RED(NAME, S, LD, ST, FN)                                                        \
 TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS) { TL_LOOP2_RED_BODY(S, LD, ST, FN) }
+/* The same not vectorized, for complex divide: gcc 12's vectorizers pair its real and imaginary
+ * parts into a vector fmsubadd in the FMA clones despite -ffp-contract=off (the SLP one for two
+ * array operands, the loop one for a scalar divisor), 1-3 ulp from NumPy's scalar loop (and
+ * from the baseline clone) in 20-30% of the parts. */
+#if defined(TL_X86_DISPATCH_CLONES)
+#define TL_NO_VECTORIZE __attribute__((optimize("no-tree-vectorize")))
+#else
+#define TL_NO_VECTORIZE
+#endif
+#define TL_LOOP2_RED_NOVEC(NAME, S, LD, ST, FN)                                                  \
+TL_NO_VECTORIZE TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS) { TL_LOOP2_RED_BODY(S, LD, ST, FN) }
 #define TL_LOOP2_RED_BODY(S, LD, ST, FN)                                                         \
     if (data[0] == data[2] && st[0] == 0 && st[2] == 0) {                                        \
         npy_intp n = dims[0], i, sb = st[1];                                                     \
