@@ -2423,19 +2423,22 @@ static int NAME(TL_LOOP_ARGS)                                                   
  * tl_bitwise_count_i64. gcc makes the element function a scalar popcnt loop, which ran at 1.5x
  * NumPy's time (the same loop) here; this one at 0.7x. Other layouts, the tail, other CPUs: FN. */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-__attribute__((target("avx2"))) static inline __m256i tl_vpopcnt4_avx2(__m256i v, int mag)
+/* the bits set in each byte of v */
+__attribute__((target("avx2"))) static inline __m256i tl_vbytecnt_avx2(__m256i v)
 {
     const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4,
                                          0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
     const __m256i lo4 = _mm256_set1_epi8(0x0f);
-    __m256i c;
+    return _mm256_add_epi8(_mm256_shuffle_epi8(lut, _mm256_and_si256(v, lo4)),
+                           _mm256_shuffle_epi8(lut, _mm256_and_si256(_mm256_srli_epi16(v, 4), lo4)));
+}
+__attribute__((target("avx2"))) static inline __m256i tl_vpopcnt4_avx2(__m256i v, int mag)
+{
     if (mag) {                  /* |x| as uint64: (x ^ s) - s, s = x < 0 ? -1 : 0 */
         __m256i sg = _mm256_cmpgt_epi64(_mm256_setzero_si256(), v);
         v = _mm256_sub_epi64(_mm256_xor_si256(v, sg), sg);
     }
-    c = _mm256_add_epi8(_mm256_shuffle_epi8(lut, _mm256_and_si256(v, lo4)),
-                        _mm256_shuffle_epi8(lut, _mm256_and_si256(_mm256_srli_epi16(v, 4), lo4)));
-    return _mm256_sad_epu8(c, _mm256_setzero_si256());
+    return _mm256_sad_epu8(tl_vbytecnt_avx2(v), _mm256_setzero_si256());
 }
 __attribute__((target("avx2"))) static npy_intp
 tl_vpopcnt64_avx2(const void *a, uint8_t *o, npy_intp n, int mag)
@@ -2464,21 +2467,17 @@ tl_vpopcnt64_avx2(const void *a, uint8_t *o, npy_intp n, int mag)
 __attribute__((target("avx2"))) static npy_intp
 tl_vpopcnt32_avx2(const void *a, uint8_t *o, npy_intp n, int mag)
 {
-    const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4,
-                                         0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
-    const __m256i lo4 = _mm256_set1_epi8(0x0f), one8 = _mm256_set1_epi8(1);
-    const __m256i one16 = _mm256_set1_epi16(1), perm = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    const __m256i one8 = _mm256_set1_epi8(1), one16 = _mm256_set1_epi16(1);
+    const __m256i perm = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
     const __m256i *p = (const __m256i *)a;
     npy_intp i = 0;
     for (; i + 32 <= n; i += 32, p += 4) {
         __m256i c[4];
         int h;
         for (h = 0; h < 4; h++) {
-            __m256i v = _mm256_loadu_si256(p + h), b;
+            __m256i v = _mm256_loadu_si256(p + h);
             if (mag) v = _mm256_abs_epi32(v);
-            b = _mm256_add_epi8(_mm256_shuffle_epi8(lut, _mm256_and_si256(v, lo4)),
-                                _mm256_shuffle_epi8(lut, _mm256_and_si256(_mm256_srli_epi16(v, 4), lo4)));
-            c[h] = _mm256_madd_epi16(_mm256_maddubs_epi16(b, one8), one16);
+            c[h] = _mm256_madd_epi16(_mm256_maddubs_epi16(tl_vbytecnt_avx2(v), one8), one16);
         }
         _mm256_storeu_si256((__m256i *)(void *)(o + i), _mm256_permutevar8x32_epi32(
             _mm256_packus_epi16(_mm256_packs_epi32(c[0], c[1]), _mm256_packs_epi32(c[2], c[3])), perm));
