@@ -1084,19 +1084,28 @@ TL_VCOMPLEX_UN(c128, tl_c128, double)
  * the quotient); a - q*b in uint32 arithmetic (exact: it wraps and the result fits). The element
  * function's special pairs, vectorized: a zero divisor gives 0 (divide-by-zero flag), MIN // -1
  * gives MIN (overflow flag; its remainder 0, no flag), both computed as a / 1. Returns those
- * flags. Every conversion goes through int32, the one AVX2 has (BIAS: uint32, its values and
- * quotients from 2^31 offset by 2^31), and floor is the truncation less (t > a/b): gcc 12
+ * flags. Every conversion goes through int32, the one AVX2 has, and floor is the truncation
+ * less (t > a/b); uint32 (BIAS) instead through the bits of 2^52 + v, a double whose low
+ * mantissa bits hold v, both ways (through int32 with a 2^31 offset: 1.7x the time). gcc 12
  * vectorizes neither floor() without -fno-trapping-math nor uint8 -> float, and left these
  * loops scalar (uint8 remainder: 1.4x NumPy's time; through int64, uint32's: 1.2x). */
 #define TL_IDIV_ONE(T, D, BIAS, REM, X, Y, OUT)                                                  \
-    { const uint32_t s_ = BIAS ? 0x80000000u : 0u;                                               \
-      const D b_ = BIAS ? (D)2147483648.0 : (D)0;                                                \
-      D x = (D)(int32_t)((uint32_t)(X) ^ s_) + b_, y = (D)(int32_t)((uint32_t)(Y) ^ s_) + b_;    \
-      D f = x / y;                                                                               \
-      int32_t big = BIAS ? (int32_t)(f >= b_) : 0;  /* (f - 2^31 exact then) */                  \
-      D g = f - (D)big * b_;                                                                     \
-      int32_t t = (int32_t)g;                                                                    \
-      uint32_t q = (uint32_t)(t - (int32_t)((D)t > g)) ^ (s_ & (uint32_t)-big);                  \
+    { uint32_t q;                                                                                \
+      if (BIAS) {                                                                                \
+          uint64_t xb_ = 0x4330000000000000u | (uint32_t)(X);                                    \
+          uint64_t yb_ = 0x4330000000000000u | (uint32_t)(Y), rb_;                               \
+          double x, y, f, r;                                                                     \
+          memcpy(&x, &xb_, 8); memcpy(&y, &yb_, 8);                                              \
+          f = (x - 0x1p52) / (y - 0x1p52);                                                       \
+          r = f + 0x1p52;                   /* round(f) in its low mantissa bits */              \
+          memcpy(&rb_, &r, 8);                                                                   \
+          q = (uint32_t)rb_ - (uint32_t)(r - 0x1p52 > f);                                        \
+      } else {                                                                                   \
+          D x = (D)(int32_t)(X), y = (D)(int32_t)(Y);                                            \
+          D f = x / y;                                                                           \
+          int32_t t = (int32_t)f;                                                                \
+          q = (uint32_t)(t - (int32_t)((D)t > f));                                               \
+      }                                                                                          \
       OUT = (T)(REM ? (uint32_t)(X) - q * (uint32_t)(Y) : q); }
 #define TL_IDIV_PAIRS(T, D, BIAS, MIN, REM, X, Y)                                                \
     for (i = 0; i < n; i++) {                                                                    \
