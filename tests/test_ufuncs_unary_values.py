@@ -321,10 +321,10 @@ def test_small_floats_every_bit_pattern(name):
 
 
 EXT_INTS = {"i4": "int4", "u4": "uint4", "i2": "int2", "u2": "uint2"}
-# the unary ops typelattice runs on sub-byte ints in their own type (JAX's '=' and 'b' cells but
-# absolute, where JAX's int4 and uint4 cells differ, and bitwise_count's uint8)
+# the unary ops typelattice runs on sub-byte ints (JAX's '=', 'b' and 'u8' cells)
 SUB_BYTE_OPS = {"negative", "positive", "sign", "square", "invert", "floor", "ceil", "trunc",
-                "conjugate", "logical_not", "isnan", "isinf", "isfinite", "signbit"}
+                "conjugate", "logical_not", "isnan", "isinf", "isfinite", "signbit", "absolute",
+                "bitwise_count"}
 
 
 @pytest.mark.parametrize("name", UNARY)
@@ -342,12 +342,13 @@ def test_sub_byte_ints(name):
         info = ml_dtypes.iinfo(d)
         x = np.arange(info.min, info.max + 1).astype(d)
         entry = EXT[name][abbr]
-        if entry in ("=", "b") and uf.__name__.split(".")[-1] in SUB_BYTE_OPS:
+        if entry in ("=", "b", "u8") and uf.__name__.split(".")[-1] in SUB_BYTE_OPS:
             got = uf(x)
             ref = getattr(np, uf.__name__.split(".")[-1])(x.astype(np.int64))
-            assert got.dtype == (d if entry == "=" else np.dtype(bool)), (name, tname)
+            assert got.dtype == {"=": d, "b": np.dtype(bool), "u8": np.dtype(np.uint8)}[entry], \
+                (name, tname)
             span = int(info.max) - int(info.min) + 1
-            ref = ref if entry == "b" else (ref - int(info.min)) % span + int(info.min)
+            ref = ref if entry != "=" else (ref - int(info.min)) % span + int(info.min)
             assert np.array_equal(got.astype(np.int64), ref.astype(np.int64)), (name, tname)
             continue
         want = {"f32": "float32", "f64": "float64", "(f32,f32)": "float32",

@@ -392,6 +392,9 @@ UNARY_OPS = [
 ]
 OPS.extend(UNARY_OPS)
 OPS_BY_NAME = {op.name: op for op in OPS}
+# ops jax.numpy runs on the unsigned sub-byte integers (uint1/2/4) but not on the signed ones
+# (int2/int4: TypeError)
+SUB_BYTE_UNSIGNED_ONLY = ("absolute", "bitwise_count")
 ALIASES = {alias: op.name for op in OPS for alias in op.aliases}
 
 

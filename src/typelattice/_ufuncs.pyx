@@ -822,7 +822,13 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
     classes = None
     ext = (_EXT_LOOPS, b"tl_small_float", "small_float") if res[0] in _EXT_TYPES else \
         (_EXTI_LOOPS, b"tl_sub_byte_int", "sub_byte_int") if res[0] in _EXTI_TYPES else None
-    if ext is not None and op.name in ext[0] and all(x in (res[0], "bool") for x in res):
+    if ext is not None and ext[2] == "sub_byte_int" and op.name in _ops.SUB_BYTE_UNSIGNED_ONLY \
+            and res[0].startswith("int"):
+        raise TypeError(f"{uf.__name__} does not accept {res[0]} (operands "
+                        f"{tuple(n for n in names[:op.nin])}, rule set {r.name!r}): jax.numpy "
+                        f"runs {op.name} on the unsigned sub-byte integers only; cast to a core "
+                        "dtype explicitly, e.g. x.astype('int8')")
+    if ext is not None and op.name in ext[0] and all(x in (res[0], "bool", op.out) for x in res):
         # an ml_dtypes small float (computed in float32) or sub-byte integer (in int8, wrapped):
         # its loop, registered on first use; a Python int with a sub-byte integer as int64, for
         # the loop to check its range (ml_dtypes' conversion would wrap it)

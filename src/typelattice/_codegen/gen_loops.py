@@ -17,7 +17,8 @@ if __package__ in (None, ""):
     import _bootstrap
     _bootstrap.install()
 
-from typelattice._ops import FIRST_INEXACT, LOOP_TYPES, OPS, OPS_BY_NAME, SUFFIX  # noqa: E402
+from typelattice._ops import (FIRST_INEXACT, LOOP_TYPES, OPS, OPS_BY_NAME, SUB_BYTE_UNSIGNED_ONLY,  # noqa: E402
+                              SUFFIX)
 from typelattice._names import kind  # noqa: E402
 
 STORAGE = {
@@ -608,15 +609,16 @@ def ext_units():
     return units
 
 
-# ml_dtypes' sub-byte integers: the ops jax.numpy runs on them in their own type or to bool (its
-# power, gcd and lcm raise; absolute and bitwise_count, which it runs on uint4 only, are left
-# out), computed by the int8 element function and wrapped (TL_LOOP_EXTI)
+# ml_dtypes' sub-byte integers: the ops jax.numpy runs on them in their own type, to bool or
+# (bitwise_count) to uint8 (its power, gcd and lcm raise; absolute and bitwise_count take the
+# unsigned ones only: SUB_BYTE_UNSIGNED_ONLY, checked by the promoter), computed by the int8
+# element function and wrapped (TL_LOOP_EXTI)
 EXTI_OPS = ("add", "subtract", "multiply", "floor_divide", "remainder", "fmod", "maximum",
             "minimum", "fmax", "fmin", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift",
             "right_shift", "logical_and", "logical_or", "logical_xor", "equal", "not_equal", "less",
             "less_equal", "greater", "greater_equal", "negative", "positive", "sign", "square",
             "invert", "floor", "ceil", "trunc", "conjugate", "logical_not", "isnan", "isinf",
-            "isfinite", "signbit")
+            "isfinite", "signbit") + SUB_BYTE_UNSIGNED_ONLY
 
 
 def exti_units():
@@ -626,8 +628,10 @@ def exti_units():
         op = OPS_BY_NAME[name]
         outs = op.outs() if op.nin == 1 else (op.out,)
         mac = "TL_LOOP_EXTI1" if op.nin == 1 else "TL_LOOP_EXTI"
+        out = {("bool",): "TL_EXTI_OUT_BOOL", ("uint8",): "TL_EXTI_OUT_U8"}.get(outs,
+                                                                            "TL_EXTI_OUT_SAME")
         unit["lines"].append(f"{mac}(tl_exti_{name}, tl_{kernel_name(op, 'int8')}_"
-                             f"{SUFFIX['int8']}, {int(outs == ('bool',))})")
+                             f"{SUFFIX['int8']}, {out})")
         unit["exti"].append(f'    {{"{name}", -1, tl_exti_{name}}},')
         if op.nin == 2:     # a Python int operand first (0) or second (1), taken as int64
             for side in (0, 1):

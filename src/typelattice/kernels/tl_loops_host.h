@@ -2285,6 +2285,10 @@ static int tl_exti_types(PyArrayMethod_Context *ctx, int nin, int bool_out, cons
     return 0;
 }
 
+/* the result of a loop: E, bool or uint8 (BOOL_OUT, OUT) */
+#define TL_EXTI_OUT_SAME 0
+#define TL_EXTI_OUT_BOOL 1
+#define TL_EXTI_OUT_U8 2
 /* (E, E) -> E or bool; the types' masks and sign bits in locals, so that the stores (char *) do
  * not reload them; AVX2/AVX-512 clones (SSE2 has no 32-bit max/min and packs the comparisons
  * slowly: less / maximum took 1.75x / 2.5x ml_dtypes' time) */
@@ -2373,8 +2377,8 @@ static int NAME(TL_LOOP_ARGS)                                                   
     return rc;                                                                                   \
 }
 
-/* E -> E or bool */
-#define TL_LOOP_EXTI1(NAME, FN, BOOL_OUT)                                                        \
+/* E -> E, bool or uint8 (OUT) */
+#define TL_LOOP_EXTI1(NAME, FN, OUT)                                                             \
 static int NAME(TL_LOOP_ARGS)                                                                    \
 {                                                                                                \
     npy_intp i;                                                                                  \
@@ -2383,11 +2387,13 @@ static int NAME(TL_LOOP_ARGS)                                                   
     const tl_exti_t *x[2];                                                                       \
     uint8_t ma, mo, ga;                                                                          \
     (void)aux;                                                                                   \
-    if (tl_exti_types(ctx, 1, BOOL_OUT, x) < 0) return -1;                                       \
-    ma = TL_EXTI_MASK(x[0]), mo = TL_EXTI_MASK(x[1]), ga = TL_EXTI_SIGN(x[0]);                   \
+    if (tl_exti_types(ctx, 1, (OUT) != TL_EXTI_OUT_SAME, x) < 0) return -1;                      \
+    ma = TL_EXTI_MASK(x[0]), ga = TL_EXTI_SIGN(x[0]);                                            \
+    mo = (OUT) == TL_EXTI_OUT_U8 ? (uint8_t)0xffu : TL_EXTI_MASK(x[1]);                          \
     for (i = 0; i < n; i++) {                                                                    \
         int8_t a = TL_EXTI_LD(data[0] + i * st[0], ma, ga);                                      \
-        if (BOOL_OUT) *(npy_bool *)(data[1] + i * st[1]) = (npy_bool)(FN(a, &fpe) != 0);         \
+        if ((OUT) == TL_EXTI_OUT_BOOL)                                                           \
+            *(npy_bool *)(data[1] + i * st[1]) = (npy_bool)(FN(a, &fpe) != 0);                   \
         else *(uint8_t *)(data[1] + i * st[1]) = (uint8_t)((uint8_t)FN(a, &fpe) & mo);           \
     }                                                                                            \
     return tl_finish(fpe);                                                                       \
