@@ -477,6 +477,64 @@ def test_integer_floor_divide_remainder_paths(dt, simd):
         _ufuncs.set_simd(None)
 
 
+def _divisors(dt):
+    """Every divisor of an 8-bit type; else the extremes, small and power-of-two neighbours,
+    the 64-bit kernels' 2^51 / 2^52 bounds, and random ones."""
+    info = np.iinfo(dt)
+    if info.bits == 8:
+        return list(range(info.min, info.max + 1))
+    rng = np.random.default_rng(info.bits)
+    ds = set(range(max(info.min, -40), 41)) | {info.min, info.min + 1, info.max, info.max - 1}
+    for k in range(1, info.bits):
+        ds |= {2 ** k - 1, 2 ** k, 2 ** k + 1, -(2 ** k) - 1, -(2 ** k), -(2 ** k) + 1}
+    ds |= {int(x) for x in rng.integers(info.min, info.max, 60, dtype=dt, endpoint=True)}
+    ds |= {int(x) >> int(k) for x, k in zip(rng.integers(info.min, info.max, 60, dtype=dt,
+                                                          endpoint=True),
+                                             rng.integers(0, info.bits, 60))}
+    return sorted(d for d in ds if info.min <= d <= info.max)
+
+
+@pytest.mark.parametrize("simd", [False, True, "avx2"])
+@pytest.mark.parametrize("dt", ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                                "uint64"])
+def test_integer_division_by_one_divisor(dt, simd):
+    """floor_divide/remainder/divmod of an integer array by one divisor (a Python int or a NumPy
+    scalar: magic-number multiplies for 8-32 bits, double for 64 bits within 2^51) and of one
+    dividend by an array: NumPy's bits and warnings for every dividend of 8- and 16-bit types,
+    extremes and random values of the wider ones, and lengths that end in a partial vector."""
+    _ufuncs.set_simd(simd)
+    try:
+        info = np.iinfo(dt)
+        rng = np.random.default_rng(5)
+        if info.bits <= 16:
+            a = np.arange(info.min, info.max + 1).astype(dt)
+        else:
+            a = rng.integers(info.min, info.max, 3000, dtype=dt, endpoint=True)
+            a[1000:2000] >>= rng.integers(0, info.bits, 1000).astype(dt)
+            edge = [info.min, info.min + 1, info.max, info.max - 1, 0, 1, -1, 2 ** 51, 2 ** 52,
+                    2 ** 51 - 1, 2 ** 52 - 1, -(2 ** 51), -(2 ** 51) - 1, 2 ** 31, -(2 ** 31)]
+            edge = [e for e in edge if info.min <= e <= info.max]
+            a[:len(edge)] = edge
+        a = np.concatenate([a, a[:37]])         # (a partial vector at the end)
+        divisors = _divisors(dt)
+        if info.bits > 16:
+            divisors = divisors[::2]
+        for d in divisors:
+            for args in ((a, d), (a, np.array(d, dt)[()]), (a[:7], d), (d, a[:300])):
+                for op in ("floor_divide", "remainder", "divmod"):
+                    res = []
+                    for f in (getattr(tl, op), getattr(np, op)):
+                        with warnings.catch_warnings(record=True) as w:
+                            warnings.simplefilter("always")
+                            r = f(*args)
+                        outs = r if isinstance(r, tuple) else (r,)
+                        res.append(([o.dtype for o in outs], [o.tobytes() for o in outs],
+                                    sorted({str(m.message).replace("jax.", "") for m in w})))
+                    assert res[0] == res[1], (op, d, type(args[1]))
+    finally:
+        _ufuncs.set_simd(None)
+
+
 def _fp_flags(f, *args):
     seen = set()
     with np.errstate(all="call", call=lambda kind, flag: seen.add(kind)):

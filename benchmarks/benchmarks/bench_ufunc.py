@@ -135,6 +135,24 @@ class WeakScalar:
         self.call()
 
 
+class DivideByScalar:
+    """Integer floor_divide / remainder / divmod of an array by one Python int (NumPy's loops
+    multiply by a magic number for it, as typelattice's do)."""
+    timer = time.process_time  # CPU time: robust to a shared, loaded machine
+    params = [["floor_divide", "remainder", "divmod"],
+              ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"],
+              [10**3, 10**5], ["tl", "np"]]
+    param_names = ["op", "dtype", "size", "impl"]
+    timeout = 120
+
+    def setup(self, op, dt, n, impl):
+        a = operands(op, [dt], n)[0]
+        self.call = _columns(op, [a, 7], impl)
+
+    def time_call(self, op, dt, n, impl):
+        self.call()
+
+
 SMALL = {
     "0d_f32+0d_f32": (("float32", 0), ("float32", 0)),
     "1_f32+1_f32": (("float32", 1), ("float32", 1)),

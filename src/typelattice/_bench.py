@@ -71,7 +71,7 @@ HALF_TARGET_OPS = {"add", "subtract", "multiply", "divide", "maximum", "minimum"
 
 # Ops for the mixed / weak / small groups by default (those typelattice has are used).
 MIXED_OPS = ("add", "multiply", "divide", "less")
-WEAK_OPS = ("add", "multiply", "power")
+WEAK_OPS = ("add", "multiply", "power", "floor_divide", "remainder")
 SMALL_OPS = ("add", "multiply", "less")
 # Same-dtype ops also measured at 1e7 in a full run (every op is measured at 1e5).
 BIG_OPS = ("add", "multiply", "divide", "maximum", "less")
@@ -87,6 +87,9 @@ WEAK_CASES = (("float32", 1.5), ("int8", 1), ("uint8", 3), ("float16", 2.0),
 # power's own: the exponents NumPy's loops take a shortcut for, and an ordinary one
 WEAK_CASES_OF = {"power": (("float32", 2.0), ("float64", 2.0), ("float32", 0.5),
                            ("float64", -1.0), ("float32", 2.5))}
+# integer division by one divisor: NumPy's loops multiply by a magic number (libdivide)
+WEAK_CASES_OF["floor_divide"] = WEAK_CASES_OF["remainder"] = tuple(
+    (t, 7) for t in ("int8", "uint8", "int16", "int32", "uint32", "int64"))
 
 
 def dtype(name):

@@ -31,8 +31,9 @@ COMPUTE = dict(STORAGE, bool="tl_bool", bfloat16="float", float16="float")
 LD = {"bool": "TL_LD_b", "bfloat16": "TL_LD_bf16", "float16": "TL_LD_f16"}
 ST = {"bfloat16": "TL_ST_bf16", "float16": "TL_ST_f16"}
 HALF = ("bfloat16", "float16")
-# integer floor_divide/remainder through a float type (tl_idiv_*, exact for these)
-IDIV_TYPES = ("int8", "int16", "int32", "uint8", "uint16", "uint32")
+# integer floor_divide/remainder/divmod through a float type (tl_idiv_*: exact for 8-32 bits;
+# 64 bits where a block's values lie within 2^51 of 0)
+IDIV_TYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 # reductions of these run tl_red_<op>_<type> (SIMD, the element loop's exact result)
 MINMAX_RED = ("maximum", "minimum", "fmax", "fmin")
 # bool reductions: each op's reduction of bool is one of these (tl_red_logical_<x>_b)
