@@ -535,6 +535,62 @@ def test_integer_division_by_one_divisor(dt, simd):
         _ufuncs.set_simd(None)
 
 
+@pytest.mark.parametrize("simd", [False, True, "avx2"])
+@pytest.mark.parametrize("dt", ["int8", "uint8", "int16", "uint16"])
+def test_shift_by_one_count(dt, simd):
+    """left_shift/right_shift of 8- and 16-bit integers by one count (a Python int or a NumPy
+    scalar; the AVX2 kernels: 16-bit lane shifts, bytes masked): NumPy's bits for every dividend
+    value, every count of the type (negative and past the width included), partial vectors."""
+    _ufuncs.set_simd(simd)
+    try:
+        info = np.iinfo(dt)
+        a = np.arange(info.min, info.max + 1).astype(dt)
+        a = np.concatenate([a, a[:45]])
+        counts = range(info.min, info.max + 1) if info.bits == 8 else \
+            [c for c in list(range(-3, 40)) + [info.min, info.max, 255, 256] if
+             info.min <= c <= info.max]
+        for c in counts:
+            for op in ("left_shift", "right_shift"):
+                for x in (a, a[:5], a[3:]):
+                    for s in (c, np.array(c, dt)[()]):
+                        got, want = getattr(tl, op)(x, s), getattr(np, op)(x, s)
+                        assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), \
+                            (op, c, x.size)
+                o = a.copy()
+                getattr(tl, op)(o, c, out=o)
+                assert o.tobytes() == getattr(np, op)(a, c).tobytes(), (op, c)
+    finally:
+        _ufuncs.set_simd(None)
+
+
+@pytest.mark.parametrize("simd", [False, "avx2"])
+@pytest.mark.parametrize("dt", ["int64", "uint64"])
+def test_int64_comparisons_every_layout(dt, simd):
+    """int64/uint64 comparisons (the AVX2 kernel: uint64 through flipped sign bits, negated
+    predicates inverted after the pack): NumPy's results for values at the sign boundary and the
+    extremes, equal pairs, an array with an array or a scalar on either side, lengths that end
+    in a partial block, strided operands."""
+    _ufuncs.set_simd(simd)
+    try:
+        info = np.iinfo(dt)
+        rng = np.random.default_rng(8)
+        edge = np.array([info.min, info.min + 1, info.max, info.max - 1, 0, 1, 2 ** 62, 2 ** 63 - 1,
+                         3] + ([-1, -(2 ** 62)] if info.min else [2 ** 63, 2 ** 63 + 1]), dt)
+        a = np.concatenate([rng.choice(edge, 700), rng.integers(info.min, info.max, 300, dtype=dt,
+                                                                endpoint=True)])
+        b = np.concatenate([rng.choice(edge, 700), rng.integers(info.min, info.max, 300, dtype=dt,
+                                                                endpoint=True)])
+        b[::5] = a[::5]
+        for op in ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal"):
+            f, g = getattr(tl, op), getattr(np, op)
+            for n in (1, 31, 32, 33, 100, 1000):
+                for x, y in ((a[:n], b[:n]), (a[:n], b[0]), (a[0], b[:n]), (a[:n], 3),
+                             (a[:n], int(edge[2])), (a[:2 * n:2], b[:len(a[:2 * n:2])])):
+                    assert np.array_equal(f(x, y), g(x, y)), (op, n)
+    finally:
+        _ufuncs.set_simd(None)
+
+
 def _fp_flags(f, *args):
     seen = set()
     with np.errstate(all="call", call=lambda kind, flag: seen.add(kind)):

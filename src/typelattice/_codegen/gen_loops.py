@@ -511,6 +511,10 @@ def op_units():
                     F = "float" if t == "complex64" else "double"
                     out.append(f"TL_LOOP2_CCMP({name}, {op.name}, {SUFFIX[t]}, {S}, {F}, "
                                f"{host(fn)})")
+                elif op.name in ("less", "less_equal", "greater", "greater_equal", "equal",
+                                 "not_equal") and t in ("int64", "uint64"):
+                    out.append(f"TL_LOOP2_ICMP64({name}, {op.name}, {SUFFIX[t]}, {S}, "
+                               f"{host(fn)})")
                 else:
                     out.append(f"TL_LOOP2({name}, {S}, {S}, npy_bool, {lo}, {lo}, TL_ST_id, "
                                f"{host(fn)})")
@@ -527,6 +531,11 @@ def op_units():
                     out.append(f"TL_LOOP2_IDIV({name}, {op.name}, {SUFFIX[t]}, {S}, {fn})")
                 elif op.name == "multiply" and t in ("int8", "uint8"):
                     out.append(f"TL_LOOP2_MUL8({name}, {S}, {fn})")
+                elif op.name in ("left_shift", "right_shift") \
+                        and t in ("int8", "uint8", "int16", "uint16"):
+                    ut = STORAGE["u" + t.lstrip("u")]
+                    out.append(f"TL_LOOP2_SHIFT({name}, {SUFFIX[t]}, {S}, {ut}, "
+                               f"{int(op.name == 'left_shift')}, {fn})")
                 elif op.name == "multiply" and t in ("complex64", "complex128"):
                     F = "float" if t == "complex64" else "double"
                     out.append(f"TL_LOOP2_CMUL({name}, {SUFFIX[t]}, {S}, {F}, {fn})")
