@@ -436,6 +436,16 @@ def test_complex_square_and_conjugate_every_path(dt, simd):
         _ufuncs.set_simd(None)
 
 
+def _outcome(f, *args):
+    """f(*args)'s result dtypes and bytes (each output) and its warnings (NumPy's wording)."""
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        r = f(*args)
+    outs = r if isinstance(r, tuple) else (r,)
+    return ([o.dtype for o in outs], [o.tobytes() for o in outs],
+            sorted({str(m.message).replace("jax.", "") for m in w}))
+
+
 @pytest.mark.parametrize("simd", [False, True, "avx2"])
 @pytest.mark.parametrize("dt", ["int8", "int16", "int32", "uint8", "uint16", "uint32"])
 def test_integer_floor_divide_remainder_paths(dt, simd):
@@ -463,16 +473,8 @@ def test_integer_floor_divide_remainder_paths(dt, simd):
                 nz = b[b != 0]
                 cases = [(a, b), (a[0], b)] + ([(a, nz[0])] if nz.size else [])
                 for args in cases:
-                    res = []
-                    for f in (getattr(tl, op), getattr(np, op)):
-                        with warnings.catch_warnings(record=True) as w:
-                            warnings.simplefilter("always")
-                            r = f(*args)
-                        outs = r if isinstance(r, tuple) else (r,)
-                        res.append(([o.tobytes() for o in outs],
-                                    sorted({str(m.message).replace("jax.", "")
-                                            for m in w})))
-                    assert res[0] == res[1], (op, trial)
+                    assert _outcome(getattr(tl, op), *args) == _outcome(getattr(np, op), *args), \
+                        (op, trial)
     finally:
         _ufuncs.set_simd(None)
 
@@ -522,15 +524,8 @@ def test_integer_division_by_one_divisor(dt, simd):
         for d in divisors:
             for args in ((a, d), (a, np.array(d, dt)[()]), (a[:7], d), (d, a[:300])):
                 for op in ("floor_divide", "remainder", "divmod"):
-                    res = []
-                    for f in (getattr(tl, op), getattr(np, op)):
-                        with warnings.catch_warnings(record=True) as w:
-                            warnings.simplefilter("always")
-                            r = f(*args)
-                        outs = r if isinstance(r, tuple) else (r,)
-                        res.append(([o.dtype for o in outs], [o.tobytes() for o in outs],
-                                    sorted({str(m.message).replace("jax.", "") for m in w})))
-                    assert res[0] == res[1], (op, d, type(args[1]))
+                    assert _outcome(getattr(tl, op), *args) == _outcome(getattr(np, op), *args), \
+                        (op, d, type(args[1]))
     finally:
         _ufuncs.set_simd(None)
 
