@@ -17,8 +17,8 @@ if __package__ in (None, ""):
     import _bootstrap
     _bootstrap.install()
 
-from typelattice._ops import (FIRST_INEXACT, LOOP_TYPES, OPS, OPS_BY_NAME, SUB_BYTE_UNSIGNED_ONLY,  # noqa: E402
-                              SUFFIX)
+from typelattice._ops import (  # noqa: E402
+    FIRST_INEXACT, LOOP_TYPES, OPS, OPS_BY_NAME, SUB_BYTE_UNSIGNED_ONLY, SUFFIX)
 from typelattice._names import kind  # noqa: E402
 
 STORAGE = {
