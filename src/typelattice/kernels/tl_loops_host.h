@@ -1104,10 +1104,8 @@ static inline tl_divc_magic tl_divc_magic_make(int64_t d, int bits, int is_signe
     return g;
 }
 /* x // d (or x % d) of one element by the magic g: in the work type V (unsigned VU; 16 bits
- * for 8-bit T: one widening per vector, where 8-bit lanes took a pack/unpack pair per shift),
- * the products in the 2N-bit types W / UW */
-/* (8 bits: the products fit V, truncated to it before the shift, so that gcc multiplies 16-bit
- * lanes; through 32-bit products it took 3x NumPy's time) */
+ * for 8-bit T), the products in the 2N-bit types W / UW (8 bits: in V, where they fit, so that
+ * gcc's vector code multiplies 16-bit lanes) */
 #define TL_DIVC_HI(V, W, N, x, m) ((N) == 8 ? (V)((V)((x) * (V)(m)) >> 8) : (V)(((W)(x) * (m)) >> (N)))
 #define TL_DIVC_U(T, V, UW, N, X, D, G, REM)                                                     \
     ({ V x_ = (V)(X), t_ = TL_DIVC_HI(V, UW, N, x_, (V)(G).m);                                   \
@@ -1675,11 +1673,13 @@ static int NAME(TL_LOOP_ARGS)                                                   
 __attribute__((target("avx2"))) static void tl_vshift_##SFX##_##LEFT(const T *a, uint64_t c,      \
                                                                     T *o, npy_intp n)            \
 {                                                                                                \
-    const int c8 = c > 7 ? 8 : (int)c;                                                           \
-    const __m128i vc = _mm_cvtsi64_si128((long long)(BITS == 8 && SIGNED && !(LEFT) && c > 7 ? 7 : c)); \
-    const __m256i mask = _mm256_set1_epi8((char)(LEFT ? (0xff << c8) & 0xff : 0xff >> c8));      \
-    const __m256i bias = _mm256_set1_epi8((char)0x80);                                          \
-    const __m256i off = _mm256_set1_epi8((char)(0x80 >> (c8 > 7 ? 7 : c8)));                    \
+    const int c8 = c > 7 ? 8 : (int)c;              /* bytes: counts past 7 give 0 */          \
+    const int c7 = c8 > 7 ? 7 : c8;                 /* arithmetic: the sign, as 7 does */      \
+    const int arith = BITS == 8 && SIGNED && !(LEFT);                                            \
+    const __m128i vc = _mm_cvtsi64_si128((long long)(arith ? (uint64_t)c7 : c));                 \
+    const __m256i mask = _mm256_set1_epi8((char)(LEFT ? (0xff << c8) & 0xff                      \
+                                                      : 0xff >> (arith ? c7 : c8)));             \
+    const __m256i bias = _mm256_set1_epi8((char)0x80), off = _mm256_set1_epi8((char)(0x80 >> c7)); \
     npy_intp i;                                                                                  \
     for (i = 0; i + 32 / (npy_intp)sizeof(T) <= n; i += 32 / (npy_intp)sizeof(T)) {              \
         __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(a + i)), r;               \
@@ -1692,7 +1692,7 @@ __attribute__((target("avx2"))) static void tl_vshift_##SFX##_##LEFT(const T *a,
             r = _mm256_and_si256(_mm256_srl_epi16(x, vc), mask);                                 \
         else                                                                                     \
             r = _mm256_sub_epi8(_mm256_and_si256(_mm256_srl_epi16(_mm256_xor_si256(x, bias), vc), \
-                                                 _mm256_set1_epi8((char)(0xff >> (c8 > 7 ? 7 : c8)))), off); \
+                                                 mask), off);                                    \
         _mm256_storeu_si256((__m256i *)(void *)(o + i), r);                                      \
     }                                                                                            \
     for (; i < n; i++)                                                                           \
