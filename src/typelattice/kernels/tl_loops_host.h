@@ -1172,8 +1172,8 @@ TL_IDIVC_FN(tl_idivc_u32_c, uint32_t, uint32_t, uint32_t, int64_t, uint64_t, 32,
           else q_ = _mm256_xor_si256(q_, sx_);                                                   \
           OUT = q_;                                                                              \
       } }
-#define TL_DIVC_HIU_16(BITS, x, m) \
-    ((BITS) == 8 ? _mm256_srli_epi16(_mm256_mullo_epi16(x, m), 8) : _mm256_mulhi_epu16(x, m))
+/* (unsigned 8-bit lanes run TL_DIVC_AVX2_STEP8, so only the 16-bit types come here) */
+#define TL_DIVC_HIU_16(BITS, x, m) _mm256_mulhi_epu16(x, m)
 #define TL_DIVC_HIS_16(BITS, x, m) \
     ((BITS) == 8 ? _mm256_srai_epi16(_mm256_mullo_epi16(x, m), 8) : _mm256_mulhi_epi16(x, m))
 #define TL_DIVC_HIU_32(BITS, x, m) TL_MULHI32_AVX2(_mm256_mul_epu32, x, m)
