@@ -485,11 +485,20 @@ TL_HD uint8_t tl_popcount32(uint32_t v)
                             : sizeof(UT) == 2 ? tl_popcount16((uint16_t)(v))                     \
                             : sizeof(UT) == 4 ? tl_popcount32((uint32_t)(v))                     \
                             : tl_popcount64((uint64_t)(v)))
+/* |x| of a signed int of up to 32 bits, wrapping at its minimum: gcc vectorizes its own llabs of
+ * the widened value as vpabsb/w/d, the plain conditional negation as a subtract and a blend
+ * (absolute int32: 1.2-1.4x NumPy's time) */
+#if defined(__GNUC__) && !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+#define TL_IABS_NARROW(T, x) ((T)__builtin_llabs((long long)(x)))
+#else
+#define TL_IABS_NARROW(T, x) ((T)((x) < 0 ? -(long long)(x) : (long long)(x)))
+#endif
 #define TL_UN_SINT(S, T, UT)                                                                     \
 TL_UN_INT_COMMON(S, T, UT)                                                                       \
 TL_HD uint8_t tl_bitwise_count_##S(T x, unsigned *e)                                             \
 { (void)e; return TL_POPCOUNT(UT, x < 0 ? (UT)((UT)0 - (UT)x) : (UT)x); }                        \
-TL_HD T tl_absolute_##S(T x, unsigned *e) { (void)e; return x < 0 ? (T)((UT)0 - (UT)x) : x; }    \
+TL_HD T tl_absolute_##S(T x, unsigned *e)                                                        \
+{ (void)e; return sizeof(T) < 8 ? TL_IABS_NARROW(T, x) : x < 0 ? (T)((UT)0 - (UT)x) : x; }      \
 TL_HD T tl_sign_##S(T x, unsigned *e) { (void)e; return (T)((T)(x > 0) - (T)(x < 0)); }        \
 TL_HD tl_bool tl_signbit_##S(T x, unsigned *e) { (void)e; return x < 0; }
 #define TL_UN_UINT(S, T)                                                                         \
