@@ -154,6 +154,33 @@ def test_reduce_empty_where_initial(dt):
           np.maximum.reduce(x, axis=1, where=mask, initial=init))
 
 
+@pytest.mark.parametrize("dt", [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32,
+                                np.int64, np.uint64, np.float32, np.float64])
+def test_minmax_reduce_every_row_length(dt):
+    """maximum/minimum/fmax/fmin along rows of every length up to past four vectors, from an
+    unaligned start: the SIMD kernels' one-vector steps and their overlapping last vector (the
+    extreme often in the last or first element), NaNs in some float rows; NumPy's bits.
+    (No zeros: which zero fmax/fmin keep among +0 and -0 is NumPy's lane order.)"""
+    rng = np.random.default_rng(np.dtype(dt).num)
+    for n in range(1, 140):
+        if np.dtype(dt).kind == "f":
+            x = (rng.random((6, n + 1)) + 0.25) * rng.choice([-1.0, 1.0], (6, n + 1))
+            x = x.astype(dt)
+            x[1, 1 + rng.integers(0, n)] = np.nan
+            x[2, -1] = np.nan
+            x[3, 1] = np.inf
+        else:
+            info = np.iinfo(dt)
+            x = rng.integers(info.min, info.max, (6, n + 1), dtype=dt, endpoint=True)
+            x[1, -1], x[2, 1] = info.max, info.min
+        rows = x[:, 1:]                      # one element past the allocation's alignment
+        for name in ("maximum", "minimum", "fmax", "fmin"):
+            with np.errstate(invalid="ignore"):
+                _same(getattr(tl, name).reduce(rows, axis=1),
+                      getattr(np, name).reduce(rows, axis=1))
+                _same(getattr(tl, name).reduce(rows[3]), getattr(np, name).reduce(rows[3]))
+
+
 def test_reduce_pairwise_summation_bit_exact():
     rng = np.random.default_rng(4)
     for dt in (np.float16, np.float32, np.float64):
