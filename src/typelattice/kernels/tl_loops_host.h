@@ -1868,9 +1868,10 @@ static void tl_cpairwise_##SFX(F *rr, F *ri, const char *a, npy_intp n, npy_intp
     }                                                                                            \
 }
 
-/* complex add with NumPy's pairwise reduction */
+/* complex add with NumPy's pairwise reduction (the clones: SSE2 added one complex per
+ * instruction, 1.4-1.7x NumPy's time in (300, 300) complex128 reduced along axis 0) */
 #define TL_LOOP2_CPW(NAME, SFX, S, F, FN)                                                        \
-static int NAME(TL_LOOP_ARGS)                                                                    \
+TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
 {                                                                                                \
     if (data[0] == data[2] && st[0] == 0 && st[2] == 0) {                                        \
         F rr, ri;                                                                                \
