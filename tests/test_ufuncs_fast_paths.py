@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import typelattice as tl
+from test_ufuncs_values import assert_same
 from typelattice import _ufuncs
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -942,3 +943,43 @@ def test_binary_gcd_lcm_are_numpys(name, dt, simd):
             assert f.accumulate(x, axis=1).tobytes() == ref.accumulate(x, axis=1).tobytes()
     finally:
         _ufuncs.set_simd(None)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.complex64, np.complex128])
+def test_strided_operands_through_contiguous_blocks(dt):
+    """Strided, reversed, broadcast and strided-output layouts (the loops that gather strided
+    operands into blocks for their SIMD paths: max/min, float comparisons, complex multiply),
+    exactly in place, and accumulate's overlapping chain (never blocked): the values NumPy
+    computes on contiguous copies, with NaNs and signed zeros among them."""
+    rng = np.random.default_rng(np.dtype(dt).num)
+    n = 5000                               # past one block of every dtype
+    v = rng.standard_normal(3 * n + 3) * 4
+    if np.dtype(dt).kind == "c":
+        v = v + 1j * rng.standard_normal(3 * n + 3)
+    v[rng.random(v.size) < 0.03] = np.nan
+    v[rng.random(v.size) < 0.03] = -0.0
+    base = v.astype(dt)
+    w = base[::-1].copy()
+    names = ["maximum", "minimum", "fmax", "fmin", "multiply", "less", "greater_equal", "equal"]
+    if np.dtype(dt).kind == "c":
+        names = ["multiply", "equal", "not_equal"]
+    layouts = {"step 2": (base[::2][:n], w[::3][:n]), "reversed": (base[::-1][:n], w[:n]),
+               "broadcast": (np.broadcast_to(base[:1], (n,)), w[::2][:n]),
+               "step 3, 1": (base[::3][:n], w[1:n + 1])}
+    with np.errstate(all="ignore"):
+        for name in names:
+            uf, ref = getattr(tl, name), getattr(np, name)
+            for label, (a, b) in layouts.items():
+                want = ref(np.ascontiguousarray(a), np.ascontiguousarray(b))
+                assert_same(uf(a, b), want, name, f"{name} {label}")
+                out = np.zeros(2 * n, want.dtype)[::-2]
+                uf(a, b, out=out)
+                assert_same(out, want, name, f"{name} {label} out[::-2]")
+            if name in ("maximum", "minimum", "fmax", "fmin", "multiply"):
+                x = base.copy()[::2][:n]
+                want = ref(x.copy(), np.ascontiguousarray(w[:n]))
+                uf(x, w[:n], out=x)
+                assert_same(x, want, name, f"{name} in place")
+                acc = base[::-2][:300]
+                assert_same(uf.accumulate(acc), ref.accumulate(np.ascontiguousarray(acc)), name,
+                            f"{name} accumulate")
