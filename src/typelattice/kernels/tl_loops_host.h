@@ -371,53 +371,31 @@ TL_VCMP(equal, f64, double) TL_VCMP(not_equal, f64, double)
  * 2.5x); not for plain arithmetic, whose strided element loop the copies would slow. Gathered into
  * blocks (TL_BLOCK_BYTES per operand), the loop's own contiguous or broadcast path computes them
  * and the output block is scattered. Only where the output aliases no input but exactly (each
- * element read before it is written, as in place): not accumulate's chain (a = out - 1), not a
- * fold into one element (out stride 0). */
+ * element read before it is written, as in place; tl_feedback): not accumulate's chain
+ * (a = out - 1), not a fold into one element (out stride 0). */
 typedef int (*tl_loop2_fn)(TL_LOOP_ARGS);
 #define TL_BLOCK_BYTES 4096
 #define TL_BLOCK_MIN 32
-/* the bytes of n elements of size z at p by stride s, as [lo, hi) */
-static inline void tl_span(const char *p, npy_intp s, npy_intp n, npy_intp z,
-                           const char **lo, const char **hi)
-{
-    *lo = s >= 0 ? p : p + (n - 1) * s;
-    *hi = (s >= 0 ? p + (n - 1) * s : p) + z;
-}
 static inline int tl_blockable(char *const data[], npy_intp n, npy_intp const st[],
                                npy_intp z1, npy_intp z2, npy_intp zo)
 {
-    const npy_intp z[2] = {z1, z2};
-    const char *olo, *ohi, *lo, *hi;
-    int k;
     if (n < TL_BLOCK_MIN || st[2] == 0) return 0;
     if (st[2] == zo && (st[0] == z1 || st[0] == 0) && (st[1] == z2 || st[1] == 0)) return 0;
-    tl_span(data[2], st[2], n, zo, &olo, &ohi);
-    for (k = 0; k < 2; k++) {
-        if (data[k] == data[2] && st[k] == st[2] && z[k] == zo) continue;
-        tl_span(data[k], st[k], n, z[k], &lo, &hi);
-        if (!(hi <= olo || ohi <= lo)) return 0;
-    }
-    return 1;
+    return !tl_feedback(data[0], st[0], data[2], st[2], n)
+        && !tl_feedback(data[1], st[1], data[2], st[2], n);
 }
-/* m elements of size z: from src by stride ss to dst by stride ds */
-static void tl_copy_strided(char *dst, npy_intp ds, const char *src, npy_intp ss, npy_intp m,
-                            npy_intp z)
+/* m items of size isz from src (stride ss) to dst (stride ds) */
+static void tl_copy_strided(char *dst, npy_intp ds, const char *src, npy_intp ss, npy_intp isz,
+                            npy_intp m)
 {
-    npy_intp i;
-    switch (z) {
-#define TL_COPY_CASE(Z, T)                                                                       \
-    case Z: for (i = 0; i < m; i++, dst += ds, src += ss) *(T *)dst = *(const T *)src; return;
-    TL_COPY_CASE(1, uint8_t) TL_COPY_CASE(2, uint16_t) TL_COPY_CASE(4, uint32_t)
-    TL_COPY_CASE(8, uint64_t)
-#undef TL_COPY_CASE
-    case 16:
-        for (i = 0; i < m; i++, dst += ds, src += ss) {
-            uint64_t lo, hi;
-            memcpy(&lo, src, 8); memcpy(&hi, src + 8, 8);
-            memcpy(dst, &lo, 8); memcpy(dst + 8, &hi, 8);
-        }
-        return;
-    default: for (i = 0; i < m; i++, dst += ds, src += ss) memcpy(dst, src, (size_t)z);
+    npy_intp k;
+    switch (isz) {
+        case 1: for (k = 0; k < m; k++) dst[k * ds] = src[k * ss]; break;
+        case 2: for (k = 0; k < m; k++) memcpy(dst + k * ds, src + k * ss, 2); break;
+        case 4: for (k = 0; k < m; k++) memcpy(dst + k * ds, src + k * ss, 4); break;
+        case 8: for (k = 0; k < m; k++) memcpy(dst + k * ds, src + k * ss, 8); break;
+        case 16: for (k = 0; k < m; k++) memcpy(dst + k * ds, src + k * ss, 16); break;
+        default: for (k = 0; k < m; k++) memcpy(dst + k * ds, src + k * ss, (size_t)isz);
     }
 }
 static int tl_loop2_by_blocks(tl_loop2_fn fn, PyArrayMethod_Context *ctx, char *const data[],
@@ -439,11 +417,12 @@ static int tl_loop2_by_blocks(tl_loop2_fn fn, PyArrayMethod_Context *ctx, char *
         for (k = 0; k < 3; k++) {
             s[k] = st[k] == 0 ? 0 : z[k];
             d[k] = st[k] == 0 ? data[k] : st[k] == z[k] ? data[k] + i * z[k] : buf[k];
-            if (k < 2 && d[k] == buf[k]) tl_copy_strided(buf[k], z[k], data[k] + i * st[k], st[k], m, z[k]);
+            if (k < 2 && d[k] == buf[k])
+                tl_copy_strided(buf[k], z[k], data[k] + i * st[k], st[k], z[k], m);
         }
         rc = fn(ctx, d, &m, s, aux);
         if (rc != 0) return rc;
-        if (d[2] == buf[2]) tl_copy_strided(data[2] + i * st[2], st[2], buf[2], zo, m, zo);
+        if (d[2] == buf[2]) tl_copy_strided(data[2] + i * st[2], st[2], buf[2], zo, zo, m);
     }
     return 0;
 }
@@ -3479,23 +3458,10 @@ __attribute__((optimize("no-tree-vectorize"))) static unsigned K##_1(           
 typedef unsigned (*tl_fused_scalar)(const char *, npy_intp, const char *, npy_intp, char *,
                                     npy_intp, npy_intp, int);
 
-/* m items of size isz from src (stride ss) to dst (stride ds) */
-static void tl_fused_copy(char *dst, npy_intp ds, const char *src, npy_intp ss, npy_intp isz,
-                          npy_intp m)
-{
-    npy_intp k;
-    switch (isz) {
-        case 1: for (k = 0; k < m; k++) dst[k * ds] = src[k * ss]; break;
-        case 2: for (k = 0; k < m; k++) memcpy(dst + k * ds, src + k * ss, 2); break;
-        case 4: for (k = 0; k < m; k++) memcpy(dst + k * ds, src + k * ss, 4); break;
-        default: for (k = 0; k < m; k++) memcpy(dst + k * ds, src + k * ss, 8); break;
-    }
-}
-
 /* One chunk of an operand (a scalar repeated, or strided items) into buf */
 static const char *tl_fused_load(char *buf, const char *src, npy_intp stride, npy_intp isz)
 {
-    tl_fused_copy(buf, isz, src, stride, isz, TL_FUSED_CHUNK);
+    tl_copy_strided(buf, isz, src, stride, isz, TL_FUSED_CHUNK);
     return buf;
 }
 
@@ -3841,7 +3807,7 @@ __attribute__((noinline)) static int tl_fused_run(tl_fused_kernel k, tl_fused_sc
             }
             out = s[2] == isz[2] ? p[2] + i * s[2] : buf[2].c;
             fpe |= k(in[0], in[1], out, TL_FUSED_CHUNK, x);
-            if (out == buf[2].c) tl_fused_copy(p[2] + i * s[2], s[2], out, isz[2], isz[2], TL_FUSED_CHUNK);
+            if (out == buf[2].c) tl_copy_strided(p[2] + i * s[2], s[2], out, isz[2], isz[2], TL_FUSED_CHUNK);
         }
     }
     i = n - tail;
