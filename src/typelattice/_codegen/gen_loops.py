@@ -147,6 +147,80 @@ FUSED16_OPS = {"float16": FUSED16 + CMP16, "bfloat16": FUSED16 + CMP16,
                "float32": FUSED16_F32 + CMP16}
 
 
+# Loops that would run exactly another loop's instructions: their table rows name that loop, which
+# spares the build compiling them (a sixth of the loops' code was such twins). In two's complement
+# intN and uintN add, multiply, compare for equality... alike; on integers and bool, which have no
+# NaN, fmax/fmin are maximum/minimum.
+SIGN_AGNOSTIC = ("add", "subtract", "multiply", "bitwise_and", "bitwise_or", "bitwise_xor",
+                 "equal", "not_equal", "logical_and", "logical_or", "logical_xor", "negative",
+                 "positive", "invert", "square", "conjugate", "logical_not", "floor", "ceil",
+                 "trunc", "isnan", "isinf", "isfinite")
+NAN_FREE_TWIN = {"fmax": "maximum", "fmin": "minimum"}
+
+
+def twin_loop(op, t):
+    """(op name, type) of the loop that also computes op on type t, or None (a loop of its own).
+    The twin is emitted in the same unit (op_units), so its static loop is in scope."""
+    if op.name in NAN_FREE_TWIN and (t == "bool" or kind(t) in "iu"):
+        return NAN_FREE_TWIN[op.name], t
+    if op.name in SIGN_AGNOSTIC and t.startswith("uint"):
+        return op.name, t[1:]
+    return None
+
+
+def initial_fn(name, t, iv):
+    """The C get_reduction_initial function `name` giving identity values iv in type t."""
+    S = STORAGE[t]
+    return (f"static int {name}(PyArrayMethod_Context *ctx, npy_bool empty, char *initial)\n"
+            f"{{\n    {S} v = {iv[0]}, ve = {iv[1]};\n    (void)ctx;\n"
+            f"    memcpy(initial, empty ? &ve : &v, sizeof({S}));\n    return 1;\n}}")
+
+
+def twin_row(op, t, twin, out):
+    """The table row of op on t naming its twin's loop and indexed loop (its own identity
+    function, appended to ``out``)."""
+    tname, tt = twin
+    name = f"tl_loop_{tname}_{SUFFIX[tt]}"
+    types = [LOOP_TYPES.index(x) for x in op.loop_signature(t)]
+    types += [-1] * (4 - len(types))
+    indexed = "NULL" if op.out == "bool" or op.nin == 1 else name + "_at"
+    init = "NULL"
+    iv = identity_values(op, t)
+    if iv is not None and op.nin == 2:
+        init = f"tl_loop_{op.name}_{SUFFIX[t]}_initial"
+        out.append(initial_fn(init, t, iv))
+        init = "(void *)" + init
+    return f'    {{"{op.name}", {{{", ".join(map(str, types))}}}, {name}, {indexed}, {init}}},'
+
+
+# Loops no clone speeds up: every element a libm call or a long scalar routine. Their AVX2 and
+# AVX-512 clones' code (objdump) had no instruction beyond SSE2's but their VEX forms, so they are
+# compiled once, in the baseline version (a tenth of the loops' code was such clones).
+LIBM_ALWAYS = ("frexp", "modf", "nextafter", "spacing", "hypot", "logaddexp", "logaddexp2")
+LIBM_COMPLEX = VMATH + ("sqrt", "divide", "reciprocal", "logaddexp", "logaddexp2")
+NO_CLONES = ("#undef TL_LOOP_CLONES", "#define TL_LOOP_CLONES")
+ALL_CLONES = ("#undef TL_LOOP_CLONES", "#define TL_LOOP_CLONES TL_CLONES_ALL")
+
+
+def single_version(op, t):
+    """Is op's loop on type t compiled in the baseline version only?"""
+    if t in ("complex64", "complex128"):
+        return op.kernel in LIBM_COMPLEX
+    if t in ("float32", "float64", "bfloat16") and op.name in LIBM_ALWAYS:
+        # (bfloat16's nextafter and spacing work on the bits)
+        return t != "bfloat16" or op.name not in ("nextafter", "spacing")
+    if op.name in ("fmod", "remainder") and t in ("float64", "bfloat16"):
+        return True
+    return (op.name == "fmod" and kind(t) in "iu"
+            or t == "float64" and op.kernel in VMATH_SCALAR64)
+
+
+def wrap_single_version(op, t, out, start):
+    """Enclose the lines out[start:] of op's loop on t in NO_CLONES if single_version."""
+    if single_version(op, t) and len(out) > start:
+        out[start:] = [*NO_CLONES, *out[start:], *ALL_CLONES]
+
+
 def fused_name(op, t):
     """The fused float16/bfloat16 loop (tl_half_binary) of op for compute type t, or None."""
     if blocked_ok(op, t) and kernel_name(op, t) in FUSED16_OPS.get(t, ()):
@@ -189,6 +263,11 @@ def emit_unary(op, out):
     """Append the loops of a unary op to ``out``; return its loop-table rows."""
     rows = []
     for t in op.loop_types():
+        twin = twin_loop(op, t)
+        if twin:
+            rows.append(twin_row(op, t, twin, out))
+            continue
+        start = len(out)
         sig = op.loop_signature(t)
         name = f"tl_loop_{op.name}_{SUFFIX[t]}"
         native = op.native16 or op.bits16
@@ -240,6 +319,7 @@ def emit_unary(op, out):
             vec = "tl_vfrexp_f32" if op.kernel == "frexp" and t == "float32" else "TL_NO_VEC1_2"
             out.append(f"TL_LOOP1_2({name}, {STORAGE[t]}, {STORAGE[o1]}, {STORAGE[o2]}, {ct2}, "
                        f"{lo}, {store(o1)}, {store(o2)}, {fn}, {vec})")
+        wrap_single_version(op, t, out, start)
         types = [LOOP_TYPES.index(x) for x in sig] + [-1] * (4 - len(sig))
         rows.append(f'    {{"{op.name}", {{{", ".join(map(str, types))}}}, {name}, NULL, NULL}},')
     return rows
@@ -436,10 +516,14 @@ PART_PREAMBLE = ["TL_PAIRWISE(f32, float, float, TL_LD_id)",
 def op_units():
     """One unit per op: its loops of every dtype."""
     units = []
+    unit_of = {}
     for op in OPS:
         # (measured with gcc 12: a line of these ~0.2 s, of the fused loops ~0.02 s)
-        unit = new_unit(weight=10)
-        units.append(unit)
+        unit = unit_of.get(NAN_FREE_TWIN.get(op.name))
+        if unit is None:
+            unit = new_unit(weight=10)
+            units.append(unit)
+        unit_of[op.name] = unit
         out, table, mixed = unit["lines"], unit["loop"], unit["mixed"]
         for t in op.loop_types():
             if blocked_ok(op, t):
@@ -465,6 +549,11 @@ def op_units():
             table.extend(emit_unary(op, out))
             continue
         for t in op.loop_types():
+            twin = twin_loop(op, t)
+            if twin:
+                table.append(twin_row(op, t, twin, out))
+                continue
+            start = len(out)
             sig = op.loop_signature(t)
             name = f"tl_loop_{op.name}_{SUFFIX[t]}"
             S = STORAGE[t]
@@ -579,10 +668,7 @@ def op_units():
             iv = identity_values(op, t)
             if iv is not None:
                 init = name + "_initial"
-                out.append(f"static int {init}(PyArrayMethod_Context *ctx, npy_bool empty, "
-                           f"char *initial)\n{{\n    {S} v = {iv[0]}, ve = {iv[1]};\n"
-                           f"    (void)ctx;\n    memcpy(initial, empty ? &ve : &v, sizeof({S}));"
-                           f"\n    return 1;\n}}")
+                out.append(initial_fn(init, t, iv))
             types = [LOOP_TYPES.index(x) for x in sig] + [-1] * (4 - len(sig))
             if t in HALF and op.name in BITS16:
                 name = f"tl_bits16_{op.name}_{SUFFIX[t]}"
@@ -596,6 +682,7 @@ def op_units():
                            f"tl_blocked_{op.name}_{SUFFIX[t]})")
             elif t in HALF and blocked_ok(op, t):
                 name = f"tl_blocked_{op.name}_{SUFFIX[t]}"
+            wrap_single_version(op, t, out, start)
             table.append(f'    {{"{op.name}", {{{", ".join(map(str, types))}}}, {name}, '
                          f"{indexed}, (void *){init}}},")
     return units

@@ -49,10 +49,13 @@ TL_SHARED(int tl_domain_nan_cpu, = 0);
  * "avx2" clone. The build is ISO C (c_std=c11: -ffp-contract=off), so no multiply-add is
  * contracted where the clone has FMA, and every clone computes the same bits. */
 #if defined(TL_X86_DISPATCH_CLONES)
-#define TL_LOOP_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define TL_CLONES_ALL __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
-#define TL_LOOP_CLONES
+#define TL_CLONES_ALL
 #endif
+/* The loop macros expand TL_LOOP_CLONES where they are used: gen_loops.py defines it empty around
+ * the loops no clone speeds up (single_version), which spares compiling them three times. */
+#define TL_LOOP_CLONES TL_CLONES_ALL
 
 #define TL_LD_id(x) (x)
 #define TL_ST_id(x, e) (x)
@@ -2873,6 +2876,10 @@ static int NAME(TL_LOOP_ARGS)                                                   
     return tl_finish(fpe);
 #define TL_LOOP1(NAME, SI, SO, LD, ST, FN)                                                       \
 TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS) { TL_LOOP1_BODY(SI, SO, LD, ST, FN) }
+/* ... in one baseline version: every element a libm call, where the clones' code had no
+ * instruction beyond SSE2's but their VEX forms */
+#define TL_LOOP1_SCALAR(NAME, SI, SO, LD, ST, FN)                                                \
+static int NAME(TL_LOOP_ARGS) { TL_LOOP1_BODY(SI, SO, LD, ST, FN) }
 
 /* S -> S through a block function VFN(const S *in, S *out, n) when input and output are
  * contiguous (SIMD kernels chosen at run time), element by element with FN otherwise. VFN raises
@@ -4923,9 +4930,11 @@ static int NAME(TL_LOOP_ARGS)                                                   
 }
 
 /* float16/bfloat16 (K: f16, bf16) transcendentals: the table (above) once the op has run long
- * enough, TL_VM16_CALL before, the element loop otherwise */
+ * enough, TL_VM16_CALL before, the element loop otherwise (cloned for float16: F16C converts) */
+#define TL_LOOP1_LIBM_f16 TL_LOOP1
+#define TL_LOOP1_LIBM_bf16 TL_LOOP1_SCALAR
 #define TL_LOOP1_VEC16(NAME, K, OP, FN)                                                          \
-TL_LOOP1(NAME##_scalar, uint16_t, uint16_t, TL_LD_##K, TL_ST_##K, FN)                            \
+TL_LOOP1_LIBM_##K(NAME##_scalar, uint16_t, uint16_t, TL_LD_##K, TL_ST_##K, FN)                   \
 static tl_lazy_table NAME##_tab;                                                                 \
 __attribute__((noinline)) static uint16_t NAME##_one(uint16_t x, unsigned *e)                    \
 { return TL_ST_##K(FN(TL_LD_##K(x), e), e); }                                                    \
@@ -5009,7 +5018,7 @@ static inline void tl_np_run(tl_np_loop_t f, void *fd, int nin, char *a, char *b
     }
 
 #define TL_LOOP1_VEC(NAME, F, S, OP, FN)                                                         \
-TL_LOOP1(NAME##_scalar, F, F, TL_LD_id, TL_ST_id, FN)                                            \
+TL_LOOP1_SCALAR(NAME##_scalar, F, F, TL_LD_id, TL_ST_id, FN)                                     \
 static int NAME(TL_LOOP_ARGS)                                                                    \
 {                                                                                                \
     npy_intp n = dims[0];                                                                        \
