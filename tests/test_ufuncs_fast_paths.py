@@ -191,6 +191,48 @@ def test_minmax_reductions_every_path(dt, simd):
 
 
 @pytest.mark.parametrize("simd", [False, True, "avx2"])
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_minmax_binary_every_layout(dt, simd):
+    """maximum/minimum/fmax/fmin of two arrays (the AVX2 kernel: max/min instruction and blend,
+    two vectors a step, element tail): the element functions' choice, bit for bit, with NaN
+    payloads of either sign and zeros of either sign, for every length and offset, an operand
+    broadcast, and the output in place of either operand."""
+    _ufuncs.set_simd(simd)
+    try:
+        rng = np.random.default_rng(11)
+        dt = np.dtype(dt)
+        u = np.uint32 if dt.itemsize == 4 else np.uint64
+        nans = np.array([0x7fc12345, 0xffc00001] if dt.itemsize == 4
+                        else [0x7ff8000000012345, 0xfff8000000000001], u).view(dt)
+        pool = np.concatenate([np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, 2.5], dt), nans])
+        spec = {"maximum": lambda a, b: np.where((a > b) | (a != a), a, b),
+                "minimum": lambda a, b: np.where((a < b) | (a != a), a, b),
+                "fmax": lambda a, b: np.where((a > b) | (b != b), a, b),
+                "fmin": lambda a, b: np.where((a < b) | (b != b), a, b)}
+        for n in range(1, 70):
+            off = int(rng.integers(0, 8))
+            a = np.empty(n + 8, dt)[off:off + n]
+            b = np.empty(n + 8, dt)[8 - off:8 - off + n]
+            a[...], b[...] = rng.choice(pool, n), rng.choice(pool, n)
+            for op, f in spec.items():
+                ufunc = getattr(tl, op)
+                with np.errstate(all="ignore"):
+                    cases = [(ufunc(a, b), f(a, b)), (ufunc(a[0], b), f(np.full(n, a[0]), b)),
+                             (ufunc(a, b[0]), f(a, np.full(n, b[0])))]
+                    x = a.copy()
+                    ufunc(x, b, out=x)
+                    y = b.copy()
+                    ufunc(a, y, out=y)
+                    cases += [(x, f(a, b)), (y, f(a, b))]
+                    if op in ("maximum", "minimum"):
+                        cases.append((ufunc(a, b), getattr(np, op)(a, b)))
+                for k, (got, want) in enumerate(cases):
+                    assert np.asarray(got, dt).tobytes() == np.asarray(want, dt).tobytes(), (op, n, k)
+    finally:
+        _ufuncs.set_simd(None)
+
+
+@pytest.mark.parametrize("simd", [False, True, "avx2"])
 def test_integer_and_bool_reductions_every_path(simd):
     """Integer max/min (lanes in any order: exact) and bool reductions (early exits) against
     NumPy: every integer type, offsets and lengths, bool bytes other than 0/1."""

@@ -646,7 +646,10 @@ def op_units():
                 elif op.name in BOOL_RED and t == "bool":
                     out.append(f"TL_LOOP2_REDFN({name}, {S}, {lo}, {fn}, "
                                f"tl_red_{BOOL_RED[op.name]}_b)")
-                elif op.name in MINMAX_RED and (kind(t) in "iu" or t in ("float32", "float64")):
+                elif op.name in MINMAX_RED and t in ("float32", "float64"):
+                    out.append(f"TL_LOOP2_REDFN_VMM({name}, {S}, TL_LD_id, {fn}, "
+                               f"tl_red_{op.name}_{SUFFIX[t]}, tl_vmm_{op.name}_{SUFFIX[t]})")
+                elif op.name in MINMAX_RED and kind(t) in "iu":
                     out.append(f"TL_LOOP2_REDFN({name}, {S}, TL_LD_id, {fn}, "
                                f"tl_red_{op.name}_{SUFFIX[t]})")
                 elif op.name == "divide" and t in ("complex64", "complex128"):

@@ -1918,15 +1918,74 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
 TL_ICMP64_BOTH(less) TL_ICMP64_BOTH(less_equal) TL_ICMP64_BOTH(greater)
 TL_ICMP64_BOTH(greater_equal) TL_ICMP64_BOTH(equal) TL_ICMP64_BOTH(not_equal)
 
-/* same-type loop whose contiguous reductions go through REDFN(acc, p, n) */
+/* same-type loop whose contiguous reductions go through REDFN(acc, p, n) (integers and bool:
+ * their strided element loop selects by cmov, so no blocks) */
 #define TL_LOOP2_REDFN(NAME, S, LD, FN, REDFN)                                                   \
 TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
 {                                                                                                \
-    if ((S)0.5 != 0) { TL_BY_BLOCKS(NAME, S, S, S) }   /* floats: ints select by cmov anyway */  \
     if (data[0] == data[2] && st[0] == 0 && st[2] == 0 && st[1] == (npy_intp)sizeof(S)) {         \
         *(S *)data[0] = REDFN(*(const S *)data[0], (const S *)data[1], dims[0]);                 \
         return 0;                                                                                \
     }                                                                                            \
+    { TL_LOOP2_RED_BODY(S, LD, TL_ST_id, FN) }                                                   \
+}
+
+/* float32/float64 maximum/minimum/fmax/fmin of contiguous or broadcast operands into a contiguous
+ * output on AVX2, in NumPy's form: the max/min instruction (which gives b on ties and when either
+ * is NaN) and a blend keeping a where a NaN must win (maximum/minimum: a NaN a; fmax/fmin: a NaN
+ * b), two vectors a step: the element functions' bits. gcc's loop of the element function (two
+ * compares, an OR and a blend a vector) took 1.2-2.5x the time in L1 (maximum.reduce along axis
+ * 0 of (50, 2000) float32, in-place calls on rows: 1.4x NumPy's time). KEEP(a, b): the lanes
+ * that keep a. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TL_VMM_KEEP_NAN_A(P, a, b) _mm256_cmp_##P(a, a, _CMP_UNORD_Q)
+#define TL_VMM_KEEP_NAN_B(P, a, b) _mm256_cmp_##P(b, b, _CMP_UNORD_Q)
+#define TL_VMM_AVX2(OPN, SFX, F, P, W, DIR, KEEP, FN)                                            \
+__attribute__((target("avx2"))) static void                                                      \
+tl_vmm_##OPN##_##SFX(const F *a, int ca, const F *b, int cb, F *o, npy_intp n)                   \
+{                                                                                                \
+    const tl_v256##P sa = _mm256_set1_##P(a[0]), sb = _mm256_set1_##P(b[0]);                    \
+    npy_intp i = 0;                                                                              \
+    for (; i + 2 * W <= n; i += 2 * W) {                                                         \
+        tl_v256##P a0 = ca ? _mm256_loadu_##P(a + i) : sa, a1 = ca ? _mm256_loadu_##P(a + i + W) : sa; \
+        tl_v256##P b0 = cb ? _mm256_loadu_##P(b + i) : sb, b1 = cb ? _mm256_loadu_##P(b + i + W) : sb; \
+        tl_v256##P m0 = _mm256_##DIR##_##P(a0, b0), m1 = _mm256_##DIR##_##P(a1, b1);             \
+        _mm256_storeu_##P(o + i, _mm256_blendv_##P(m0, a0, KEEP(P, a0, b0)));                    \
+        _mm256_storeu_##P(o + i + W, _mm256_blendv_##P(m1, a1, KEEP(P, a1, b1)));                \
+    }                                                                                            \
+    for (; i < n; i++) o[i] = FN(a[ca ? i : 0], b[cb ? i : 0], NULL);                            \
+}
+#define TL_VMM_AVX2_4(SFX, F, P, W)                                                              \
+    TL_VMM_AVX2(maximum, SFX, F, P, W, max, TL_VMM_KEEP_NAN_A, tl_maximum_##SFX)                 \
+    TL_VMM_AVX2(minimum, SFX, F, P, W, min, TL_VMM_KEEP_NAN_A, tl_minimum_##SFX)                 \
+    TL_VMM_AVX2(fmax, SFX, F, P, W, max, TL_VMM_KEEP_NAN_B, tl_fmax_##SFX)                       \
+    TL_VMM_AVX2(fmin, SFX, F, P, W, min, TL_VMM_KEEP_NAN_B, tl_fmin_##SFX)
+TL_VMM_AVX2_4(f32, float, ps, 8)
+TL_VMM_AVX2_4(f64, double, pd, 4)
+/* the kernel where the CPU has AVX2 and the operands are contiguous or broadcast, the output
+ * contiguous and aliasing no input but exactly */
+#define TL_VMM_CALL(S, VFN)                                                                      \
+    if (tl_host_avx2 && st[2] == (npy_intp)sizeof(S) && (st[0] == (npy_intp)sizeof(S) || st[0] == 0) \
+            && (st[1] == (npy_intp)sizeof(S) || st[1] == 0) && (st[0] | st[1]) != 0            \
+            && !tl_feedback(data[0], st[0], data[2], st[2], dims[0])                             \
+            && !tl_feedback(data[1], st[1], data[2], st[2], dims[0])) {                          \
+        (void)ctx; (void)aux;                                                                    \
+        VFN((const S *)data[0], st[0] != 0, (const S *)data[1], st[1] != 0, (S *)data[2], dims[0]); \
+        return 0;                                                                                \
+    }
+#else
+#define TL_VMM_CALL(S, VFN)
+#endif
+/* ... with that kernel */
+#define TL_LOOP2_REDFN_VMM(NAME, S, LD, FN, REDFN, VFN)                                          \
+TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
+{                                                                                                \
+    TL_BY_BLOCKS(NAME, S, S, S)                                                                  \
+    if (data[0] == data[2] && st[0] == 0 && st[2] == 0 && st[1] == (npy_intp)sizeof(S)) {         \
+        *(S *)data[0] = REDFN(*(const S *)data[0], (const S *)data[1], dims[0]);                 \
+        return 0;                                                                                \
+    }                                                                                            \
+    TL_VMM_CALL(S, VFN)                                                                          \
     { TL_LOOP2_RED_BODY(S, LD, TL_ST_id, FN) }                                                   \
 }
 
