@@ -112,15 +112,17 @@ def test_comparison_blocks_every_tail(dt, simd):
 
 @pytest.mark.parametrize("simd", [False, True, "avx2"])
 def test_pairwise_sum_every_path_is_numpys(simd):
-    """add.reduce's pairwise summation (AVX-512, AVX2 and portable variants, chosen at run time)
-    gives NumPy's bits: every length around the 8-wide and 128-element blocks, strides, axes,
+    """add.reduce's pairwise summation (AVX-512, AVX2 and portable variants, chosen at run time;
+    real and complex) gives NumPy's bits: every length around the 8-wide and 128-element blocks, strides, axes,
     NaN/inf/-0.0, values spanning magnitudes (the order of the additions shows)."""
     _ufuncs.set_simd(simd)
     try:
         rng = np.random.default_rng(11)
-        for dt in (np.float16, np.float32, np.float64):
+        for dt in (np.float16, np.float32, np.float64, np.complex64, np.complex128):
             for n in list(range(0, 270)) + [1000, 1023, 1025, 4097, 65537, 100003]:
                 a = (rng.standard_normal(n) * 10.0 ** rng.uniform(-4, 4, n)).astype(dt)
+                if a.dtype.kind == "c":
+                    a += 1j * rng.standard_normal(n) * 10.0 ** rng.uniform(-4, 4, n)
                 if n > 20:
                     a[[3, n // 2]] = [-0.0, np.inf if n % 7 == 0 else np.nan if n % 11 == 0 else 1]
                 for x in (a, a[::2], a[::-3]):
