@@ -967,7 +967,7 @@ __attribute__((target("avx2"))) static T tl_red_##OPN##_##SFX##_avx2(T acc, cons
     for (k = 0; k < 4; k++) acc = m[k] CMP acc ? m[k] : acc;                                     \
     return acc;                                                                                  \
 }                                                                                                \
-static T tl_red_##OPN##_##SFX(T acc, const T *p, npy_intp n)                                     \
+__attribute__((always_inline)) static inline T tl_red_##OPN##_##SFX(T acc, const T *p, npy_intp n) \
 {                                                                                                \
     if (tl_host_avx512) return tl_red_##OPN##_##SFX##_avx512(acc, p, n);                         \
     if (tl_host_avx2) return tl_red_##OPN##_##SFX##_avx2(acc, p, n);                             \
@@ -1603,15 +1603,20 @@ static inline int tl_vfmod_ok(float x, float y)
  * order (NumPy's npy_divmodf), floor as truncation less (t > div) (exact: |div| <= 2^24 + 1), a / b
  * only in the lanes whose quotient is 0 (its flags are theirs). Its branches as masks: gcc kept
  * "c ? m + b : m" (and ?: near a conversion, which "could trap") a branch: a scalar loop */
-static inline float tl_vdivmod_f32(float a, float b, float *mod)
+/* (NEED_DIV 0: the remainder only. Its flags must not depend on gcc deleting the unused quotient:
+ * a / b of a pair like (1e-40, 3.5) raised underflow in remainder once an unrelated change moved
+ * gcc's inlining.) */
+__attribute__((always_inline)) static inline float
+tl_vdivmod_f32_sel(float a, float b, float *mod, const int NEED_DIV)
 {
-    float m = TL_VFMOD_ONE(a, b), div = (a - m) / b, t, fl, q0;
+    float m = TL_VFMOD_ONE(a, b), div, t, fl, q0;
     uint32_t mb = tl_f32_bits(m), bb = tl_f32_bits(b), mnz, dnz, fix;
     mnz = 0u - (uint32_t)((mb & 0x7fffffffu) != 0);
     fix = mnz & (0u - ((bb ^ mb) >> 31));           /* (b < 0) != (m < 0); no NaN here */
-    m = m + tl_bits_f32(bb & fix);                  /* b or +0 (m + 0 is m: m != 0 then) */
-    div = div - tl_bits_f32(0x3f800000u & fix);     /* 1 or +0 */
-    *mod = tl_bits_f32((tl_f32_bits(m) & mnz) | (bb & 0x80000000u & ~mnz));
+    *mod = tl_bits_f32((tl_f32_bits(m + tl_bits_f32(bb & fix)) & mnz)   /* b or +0 (m + 0 is m) */
+                       | (bb & 0x80000000u & ~mnz));
+    if (!NEED_DIV) return 0.0f;
+    div = (a - m) / b - tl_bits_f32(0x3f800000u & fix);     /* less 1 or +0 */
     dnz = 0u - (uint32_t)((tl_f32_bits(div) & 0x7fffffffu) != 0);
     t = (float)(int32_t)div;
     fl = t - tl_bits_f32(0x3f800000u & (0u - (uint32_t)__builtin_isgreater(t, div)));
@@ -1620,7 +1625,9 @@ static inline float tl_vdivmod_f32(float a, float b, float *mod)
     return tl_bits_f32((tl_f32_bits(fl) & dnz) | (tl_f32_bits(q0) & 0x80000000u & ~dnz));
 }
 static inline float tl_vfl_fmod(float a, float b) { return TL_VFMOD_ONE(a, b); }
-static inline float tl_vfl_remainder(float a, float b) { float m; tl_vdivmod_f32(a, b, &m); return m; }
+static inline float tl_vdivmod_f32(float a, float b, float *mod)
+{ return tl_vdivmod_f32_sel(a, b, mod, 1); }
+static inline float tl_vfl_remainder(float a, float b) { float m; tl_vdivmod_f32_sel(a, b, &m, 0); return m; }
 static inline float tl_vfl_floor_divide(float a, float b) { float m; return tl_vdivmod_f32(a, b, &m); }
 /* n pairs (X, Y: the operands at index k) in blocks of 256: FAST(k, x, y, VF) on every pair of a
  * block whose pairs tl_vfmod_ok all passes (a loop gcc vectorizes), else pair by pair, SLOW(k, x,
