@@ -37,10 +37,10 @@ IDIV_TYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "u
 # reductions of these run tl_red_<op>_<type> (SIMD, the element loop's exact result)
 MINMAX_RED = ("maximum", "minimum", "fmax", "fmin")
 # bool reductions: each op's reduction of bool is one of these (tl_red_logical_<x>_b)
-BOOL_RED = {"logical_or": "logical_or", "maximum": "logical_or", "fmax": "logical_or",
-            "bitwise_or": "logical_or", "logical_and": "logical_and", "minimum": "logical_and",
-            "fmin": "logical_and", "bitwise_and": "logical_and", "logical_xor": "logical_xor",
-            "bitwise_xor": "logical_xor"}
+# (bool fmax/fmin run the maximum/minimum loops: twin_loop)
+BOOL_RED = {"logical_or": "logical_or", "maximum": "logical_or", "bitwise_or": "logical_or",
+            "logical_and": "logical_and", "minimum": "logical_and", "bitwise_and": "logical_and",
+            "logical_xor": "logical_xor", "bitwise_xor": "logical_xor"}
 # float16 reductions that NumPy accumulates in float32 (HALF_add/subtract/multiply/divide)
 KEEP_F16 = ("add", "subtract", "multiply", "divide")
 N_ERR_SLOTS = 512

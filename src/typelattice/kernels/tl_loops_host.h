@@ -924,10 +924,10 @@ ATTR static T NAME(T acc, const T *p, npy_intp n)                               
 #define TL_MM_INT(OPN, SFX, T, CMP)                                                              \
     TL_RT_VARIANTS(TL_MM_INT_FN, tl_red_##OPN##_##SFX, T, (T acc, const T *p, npy_intp n),       \
                    (acc, p, n), T, CMP)
-#define TL_MM_INT4(SFX, T) TL_MM_INT(maximum, SFX, T, >) TL_MM_INT(minimum, SFX, T, <)           \
-    TL_MM_INT(fmax, SFX, T, >) TL_MM_INT(fmin, SFX, T, <)
-TL_MM_INT4(u8, uint8_t) TL_MM_INT4(u16, uint16_t) TL_MM_INT4(u32, uint32_t)
-TL_MM_INT4(i8, int8_t) TL_MM_INT4(i16, int16_t) TL_MM_INT4(i32, int32_t)
+/* (integer fmax/fmin run the maximum/minimum loops: gen_loops.py's twin_loop) */
+#define TL_MM_INT2(SFX, T) TL_MM_INT(maximum, SFX, T, >) TL_MM_INT(minimum, SFX, T, <)
+TL_MM_INT2(u8, uint8_t) TL_MM_INT2(u16, uint16_t) TL_MM_INT2(u32, uint32_t)
+TL_MM_INT2(i8, int8_t) TL_MM_INT2(i16, int16_t) TL_MM_INT2(i32, int32_t)
 /* 64-bit lanes on AVX2, which has no vpmax*q: compare and blend, eight vectors of lanes per step,
  * each vector loaded once into a register (the empty asm): gcc's blends of the forms above read
  * every vector from memory a second time (int64 maximum.reduce at 10^5: 1.25x NumPy's time).
@@ -976,10 +976,9 @@ __attribute__((always_inline)) static inline T tl_red_##OPN##_##SFX(T acc, const
 #else
 #define TL_MM_INT64(OPN, SFX, T, CMP, DIR, BIAS) TL_MM_INT(OPN, SFX, T, CMP)
 #endif
-#define TL_MM_INT64_4(SFX, T, BIAS)                                                              \
-    TL_MM_INT64(maximum, SFX, T, >, max, BIAS) TL_MM_INT64(minimum, SFX, T, <, min, BIAS)        \
-    TL_MM_INT64(fmax, SFX, T, >, max, BIAS) TL_MM_INT64(fmin, SFX, T, <, min, BIAS)
-TL_MM_INT64_4(u64, uint64_t, INT64_MIN) TL_MM_INT64_4(i64, int64_t, 0)
+#define TL_MM_INT64_2(SFX, T, BIAS)                                                              \
+    TL_MM_INT64(maximum, SFX, T, >, max, BIAS) TL_MM_INT64(minimum, SFX, T, <, min, BIAS)
+TL_MM_INT64_2(u64, uint64_t, INT64_MIN) TL_MM_INT64_2(i64, int64_t, 0)
 
 /* logical_or/and/xor reductions of bool (nonzero bytes are True): early exit at the first
  * True (or) / False (and), as NumPy's; xor counts the True bytes */
