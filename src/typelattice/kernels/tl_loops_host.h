@@ -815,8 +815,12 @@ TL_MM_PASS_SCALAR(f64, double, min, <)
  * element loop past W elements. A NaN lane in the result sends the caller to the scalar pass, as
  * does n < W. (Four accumulators with UNORD compares on the side ran 1.1-1.35x slower than this:
  * float32 maximum.reduce at 10^5-10^6 1.1-1.17x NumPy's time.) */
-#define TL_MM_N(DIR, P, a, b)                                                                    \
-    _mm256_blendv_##P(a, _mm256_##DIR##_##P(a, b), _mm256_cmp_##P(a, a, _CMP_ORD_Q))
+#define TL_MM_N(DIR, P, a, b) TL_MM_SEL(DIR, P, a, b, TL_MM_KEEP_NAN_A)
+/* the max/min instruction (b on ties and when either is NaN) and a blend keeping a in the lanes
+ * KEEP(P, a, b) */
+#define TL_MM_SEL(DIR, P, a, b, KEEP) _mm256_blendv_##P(_mm256_##DIR##_##P(a, b), a, KEEP(P, a, b))
+#define TL_MM_KEEP_NAN_A(P, a, b) _mm256_cmp_##P(a, a, _CMP_UNORD_Q)
+#define TL_MM_KEEP_NAN_B(P, a, b) _mm256_cmp_##P(b, b, _CMP_UNORD_Q)
 #define TL_MM_PASS_AVX2(SFX, F, DIR, P, W, INF)                                                  \
 __attribute__((target("avx2"))) static tl_mm_pass tl_mm_##DIR##_##SFX##_avx2(const F *p, npy_intp n) \
 {                                                                                                \
@@ -1941,11 +1945,8 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
  * is NaN) and a blend keeping a where a NaN must win (maximum/minimum: a NaN a; fmax/fmin: a NaN
  * b), two vectors a step: the element functions' bits. gcc's loop of the element function (two
  * compares, an OR and a blend a vector) took 1.2-2.5x the time in L1 (maximum.reduce along axis
- * 0 of (50, 2000) float32, in-place calls on rows: 1.4x NumPy's time). KEEP(a, b): the lanes
- * that keep a. */
+ * 0 of (50, 2000) float32, in-place calls on rows: 1.4x NumPy's time). */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define TL_VMM_KEEP_NAN_A(P, a, b) _mm256_cmp_##P(a, a, _CMP_UNORD_Q)
-#define TL_VMM_KEEP_NAN_B(P, a, b) _mm256_cmp_##P(b, b, _CMP_UNORD_Q)
 #define TL_VMM_AVX2(OPN, SFX, F, P, W, DIR, KEEP, FN)                                            \
 __attribute__((target("avx2"))) static void                                                      \
 tl_vmm_##OPN##_##SFX(const F *a, int ca, const F *b, int cb, F *o, npy_intp n)                   \
@@ -1955,26 +1956,22 @@ tl_vmm_##OPN##_##SFX(const F *a, int ca, const F *b, int cb, F *o, npy_intp n)  
     for (; i + 2 * W <= n; i += 2 * W) {                                                         \
         tl_v256##P a0 = ca ? _mm256_loadu_##P(a + i) : sa, a1 = ca ? _mm256_loadu_##P(a + i + W) : sa; \
         tl_v256##P b0 = cb ? _mm256_loadu_##P(b + i) : sb, b1 = cb ? _mm256_loadu_##P(b + i + W) : sb; \
-        tl_v256##P m0 = _mm256_##DIR##_##P(a0, b0), m1 = _mm256_##DIR##_##P(a1, b1);             \
-        _mm256_storeu_##P(o + i, _mm256_blendv_##P(m0, a0, KEEP(P, a0, b0)));                    \
-        _mm256_storeu_##P(o + i + W, _mm256_blendv_##P(m1, a1, KEEP(P, a1, b1)));                \
+        _mm256_storeu_##P(o + i, TL_MM_SEL(DIR, P, a0, b0, KEEP));                                \
+        _mm256_storeu_##P(o + i + W, TL_MM_SEL(DIR, P, a1, b1, KEEP));                            \
     }                                                                                            \
     for (; i < n; i++) o[i] = FN(a[ca ? i : 0], b[cb ? i : 0], NULL);                            \
 }
 #define TL_VMM_AVX2_4(SFX, F, P, W)                                                              \
-    TL_VMM_AVX2(maximum, SFX, F, P, W, max, TL_VMM_KEEP_NAN_A, tl_maximum_##SFX)                 \
-    TL_VMM_AVX2(minimum, SFX, F, P, W, min, TL_VMM_KEEP_NAN_A, tl_minimum_##SFX)                 \
-    TL_VMM_AVX2(fmax, SFX, F, P, W, max, TL_VMM_KEEP_NAN_B, tl_fmax_##SFX)                       \
-    TL_VMM_AVX2(fmin, SFX, F, P, W, min, TL_VMM_KEEP_NAN_B, tl_fmin_##SFX)
+    TL_VMM_AVX2(maximum, SFX, F, P, W, max, TL_MM_KEEP_NAN_A, tl_maximum_##SFX)                 \
+    TL_VMM_AVX2(minimum, SFX, F, P, W, min, TL_MM_KEEP_NAN_A, tl_minimum_##SFX)                 \
+    TL_VMM_AVX2(fmax, SFX, F, P, W, max, TL_MM_KEEP_NAN_B, tl_fmax_##SFX)                       \
+    TL_VMM_AVX2(fmin, SFX, F, P, W, min, TL_MM_KEEP_NAN_B, tl_fmin_##SFX)
 TL_VMM_AVX2_4(f32, float, ps, 8)
 TL_VMM_AVX2_4(f64, double, pd, 4)
 /* the kernel where the CPU has AVX2 and the operands are contiguous or broadcast, the output
  * contiguous and aliasing no input but exactly */
 #define TL_VMM_CALL(S, VFN)                                                                      \
-    if (tl_host_avx2 && st[2] == (npy_intp)sizeof(S) && (st[0] == (npy_intp)sizeof(S) || st[0] == 0) \
-            && (st[1] == (npy_intp)sizeof(S) || st[1] == 0) && (st[0] | st[1]) != 0            \
-            && !tl_feedback(data[0], st[0], data[2], st[2], dims[0])                             \
-            && !tl_feedback(data[1], st[1], data[2], st[2], dims[0])) {                          \
+    if (tl_host_avx2 && TL_CONTIG_OR_BCAST2(S)) {                                                 \
         (void)ctx; (void)aux;                                                                    \
         VFN((const S *)data[0], st[0] != 0, (const S *)data[1], st[1] != 0, (S *)data[2], dims[0]); \
         return 0;                                                                                \
