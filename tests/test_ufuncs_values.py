@@ -37,8 +37,9 @@ def special_values(dt):
             np.inf, -np.inf, np.nan, 1e-7, 2.0**-20, 123.456, -0.75]
     if dt.kind == "c":
         re = np.array(base[:16], np.float64)
-        vals = (re[:, None] + 1j * re[None, ::3]).ravel()
-        return vals.astype(dt)
+        vals = np.empty((re.size, re[::3].size), np.complex128)
+        vals.real, vals.imag = re[:, None], re[None, ::3]   # (re + 1j * inf has a NaN real part)
+        return vals.ravel().astype(dt)
     with np.errstate(all="ignore"):
         return np.array(base, np.float64).astype(dt)
 

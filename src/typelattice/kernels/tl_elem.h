@@ -676,10 +676,16 @@ TL_HD uint16_t tl_spacing_bf16(uint16_t x, unsigned *e)
  * elsewhere (CUDA, C++) */
 #if !defined(__CUDACC__) && !defined(__cplusplus)
 #include <complex.h>
+/* the C complex re + im i (C11's CMPLX): `re + I * im` is not it when im is infinite or NaN,
+ * I * inf having a NaN real part (0 * inf) */
+static inline double _Complex tl_cmplx(double re, double im)
+{ union { double _Complex z; double p[2]; } u; u.p[0] = re; u.p[1] = im; return u.z; }
+static inline float _Complex tl_cmplxf(float re, float im)
+{ union { float _Complex z; float p[2]; } u; u.p[0] = re; u.p[1] = im; return u.z; }
 #define TL_CPOW_GENERAL(S, C, F, M)                                                              \
 TL_HD C tl_cpow_general_##S(C a, C b)                                                            \
 {                                                                                                \
-    F _Complex r = cpow##M(a.re + I * a.im, b.re + I * b.im);                                    \
+    F _Complex r = cpow##M(tl_cmplx##M(a.re, a.im), tl_cmplx##M(b.re, b.im));                    \
     C z; z.re = creal##M(r); z.im = cimag##M(r); return z;                                       \
 }
 #else
@@ -814,7 +820,13 @@ TL_HD C tl_jmax_##S(C a, C b)                                                   
 TL_HD C tl_jlog_##S(C z) { return tl_mk_##S(log##M(hypot##M(z.re, z.im)), atan2##M(z.im, z.re)); } \
 TL_HD C tl_jexp_##S(C z)                                                                         \
 {                                                                                                \
-    F m = exp##M(z.re);                                                                          \
+    F m;                                                                                         \
+    if (isfinite(z.re) && !isfinite(z.im)) {    /* C99's cexp: NaN + NaN i, 'invalid' */         \
+        volatile F inf_ = (F)INFINITY;                                                           \
+        F nan_ = inf_ - inf_;                                                                    \
+        return tl_mk_##S(nan_, nan_);                                                            \
+    }                                                                                            \
+    m = exp##M(z.re);                                                                            \
     return z.im == 0 ? tl_mk_##S(m, z.im) : tl_mk_##S(m * cos##M(z.im), m * sin##M(z.im));       \
 }                                                                                                \
 TL_HD C tl_jsqrt_##S(C z)                                                                        \
@@ -919,7 +931,7 @@ TL_UN_COMPLEX(c128, tl_c128, double, , f64)
 #if !defined(__CUDACC__) && !defined(__cplusplus)
 #define TL_UN_CLIB(S, C, F, M, OP, CFN)                                                          \
 TL_HD C tl_##OP##_##S(C x, unsigned *e)                                                          \
-{ F _Complex r = CFN##M(x.re + I * x.im); (void)e; return tl_mk_##S(creal##M(r), cimag##M(r)); }
+{ F _Complex r = CFN##M(tl_cmplx##M(x.re, x.im)); (void)e; return tl_mk_##S(creal##M(r), cimag##M(r)); }
 #define TL_UN_CLIB_ALL(S, C, F, M, LOGE2, LOG2E, LOG10E)                                         \
 TL_UN_CLIB(S, C, F, M, sqrt, csqrt) TL_UN_CLIB(S, C, F, M, exp, cexp)                            \
 TL_UN_CLIB(S, C, F, M, log, clog)                                                                \
