@@ -955,14 +955,19 @@ __attribute__((target("avx2"))) static T tl_red_##OPN##_##SFX##_avx2(T acc, cons
         for (; i < n; i++) acc = p[i] CMP acc ? p[i] : acc;                                      \
         return acc;                                                                              \
     }                                                                                            \
-    for (k = 0; k < 8; k++) v[k] = _mm256_set1_epi64x((int64_t)acc);                             \
-    for (; i + 32 <= n; i += 32)                                                                 \
-        for (k = 0; k < 8; k++) {                                                                \
-            x = _mm256_loadu_si256((const __m256i *)(p + i + 4 * k));                            \
-            __asm__("" : "+x"(x));                                                               \
-            v[k] = TL_MM64_SEL(DIR, x, v[k], bias);                                              \
-        }                                                                                        \
-    for (k = 1; k < 8; k++) v[0] = TL_MM64_SEL(DIR, v[k], v[0], bias);                           \
+    if (n < 32) {       /* short rows (axis 1 of (20000, 10)): one accumulator, no merging */    \
+        v[0] = _mm256_loadu_si256((const __m256i *)p);                                           \
+        i = 4;                                                                                   \
+    } else {                                                                                     \
+        for (k = 0; k < 8; k++) v[k] = _mm256_set1_epi64x((int64_t)acc);                         \
+        for (; i + 32 <= n; i += 32)                                                             \
+            for (k = 0; k < 8; k++) {                                                            \
+                x = _mm256_loadu_si256((const __m256i *)(p + i + 4 * k));                        \
+                __asm__("" : "+x"(x));                                                           \
+                v[k] = TL_MM64_SEL(DIR, x, v[k], bias);                                          \
+            }                                                                                    \
+        for (k = 1; k < 8; k++) v[0] = TL_MM64_SEL(DIR, v[k], v[0], bias);                       \
+    }                                                                                            \
     for (; i < n; i += 4) {                                                                      \
         x = _mm256_loadu_si256((const __m256i *)(p + (i + 4 <= n ? i : n - 4)));                 \
         v[0] = TL_MM64_SEL(DIR, x, v[0], bias);                                                  \
