@@ -478,3 +478,79 @@ def test_hypothesis_against_numpy(ops, name, use_out, use_where):
         else:
             got = uf(a, b)
     _same(got, ref)
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")   # ulp_diff of NaNs
+@pytest.mark.parametrize("name", ["maximum", "minimum", "fmax", "fmin", "copysign",
+                                  "heaviside"])
+def test_quiet_ops_raise_nothing_where_numpy_checks_the_flags(name):
+    """maximum/minimum/fmax/fmin/copysign/heaviside raise no FP error, as NumPy's: also where a
+    cast in the same call (a mixed 2-D pair, dtype=/out= of another dtype, accumulate, reduceat
+    with out=) makes NumPy check the flags after their loops (max instructions and ordered
+    compares of a NaN set 'invalid'; NumPy's loops clear it)."""
+    uf, npf = getattr(tl, name), getattr(np, name)
+    nan2 = np.array([[np.nan, 1.0], [0.0, np.nan], [2.0, -1.0]])
+    seconds = [np.ones((3, 2), np.float32), np.ones((3, 2), np.complex64),
+               np.array([[1.0], [np.nan], [1e-40]], BF16), np.zeros((3, 2), np.uint8)]
+    pairs = []
+    for first in (nan2, nan2.astype(np.float32), nan2.astype(BF16)):
+        for second in seconds:
+            t = tl.result_type(first, second)
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    want = npf(first.astype(t), second.astype(t))
+            except TypeError:
+                continue                # no complex copysign/heaviside, in NumPy or here
+            with np.errstate(all="raise"):
+                pairs.append((uf(first, second), want, (first.dtype, second.dtype)))
+    x = np.array([1.0, np.nan, 3.0, 0.5, np.nan])
+    if name in ("maximum", "minimum", "fmax", "fmin"):
+        with np.errstate(all="raise"):
+            got = [uf.accumulate(x.reshape(5, 1), axis=0), uf.reduceat(x, [0, 2], out=np.zeros(2)),
+                   uf.reduce(x.astype(np.float32), dtype=np.float64)]
+        want = [npf.accumulate(x.reshape(5, 1), axis=0), npf.reduceat(x, [0, 2]),
+                npf.reduce(x.astype(np.float32), dtype=np.float64)]
+        pairs += [(g, w, "method") for g, w in zip(got, want)]
+    assert len(pairs) >= 9
+    for got, want, label in pairs:
+        assert_same(got, want, name, label)
+
+
+def test_reduce_into_another_dtype_keeps_the_identity():
+    """reduce with dtype=/out= of another dtype runs a mixed loop; it has the op's identity, as
+    the same-dtype loop: empty reductions, where= and hypot's first element as NumPy's."""
+    f32 = np.array([-8.0, 0.5, -0.0], np.float32)
+    w = np.array([True, False, True])
+    cases = [("add", f32[:0], {"dtype": np.float64}), ("multiply", f32[:0], {"dtype": np.float64}),
+             ("add", f32, {"dtype": np.float64, "where": w}),
+             ("multiply", f32, {"out": np.zeros((), np.float64), "where": w}),
+             ("hypot", f32[:1], {"out": np.zeros((), np.float64)}),
+             ("add", f32[2:], {"out": np.zeros((), np.float64)}),
+             ("bitwise_or", np.array([1, 2], np.uint8),
+              {"out": np.zeros((), np.uint16), "where": np.array([True, False])})]
+    for name, x, kw in cases:
+        got = getattr(tl, name).reduce(x, **{k: (v.copy() if k == "out" else v)
+                                             for k, v in kw.items()})
+        want = getattr(np, name).reduce(x, **{k: (v.copy() if k == "out" else v)
+                                              for k, v in kw.items()})
+        _same(got, want)
+        assert np.signbit(got) == np.signbit(want), (name, kw)
+
+
+def test_integer_power_error_writes_what_numpy_writes():
+    """A negative integer exponent raises as NumPy's: the elements before it computed, it and
+    the rest of out= untouched; ufunc.at leaves the array as it was."""
+    for tl_f, np_f in ((tl.power, np.power),):
+        outs = []
+        for f in (tl_f, np_f):
+            o = np.full(4, 7)
+            with pytest.raises(ValueError, match="negative integer powers"):
+                f(np.array([2, 3, 4, 5]), np.array([2, -1, 2, 3]), out=o)
+            outs.append(o)
+        _same(outs[0], outs[1])
+        for f in (tl_f, np_f):
+            x = np.array([5, 6])
+            with pytest.raises(ValueError, match="negative integer powers"):
+                f.at(x, [0], -1)
+            _same(x, np.array([5, 6]))

@@ -165,10 +165,10 @@ cdef extern from *:
 cdef extern from *:
     """
     #include "tl_threads.h"
-    static void *tl_thr_wrap_ptr(void *loop, int nin, int nout)
-    { return (void *)tl_thr_wrap((PyArrayMethod_StridedLoop *)loop, nin, nout); }
+    static void *tl_thr_wrap_ptr(void *loop, int nin, int nout, int quiet)
+    { return (void *)tl_thr_wrap((PyArrayMethod_StridedLoop *)loop, nin, nout, quiet); }
     """
-    void *tl_thr_wrap_ptr(void *loop, int nin, int nout)
+    void *tl_thr_wrap_ptr(void *loop, int nin, int nout, int quiet)
     int tl_thr_set(int n) nogil
     int tl_thr_get()
     void tl_thr_set_min_bytes(npy_intp n)
@@ -309,6 +309,9 @@ for _m in range(TL_N_FUSED):
                   _ops.LOOP_TYPES[tl_fused_table[_m].types[2]])] = <size_t>tl_fused_table[_m].loop
 cdef dict _FUSED = dict(_FUSED_TABLE) if tl_fused_ok() else {}
 cdef dict _MIXED_DONE = {}     # (ufunc, DType classes) -> kind of loop ("fused", ...) once registered
+# (op name, type) -> the get_reduction_initial of op's same-dtype loop of that type: a mixed loop
+# with that output type (reduce with dtype=/out= of another dtype runs it) gets it too
+cdef dict _INITIAL_OF = {}
 
 # ml_dtypes' small floats: loops computing in float32 through ml_dtypes' own casts
 cdef dict _EXT_LOOPS = {tl_ext_table[_m].op.decode(): <size_t>tl_ext_table[_m].loop
@@ -560,8 +563,9 @@ cdef object _weak_loop(uf, op, CompiledRules r, names, res, int side, scalar_cla
     classes += outs
     key = (uf, classes)
     if key not in _MIXED_DONE:
-        wrapped = tl_weak_wrap_ptr(tl_thr_wrap_ptr(<void *><size_t>loop[0], 2, op.nout), side,
-                                   _WEAK_TO[t], 2 + op.nout)
+        wrapped = tl_weak_wrap_ptr(tl_thr_wrap_ptr(<void *><size_t>loop[0], 2, op.nout,
+                                                   _clears_fpe(op, (t_class, t_class) + outs)),
+                                   side, _WEAK_TO[t], 2 + op.nout)
         if wrapped == NULL:                 # not a target type, or no thunk left
             return None
         _add_spec(uf, op, classes, wrapped, NULL, NULL, NULL, b"tl_weak", threaded=True,
@@ -589,7 +593,8 @@ cdef object _mixed_loop(uf, op, CompiledRules r, names, res):
         classes = (_dtype_class(r, a), _dtype_class(r, b), _dtype_class(r, res[2]))
         key = (uf, classes)
         if key not in _MIXED_DONE:
-            _add_spec(uf, op, classes, <void *><size_t>fused, NULL, NULL, NULL, b"tl_fused")
+            _add_spec(uf, op, classes, <void *><size_t>fused, NULL,
+                      <void *><size_t>_INITIAL_OF.get((op.name, res[2]), 0), NULL, b"tl_fused")
             _MIXED_DONE[key] = "fused"
         return classes
     loops = _MIXED.get(op.name)
@@ -608,7 +613,8 @@ cdef object _mixed_loop(uf, op, CompiledRules r, names, res):
     classes = (_dtype_class(r, ins[0]), _dtype_class(r, ins[1]), _dtype_class(r, res[2]))
     key = (uf, classes)
     if key not in _MIXED_DONE:
-        _add_spec(uf, op, classes, <void *><size_t>loops[t], NULL, NULL, NULL, b"tl_blocked")
+        _add_spec(uf, op, classes, <void *><size_t>loops[t], NULL,
+                  <void *><size_t>_INITIAL_OF.get((op.name, res[2]), 0), NULL, b"tl_blocked")
         _MIXED_DONE[key] = "blocked"
     return classes
 
@@ -950,6 +956,13 @@ tl_weak_fpe_cb = <tl_weak_fpe_cb_t>_weak_fpe
 cdef dict _LOOP_OF = {}
 
 
+cdef bint _clears_fpe(op, fp_classes):
+    """Does the loop of op for these classes clear the FP flags after it (tl_thr_wrap's quiet)?
+    The quiet ops computing in floats: declared free of FP errors, they compare NaNs with ordered
+    compares and max instructions (bool results use quiet integer keys instead)."""
+    return op.quiet and op.out != "bool" and not all(c in _INT_CLASSES for c in fp_classes)
+
+
 cdef int _add_spec(uf, op, classes, void *loop, void *indexed, void *initial, void *resolve,
                    bytes name, bint threaded=False, fp_classes=None) except -1:
     """Register a loop for DType ``classes``. threaded: ``loop`` is already wrapped by
@@ -961,10 +974,13 @@ cdef int _add_spec(uf, op, classes, void *loop, void *indexed, void *initial, vo
     cdef int k, ns = 0
     for k in range(op.nin + op.nout):
         dtypes[k] = <PyArray_DTypeMeta *><PyObject *>classes[k]
+    if fp_classes is None:
+        fp_classes = classes
     memset(slots, 0, sizeof(slots))
     slots[ns].slot = NPY_METH_strided_loop
     # splits large calls (threads)
-    slots[ns].pfunc = loop if threaded else tl_thr_wrap_ptr(loop, op.nin, op.nout)
+    slots[ns].pfunc = loop if threaded else tl_thr_wrap_ptr(loop, op.nin, op.nout,
+                                                            _clears_fpe(op, fp_classes))
     ns += 1
     if indexed != NULL:
         slots[ns].slot = NPY_METH_contiguous_indexed_loop
@@ -984,8 +1000,6 @@ cdef int _add_spec(uf, op, classes, void *loop, void *indexed, void *initial, vo
     spec.nout = op.nout
     spec.casting = NPY_NO_CASTING
     spec.flags = NPY_METH_IS_REORDERABLE if op.reorderable else 0
-    if fp_classes is None:
-        fp_classes = classes
     quiet = op.quiet and not (op.out == "bool" and op.name not in ("equal", "not_equal")
                               and fp_classes[0] in _COMPLEX_CLASSES)   # NumPy warns there
     if quiet or op.name not in _RAISES_FPE and all(c in _INT_CLASSES for c in fp_classes):
@@ -1176,6 +1190,8 @@ cdef object _make_ufunc(op, CompiledRules r, set types):
             continue
         classes = [_LOOP_DTYPES[e.types[k]] for k in range(nargs)]
         _add_spec(uf, op, classes, e.loop, e.indexed, e.initial, NULL, name)
+        if e.initial != NULL and op.nin == 2 and e.types[1] == e.types[0] == e.types[2]:
+            _INITIAL_OF[(op.name, compute)] = <size_t>e.initial
         if op.nin == 2 and e.types[1] == e.types[0]:
             same[compute] = (<size_t>e.loop, tuple(_ops.LOOP_TYPES[e.types[k]]
                                                    for k in range(2, nargs)))

@@ -1693,6 +1693,14 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
         }                                                                                        \
         return 0;                                                                                \
     }                                                                                            \
+    if ((S)-1 < (S)0) {   /* as NumPy: the elements before a negative exponent, then the error */ \
+        npy_intp j;                                                                              \
+        for (j = 0; j < dims[0]; j++)                                                            \
+            if (*(const S *)(data[1] + j * st[1]) < 0) {                                         \
+                if (j > 0 && NAME(ctx, data, &j, st, aux) < 0) return -1;                        \
+                return tl_finish(TL_ERR_NEGPOW);                                                 \
+            }                                                                                    \
+    }                                                                                            \
     { TL_LOOP2_RED_BODY(S, TL_LD_id, TL_ST_id, FN) }                                             \
 }
 
@@ -2129,7 +2137,11 @@ static int NAME(TL_LOOP_ARGS)                                                   
         S *p;                                                                                    \
         if (indx < 0) indx += shape;                                                             \
         p = (S *)(ip1 + is1 * indx);                                                             \
-        *p = ST(FN(LD(*p), LD(*(const S *)value), &fpe), &fpe);                                  \
+        {                                                                                        \
+            S r_ = ST(FN(LD(*p), LD(*(const S *)value), &fpe), &fpe);                            \
+            if (fpe & TL_ERR_NEGPOW) break;     /* as NumPy: that element is left unwritten */   \
+            *p = r_;                                                                             \
+        }                                                                                        \
     }                                                                                            \
     return tl_finish(fpe);                                                                       \
 }

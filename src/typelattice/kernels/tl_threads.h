@@ -16,8 +16,13 @@
 #include "numpy/dtype_api.h"
 
 /* the thunk to register instead of `loop` (the same thunk for the same loop); `loop` itself when
- * the thunks are used up (that loop then always runs single-threaded) */
-PyArrayMethod_StridedLoop *tl_thr_wrap(PyArrayMethod_StridedLoop *loop, int nin, int nout);
+ * the thunks are used up (that loop then always runs single-threaded). quiet: a loop registered
+ * with NPY_METH_NO_FLOATINGPOINT_ERRORS that computes in floats (maximum, copysign...): its thunk
+ * clears the FP flags after it, as NumPy's own such loops do (max instructions and ordered
+ * compares of a NaN raise 'invalid', which NumPy would report where a cast in the same call makes
+ * it check the flags). */
+PyArrayMethod_StridedLoop *tl_thr_wrap(PyArrayMethod_StridedLoop *loop, int nin, int nout,
+                                       int quiet);
 /* total threads (1: off); tl_thr_set returns -1 if n is out of range. Blocks until a running
  * threaded call ends: call it without the GIL. */
 int tl_thr_set(int n);
