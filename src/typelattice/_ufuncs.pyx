@@ -312,6 +312,7 @@ cdef dict _MIXED_DONE = {}     # (ufunc, DType classes) -> kind of loop ("fused"
 # (op name, type) -> the get_reduction_initial of op's same-dtype loop of that type: a mixed loop
 # with that output type (reduce with dtype=/out= of another dtype runs it) gets it too
 cdef dict _INITIAL_OF = {}
+cdef tuple _F32_F64_CLASSES = (type(np.dtype(np.float32)), type(np.dtype(np.float64)))
 
 # ml_dtypes' small floats: loops computing in float32 through ml_dtypes' own casts
 cdef dict _EXT_LOOPS = {tl_ext_table[_m].op.decode(): <size_t>tl_ext_table[_m].loop
@@ -564,7 +565,8 @@ cdef object _weak_loop(uf, op, CompiledRules r, names, res, int side, scalar_cla
     key = (uf, classes)
     if key not in _MIXED_DONE:
         wrapped = tl_weak_wrap_ptr(tl_thr_wrap_ptr(<void *><size_t>loop[0], 2, op.nout,
-                                                   _clears_fpe(op, (t_class, t_class) + outs)),
+                                                   _clears_fpe(op, classes,
+                                                               (t_class, t_class) + outs)),
                                    side, _WEAK_TO[t], 2 + op.nout)
         if wrapped == NULL:                 # not a target type, or no thunk left
             return None
@@ -956,11 +958,18 @@ tl_weak_fpe_cb = <tl_weak_fpe_cb_t>_weak_fpe
 cdef dict _LOOP_OF = {}
 
 
-cdef bint _clears_fpe(op, fp_classes):
-    """Does the loop of op for these classes clear the FP flags after it (tl_thr_wrap's quiet)?
-    The quiet ops computing in floats: declared free of FP errors, they compare NaNs with ordered
-    compares and max instructions (bool results use quiet integer keys instead)."""
-    return op.quiet and op.out != "bool" and not all(c in _INT_CLASSES for c in fp_classes)
+cdef int _clears_fpe(op, classes, fp_classes):
+    """tl_thr_wrap's quiet for the loop of op for these classes: the quiet ops computing in floats
+    (declared free of FP errors, they compare NaNs with ordered compares and max instructions;
+    bool results use quiet integer keys instead) clear the FP flags after them: 1 but in a
+    reduction's calls, for the float32/float64 max/min loops (whose reduction clears them itself
+    where it met a NaN: tl_red_* of TL_MM_RED), 2 always for the others; 0: other loops."""
+    if not op.quiet or op.out == "bool" or all(c in _INT_CLASSES for c in fp_classes):
+        return 0
+    if (op.name in ("maximum", "minimum", "fmax", "fmin") and classes[0] in _F32_F64_CLASSES
+            and all(c is classes[0] for c in classes)):
+        return 1
+    return 2
 
 
 cdef int _add_spec(uf, op, classes, void *loop, void *indexed, void *initial, void *resolve,
@@ -980,7 +989,7 @@ cdef int _add_spec(uf, op, classes, void *loop, void *indexed, void *initial, vo
     slots[ns].slot = NPY_METH_strided_loop
     # splits large calls (threads)
     slots[ns].pfunc = loop if threaded else tl_thr_wrap_ptr(loop, op.nin, op.nout,
-                                                            _clears_fpe(op, fp_classes))
+                                                            _clears_fpe(op, classes, fp_classes))
     ns += 1
     if indexed != NULL:
         slots[ns].slot = NPY_METH_contiguous_indexed_loop

@@ -70,10 +70,10 @@ PyArrayMethod_StridedLoop *tl_thr_wrap(PyArrayMethod_StridedLoop *loop, int nin,
 {
     int k;
     for (k = 0; k < tl_thr_nwrapped; k++)
-        if (tl_thr_real[k] == loop && tl_thr_quiet[k] == !!quiet) return tl_thr_thunks[k];
+        if (tl_thr_real[k] == loop && tl_thr_quiet[k] == quiet) return tl_thr_thunks[k];
     if (tl_thr_nwrapped == TL_THR_NTHUNK || nin + nout > TL_THR_NARGS) return loop;
     tl_thr_real[k] = loop;
-    tl_thr_quiet[k] = (unsigned char)!!quiet;
+    tl_thr_quiet[k] = (unsigned char)quiet;
     tl_thr_nin[k] = (unsigned char)nin;
     tl_thr_nargs[k] = (unsigned char)(nin + nout);
     tl_thr_nwrapped++;
@@ -94,6 +94,10 @@ static int tl_thr_splittable(int k, char *const data[], npy_intp const st[], npy
 }
 
 #define TL_FE_ALL4 (FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID)
+/* a reduction's call (the accumulator, stride 0, is the first input) of a loop that clears the
+ * flags itself there (quiet 1) */
+#define TL_THR_SAME_REDUCE(k, data, st)                                                          \
+    (tl_thr_quiet[k] == 1 && (st)[0] == 0 && (st)[2] == 0 && (data)[0] == (data)[2])
 
 #if defined(_WIN32)
 /* no pthreads: always single-threaded */
@@ -102,7 +106,8 @@ static int tl_thr_dispatch(int k, PyArrayMethod_Context *ctx, char *const data[]
                            npy_intp const dims[], npy_intp const st[], NpyAuxData *aux)
 {
     int r = tl_thr_real[k](ctx, data, dims, st, aux);
-    if (tl_thr_quiet[k] && fetestexcept(TL_FE_ALL4)) feclearexcept(TL_FE_ALL4);
+    if (tl_thr_quiet[k] && !TL_THR_SAME_REDUCE(k, data, st) && fetestexcept(TL_FE_ALL4))
+        feclearexcept(TL_FE_ALL4);
     return r;
 }
 #else
@@ -334,7 +339,8 @@ static int tl_thr_quiet_call(int k, PyArrayMethod_Context *ctx, char *const data
 static int tl_thr_dispatch(int k, PyArrayMethod_Context *ctx, char *const data[],
                            npy_intp const dims[], npy_intp const st[], NpyAuxData *aux)
 {
-    if (tl_thr_quiet[k]) return tl_thr_quiet_call(k, ctx, data, dims, st, aux);
+    if (tl_thr_quiet[k] && !TL_THR_SAME_REDUCE(k, data, st))
+        return tl_thr_quiet_call(k, ctx, data, dims, st, aux);
     if (tl_thr_get() <= 1) return tl_thr_real[k](ctx, data, dims, st, aux);
     return tl_thr_pool_call(k, ctx, data, dims, st, aux);
 }

@@ -20,7 +20,8 @@
  * with NPY_METH_NO_FLOATINGPOINT_ERRORS that computes in floats (maximum, copysign...): its thunk
  * clears the FP flags after it, as NumPy's own such loops do (max instructions and ordered
  * compares of a NaN raise 'invalid', which NumPy would report where a cast in the same call makes
- * it check the flags). */
+ * it check the flags). quiet 1: a loop that clears them itself in a reduction's calls (float
+ * max/min), where the per-row status test cost 20% (axis 1 of (2000, 50)); 2: every call. */
 PyArrayMethod_StridedLoop *tl_thr_wrap(PyArrayMethod_StridedLoop *loop, int nin, int nout,
                                        int quiet);
 /* total threads (1: off); tl_thr_set returns -1 if n is out of range. Blocks until a running
