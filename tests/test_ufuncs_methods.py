@@ -538,6 +538,48 @@ def test_reduce_into_another_dtype_keeps_the_identity():
         assert np.signbit(got) == np.signbit(want), (name, kw)
 
 
+def test_add_reduce_into_a_float_type_sums_pairwise():
+    """add.reduce of an x array into float16/float32/float64 through the mixed (x, t) loop (out=
+    always takes it, dtype= once a mixed call registered it) sums as np.add.reduce(x.astype(t)):
+    NumPy's pairwise summation. The mixed loops summed in order (a float16 sum of bools stopped
+    at 2048, uint32 into float32 drifted). A fresh process: NumPy caches a dtype= reduction's
+    loop, and one cached by another test would take NumPy's cast path instead."""
+    code = """
+import numpy as np, ml_dtypes, typelattice as tl
+from typelattice import _ufuncs
+rng = np.random.default_rng(7)
+pairs = [("bool", "float16"), ("int8", "float16"), ("int16", "float16"),
+         ("uint16", "float32"), ("uint32", "float32"), ("int64", "float32"),
+         ("float16", "float32"), (ml_dtypes.bfloat16, "float32"), ("uint64", "float64"),
+         ("float32", "float64"), ("int32", "float64")]
+bad, n_cases = [], 0
+for x, t in pairs:
+    x, t = np.dtype(x), np.dtype(t)
+    tl.add(np.ones(2, t), np.ones(2, x))
+    assert _ufuncs.mixed_loop_kind(tl.add, (t, x, t)) is not None, (x, t)
+    for shape, axis in [((5,), 0), ((100,), 0), ((5000,), 0), ((100000,), 0),
+                        ((300, 200), 1), ((300, 200), 0), ((40, 30, 20), (0, 2))]:
+        if x.kind == "b":
+            a = rng.integers(0, 2, shape).astype(x)
+        elif t == np.float16:
+            a = rng.integers(-3 if x.kind == "i" else 0, 4, shape).astype(x)
+        else:
+            a = (rng.random(shape) * 2.0 ** (8 * x.itemsize - 1)).astype(x)
+        want = np.add.reduce(a.astype(t), axis=axis)
+        out = np.zeros(np.shape(want), t)
+        tl.add.reduce(a, axis=axis, out=out)
+        got = tl.add.reduce(a, axis=axis, dtype=t)
+        for r in (out, np.asarray(got)):
+            n_cases += 1
+            if r.dtype != t or r.tobytes() != np.asarray(want).tobytes():
+                bad.append((str(x), str(t), shape, axis))
+print(n_cases, bad)
+"""
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    n_cases, bad = res.stdout.split(" ", 1)
+    assert int(n_cases) == 154 and bad.strip() == "[]", res.stdout
+
+
 def test_integer_power_error_writes_what_numpy_writes():
     """A negative integer exponent raises as NumPy's: the elements before it computed, it and
     the rest of out= untouched; ufunc.at leaves the array as it was."""

@@ -2204,6 +2204,8 @@ TL_SHARED(int tl_bf16_typenum, = -1);    /* ml_dtypes' bfloat16, set at import *
 /* converters return the block in the compute type: dst, or src itself when it already is */
 typedef const float *(*tl_cvt_float)(const char *src, npy_intp stride, float *dst, npy_intp n);
 typedef const double *(*tl_cvt_double)(const char *src, npy_intp stride, double *dst, npy_intp n);
+typedef tl_cvt_float tl_cvt_f32_fn;
+typedef tl_cvt_double tl_cvt_f64_fn;
 
 #define TL_CVT(NAME, S, CT, EXPR)                                                                \
 static const CT *NAME(const char *src, npy_intp stride, CT *dst, npy_intp n)                     \
@@ -2454,6 +2456,44 @@ static void tl_store_bool(const tl_bool *s, char *dst, npy_intp stride, npy_intp
 #define TL_LOOP_BLOCKED(NAME, C, OC, FN, CVTSEL, STORE)                                          \
 TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
 { TL_LOOP_BLOCKED_BODY(C, OC, TL_BLK_ELEM, FN, CVTSEL, STORE) }
+
+/* NumPy's pairwise summation of the values of n elements of any dtype a converter CVT turns into
+ * the compute type (SFX f32/f64: float/double): the leaves of up to 128 elements, converted into a
+ * buffer, sum as those of the converted array would, so a reduction with dtype=/out= of a float
+ * type gives np.add.reduce(x.astype(that type))'s bits, not an in-order sum's */
+#define TL_PAIRWISE_CVT(SFX, C, CVT)                                                             \
+static C tl_pairwise_cvt_##SFX(CVT cv, const char *a, npy_intp n, npy_intp stride)              \
+{                                                                                                \
+    npy_intp n2;                                                                                 \
+    if (n <= 128) {                                                                              \
+        C buf[128];                                                                              \
+        return tl_pairwise_##SFX((const char *)cv(a, stride, buf, n), n, (npy_intp)sizeof(C));   \
+    }                                                                                            \
+    n2 = n / 2;                                                                                  \
+    n2 -= n2 % 8;                                                                                \
+    return tl_pairwise_cvt_##SFX(cv, a, n2, stride)                                              \
+           + tl_pairwise_cvt_##SFX(cv, a + n2 * stride, n - n2, stride);                         \
+}
+#define TL_RED_SHAPE(data, st) ((data)[0] == (data)[2] && (st)[0] == 0 && (st)[2] == 0)
+/* add's blocked loop (float16/float32/float64 results): a reduction sums pairwise, as NumPy's
+ * loop of the result type does the cast operand */
+#define TL_LOOP_BLOCKED_PW(NAME, C, OC, FN, CVTSEL, STORE, SFX)                                  \
+TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
+{                                                                                                \
+    if (TL_RED_SHAPE(data, st)) {                                                                \
+        unsigned fpe = 0;                                                                        \
+        C acc;                                                                                   \
+        tl_cvt_##SFX##_fn ca = CVTSEL(ctx->descriptors[0]), cb = CVTSEL(ctx->descriptors[1]);    \
+        (void)aux;                                                                               \
+        if (ca != NULL && cb != NULL) {                                                          \
+            acc = *ca(data[0], 0, &acc, 1);                                                      \
+            acc += tl_pairwise_cvt_##SFX(cb, data[1], dims[0], st[1]);                           \
+            STORE(&acc, data[2], 0, 1, &fpe);                                                    \
+            return tl_finish(fpe);                                                               \
+        }                                                                                        \
+    }                                                                                            \
+    { TL_LOOP_BLOCKED_BODY(C, OC, TL_BLK_ELEM, FN, CVTSEL, STORE) }                              \
+}
 /* ... running the same-type loop SAME on the converted blocks: for ops whose same-type loop is
  * vectorized beyond what gcc makes of the element function (arctan2: libmvec) */
 #define TL_LOOP_BLOCKED_SAME(NAME, C, OC, SAME, CVTSEL, STORE)                                   \
@@ -2550,6 +2590,8 @@ static int NAME(TL_LOOP_ARGS)                                                   
 {                                                                                                \
     npy_intp n = dims[0];                                                                        \
     int ka = tl_hkind(ctx->descriptors[0]), kb = tl_hkind(ctx->descriptors[1]);                  \
+    if (HOP == TL_HOP_ADD && KO != TL_HK_BF16 && TL_RED_SHAPE(data, st))                         \
+        return FALLBACK(ctx, data, dims, st, aux);      /* its pairwise sum */                   \
     if (n <= TL_FEW16 && ka >= 0 && kb >= 0                                                      \
             && tl_half_binary_few(HOP, (tl_half_elem_fn)(FN), KO, ka, data[0], st[0], kb,        \
                                   data[1], st[1], data[2], st[2], n))                            \
@@ -3975,6 +4017,18 @@ __attribute__((noinline)) static int tl_fused_run(tl_fused_kernel k, tl_fused_sc
 static int NAME(TL_LOOP_ARGS)                                                                    \
 {                                                                                                \
     (void)ctx; (void)aux;                                                                        \
+    return tl_fused_run(K, K##_1, SWAP, X, sizeof(S1), sizeof(S2), sizeof(SO), data, dims, st);  \
+}
+/* add of a float32/float64 and another dtype: a reduction sums pairwise (TL_LOOP_BLOCKED_PW) */
+#define TL_FUSED_LOOP_PW(NAME, K, SWAP, X, S1, S2, SO, SFX, CVTSEL)                              \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    tl_cvt_##SFX##_fn cb;                                                                        \
+    (void)aux;                                                                                   \
+    if (TL_RED_SHAPE(data, st) && (cb = CVTSEL(ctx->descriptors[1])) != NULL) {                  \
+        *(SO *)data[0] += tl_pairwise_cvt_##SFX(cb, data[1], dims[0], st[1]);                    \
+        return 0;                                                                                \
+    }                                                                                            \
     return tl_fused_run(K, K##_1, SWAP, X, sizeof(S1), sizeof(S2), sizeof(SO), data, dims, st);  \
 }
 
