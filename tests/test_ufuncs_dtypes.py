@@ -66,17 +66,21 @@ def test_resolve_dtypes_agrees_with_calls(name):
                 bad.append(f"{a}|{b}: {got} vs {want}")
             cin = compute_dtypes(name, a, b)
             fused = (name, got[0].name, got[1].name, cin[0]) in _ufuncs.fused_loops()
-            weak = _ufuncs.mixed_loop_kind(uf, ins + got[2:]) == "weak"
+            kind = _ufuncs.mixed_loop_kind(uf, ins + got[2:])
+            weak = kind == "weak"
             for k, d, c in zip((a, b), got[:2], cin):
                 # an input is converted to the compute dtype, or read as it is by a loop that
-                # converts inline: blocked (floating compute dtypes), fused, or the weak loop
-                # of a Python scalar (NumPy's 0-d int64/float64/complex128 array of it)
+                # converts inline: blocked (floating compute dtypes), fused, a logical op's
+                # (bool, x) loop, or the weak loop of a Python scalar (NumPy's 0-d
+                # int64/float64/complex128 array of it)
                 own = np.dtype(pyt[k]).name if k in pyt and weak else \
                     None if k in pyt else _long(k)
                 # (ldexp reads an int32 exponent as it is, as NumPy's loops do)
                 int32_exp = name == "ldexp" and d.name == own == "int32" \
                     and got[0].name in ("float32", "float64")
-                if d.name != c and not (d.name == own and (c in FLOATS or fused or weak)) \
+                if d.name != c \
+                        and not (d.name == own and (c in FLOATS or fused or weak)) \
+                        and not (kind == "logical" and d.name in (own, "bool")) \
                         and not int32_exp:
                     bad.append(f"{a}|{b}: inputs {got[:2]} vs {cin}")
     assert not bad, "\n".join(bad)

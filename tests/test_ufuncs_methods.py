@@ -580,6 +580,32 @@ print(n_cases, bad)
     assert int(n_cases) == 154 and bad.strip() == "[]", res.stdout
 
 
+def test_logical_reductions_into_bool_of_any_dtype():
+    """logical_and/or/xor.reduce(x, out=bool array) and (x, dtype=bool) fold x's truth values as
+    NumPy does (NaN true, -0.0 false); they raised NumPy's "no loop" error (out=) or ours
+    (dtype=). The plain call of a bool and an x array with out= shares their loop."""
+    x = {"int64": [1, 2, 0, -5], "uint8": [0, 7, 0, 1], "float64": [1.0, np.nan, -0.0, 0.0],
+         "float32": [-0.0, np.inf, 2, 0], "float16": [1, 0, -0.0, np.nan],
+         BF16: [-0.0, 1, 0, 3], "complex64": [1j, 0, -0.0 - 0.0j, complex(np.nan, 0)],
+         "complex128": [0, 0, 1, 0j], "uint64": [2**63, 0, 1, 0]}
+    b = np.array([True, False, True, True])
+    for dt, vals in x.items():
+        a = np.array(vals, dtype=dt)
+        a2 = np.stack([a, a[::-1], np.zeros_like(a)])
+        for name in ("logical_and", "logical_or", "logical_xor"):
+            f, ref = getattr(tl, name), getattr(np, name)
+            for arr, axis in ((a, 0), (a[:0], 0), (a2, 1), (a2, 0), (a2, None)):
+                want = ref.reduce(arr.astype(bool), axis=axis)
+                out = np.zeros(np.shape(want), bool)
+                f.reduce(arr, axis=axis, out=out)
+                _same(out, np.asarray(want))
+                _same(np.asarray(f.reduce(arr, axis=axis, dtype=bool)), np.asarray(want))
+            out = np.zeros(4, bool)
+            f(b, a, out=out)
+            _same(out, ref(b, a.astype(bool)))
+            _same(f(b[::2], a[::2]), ref(b[::2], a[::2].astype(bool)))
+
+
 def test_integer_power_error_writes_what_numpy_writes():
     """A negative integer exponent raises as NumPy's: the elements before it computed, it and
     the rest of out= untouched; ufunc.at leaves the array as it was."""

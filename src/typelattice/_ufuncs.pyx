@@ -144,6 +144,9 @@ cdef extern from "_loops.h":
     int TL_N_ERR_SLOTS
     void *const tl_err_resolvers[]
     void *tl_err_loop_ptr "(void *)tl_err_loop"
+    void *tl_logical_and_bx_ptr "(void *)tl_logical_and_bx"
+    void *tl_logical_or_bx_ptr "(void *)tl_logical_or_bx"
+    void *tl_logical_xor_bx_ptr "(void *)tl_logical_xor_bx"
 
 cdef extern from *:
     """
@@ -621,9 +624,32 @@ cdef object _mixed_loop(uf, op, CompiledRules r, names, res):
     return classes
 
 
+# (bool, x) -> bool loops of the logical ops (kernels/tl_loops_host.h)
+cdef dict _LOGICAL_BX = {"logical_and": <size_t>tl_logical_and_bx_ptr,
+                         "logical_or": <size_t>tl_logical_or_bx_ptr,
+                         "logical_xor": <size_t>tl_logical_xor_bx_ptr}
+
+
+cdef object _logical_loop(uf, op, CompiledRules r, names, res):
+    """DType classes of the (bool, x) -> bool loop of a logical op, or None. It computes what
+    the join would (a truth value is a truth value in any type), and it has the DTypes of
+    reduce(x, out=bool array), which NumPy caches under the same key."""
+    if op.name not in _LOGICAL_BX or names[0] != "bool" or names[1] == "bool" \
+            or names[1] not in _LOOP_TYPE_SET or res[2] != "bool":
+        return None
+    classes = (_dtype_class(r, "bool"), _dtype_class(r, names[1]), _dtype_class(r, "bool"))
+    key = (uf, classes)
+    if key not in _MIXED_DONE:
+        _add_spec(uf, op, classes, <void *><size_t>_LOGICAL_BX[op.name], NULL,
+                  <void *><size_t>_INITIAL_OF.get((op.name, "bool"), 0), NULL, b"tl_logical")
+        _MIXED_DONE[key] = "logical"
+    return classes
+
+
 def mixed_loop_kind(uf, dtypes):
     """Which loop of ``uf`` reads operands of ``dtypes`` (ins + outs; int/float/complex: a
-    Python scalar) without a cast: "fused", "blocked", "small_float", "sub_byte_int", "weak"
+    Python scalar) without a cast: "fused", "blocked", "small_float", "sub_byte_int", "weak",
+    "logical"
     once the promoter registered one for them (a first call does), else None (the same-dtype
     loops, NumPy casting the operands first). For tests and benchmarks."""
     classes = tuple(_PY_SCALAR_DTYPES[d] if d in _PY_SCALAR_DTYPES else type(np.dtype(d))
@@ -818,7 +844,9 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
                         f"element (rule set {r.name!r}); reduce x.astype({res[op.nin]!r}), "
                         "as NumPy's dtype= would")
     if any(f is not None for f in fixed[:op.nin]) and len(set(res[:op.nin])) > 1 \
-            and op.rule != _ops.FIRST_INEXACT:      # ldexp's loops take (float, int)
+            and op.rule != _ops.FIRST_INEXACT \
+            and not (op.name in _LOGICAL_BX and fixed[0] == "bool"):
+        # (ldexp's loops take (float, int); a logical op's (bool, x) loop computes in bool)
         # NumPy caches this answer under the operands' DTypes, with the fixed ones in place:
         # the plain call on arrays of those dtypes shares it, so it cannot be a cast to the
         # fixed type (as NumPy's dtype= of a reduction is) while that call joins
@@ -865,7 +893,12 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
                         classes = _weak_loop(uf, op, r, names, res, i, op_classes[i])
                         break
             if classes is None:
+                classes = _logical_loop(uf, op, r, names, res)
+            if classes is None:
                 classes = _mixed_loop(uf, op, r, names, res)
+        elif op.name in _LOGICAL_BX and fixed[0] == fixed[2] == "bool" and fixed[1] is None:
+            # reduce(x, dtype=bool): the loop reduce(x, out=bool array) takes
+            classes = _logical_loop(uf, op, r, names, ["bool"] * 3)
         if classes is None:
             classes = [_dtype_class(r, t) for t in res]
     return classes
@@ -881,9 +914,16 @@ cdef int _promoter(PyObject *ufunc, void *const *op_dtypes, void *const *signatu
     op, r = _REGISTRY[uf]
     cdef int nargs = op.nin + op.nout
     cdef int i
-    classes = _loop_classes(uf, op, r, [_class_or_none(op_dtypes[i]) for i in range(nargs)],
-                            [_class_or_none(signature[i]) for i in range(nargs)])
+    ops = [_class_or_none(op_dtypes[i]) for i in range(nargs)]
+    classes = _loop_classes(uf, op, r, ops, [_class_or_none(signature[i]) for i in range(nargs)])
+    # NumPy gives up on a promoter returning the operand DTypes unchanged, as it does for a loop
+    # registered just now for them (reduce(x, dtype=bool) of a logical op): the outputs are left
+    # open then, for NumPy's next lookup to find that loop
+    unchanged = all(classes[i] is ops[i] for i in range(nargs))
     for i in range(nargs):
+        if unchanged and i >= op.nin:
+            new_op_dtypes[i] = NULL
+            continue
         c = classes[i]
         Py_INCREF(c)
         new_op_dtypes[i] = <void *><PyObject *>c

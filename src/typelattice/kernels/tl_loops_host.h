@@ -5229,4 +5229,45 @@ static int NAME(TL_LOOP_ARGS)                                                   
     return NAME##_scalar(ctx, data, dims, st, aux);                                              \
 }
 
+/* ---- logical ops of a bool array and an array of another dtype ------------------------------
+ * (bool, x) -> bool with x's truth value read in place (a float's or complex's bits but its sign
+ * bits; an integer's bits). reduce(x, out=bool array) and the plain call with out= share this
+ * loop's DTypes (bool, x, bool) in NumPy's cache, and a reduction needs the first operand's
+ * dtype to be the output's: computing in x's type (the plain call's join) cannot serve it. */
+#define TL_TRUTH_INT(U, v) ((v) != 0)
+#define TL_TRUTH_FLT(U, v) (((v) & ~((U)1 << (sizeof(U) * 8 - 1))) != 0)
+#define TL_LOGICAL_BX_RUN(FN, U, TRUTH, PARTS)                                                   \
+    for (i = 0; i < n; i++) {                                                                    \
+        U v[2] = {0, 0};                                                                         \
+        int k, t = 0;                                                                            \
+        memcpy(v, data[1] + i * st[1], sizeof(U) * (PARTS));                                     \
+        for (k = 0; k < (PARTS); k++) t |= TRUTH(U, v[k]);                                       \
+        *(npy_bool *)(data[2] + i * st[2]) = FN(*(const npy_bool *)(data[0] + i * st[0]) != 0,   \
+                                                (tl_bool)t, &e);                                 \
+    }
+#define TL_LOGICAL_BX(NAME, FN)                                                                  \
+static inline int NAME(TL_LOOP_ARGS)                                                             \
+{                                                                                                \
+    PyArray_Descr *d = ctx->descriptors[1];                                                      \
+    int flt = d->kind == 'f' || d->kind == 'c' || d->type_num == tl_bf16_typenum;                \
+    int parts = d->kind == 'c' ? 2 : 1;                                                          \
+    npy_intp i, n = dims[0];                                                                     \
+    unsigned e = 0;                                                                              \
+    (void)aux;                                                                                   \
+    switch ((int)d->elsize / parts * (flt ? -1 : 1)) {                                           \
+        case 1: TL_LOGICAL_BX_RUN(FN, uint8_t, TL_TRUTH_INT, 1) break;                           \
+        case 2: TL_LOGICAL_BX_RUN(FN, uint16_t, TL_TRUTH_INT, 1) break;                          \
+        case 4: TL_LOGICAL_BX_RUN(FN, uint32_t, TL_TRUTH_INT, 1) break;                          \
+        case 8: TL_LOGICAL_BX_RUN(FN, uint64_t, TL_TRUTH_INT, 1) break;                          \
+        case -2: TL_LOGICAL_BX_RUN(FN, uint16_t, TL_TRUTH_FLT, 1) break;                         \
+        case -4: TL_LOGICAL_BX_RUN(FN, uint32_t, TL_TRUTH_FLT, parts) break;                     \
+        case -8: TL_LOGICAL_BX_RUN(FN, uint64_t, TL_TRUTH_FLT, parts) break;                     \
+        default: return tl_loop_error(PyExc_TypeError, "typelattice: no logical loop for it");   \
+    }                                                                                            \
+    return 0;                                                                                    \
+}
+TL_LOGICAL_BX(tl_logical_and_bx, tl_logical_and_b)
+TL_LOGICAL_BX(tl_logical_or_bx, tl_logical_or_b)
+TL_LOGICAL_BX(tl_logical_xor_bx, tl_logical_xor_b)
+
 #endif
