@@ -604,6 +604,8 @@ def test_logical_reductions_into_bool_of_any_dtype():
             f(b, a, out=out)
             _same(out, ref(b, a.astype(bool)))
             _same(f(b[::2], a[::2]), ref(b[::2], a[::2].astype(bool)))
+            _same(f(a, b), ref(a.astype(bool), b))
+            _same(f(a[::-1], b[::2].repeat(2)), ref(a[::-1].astype(bool), b[::2].repeat(2)))
 
 
 def test_integer_power_error_writes_what_numpy_writes():

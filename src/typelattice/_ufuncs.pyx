@@ -147,6 +147,9 @@ cdef extern from "_loops.h":
     void *tl_logical_and_bx_ptr "(void *)tl_logical_and_bx"
     void *tl_logical_or_bx_ptr "(void *)tl_logical_or_bx"
     void *tl_logical_xor_bx_ptr "(void *)tl_logical_xor_bx"
+    void *tl_logical_and_xb_ptr "(void *)tl_logical_and_xb"
+    void *tl_logical_or_xb_ptr "(void *)tl_logical_or_xb"
+    void *tl_logical_xor_xb_ptr "(void *)tl_logical_xor_xb"
 
 cdef extern from *:
     """
@@ -624,23 +627,29 @@ cdef object _mixed_loop(uf, op, CompiledRules r, names, res):
     return classes
 
 
-# (bool, x) -> bool loops of the logical ops (kernels/tl_loops_host.h)
-cdef dict _LOGICAL_BX = {"logical_and": <size_t>tl_logical_and_bx_ptr,
-                         "logical_or": <size_t>tl_logical_or_bx_ptr,
-                         "logical_xor": <size_t>tl_logical_xor_bx_ptr}
+# (bool, x) and (x, bool) -> bool loops of the logical ops (kernels/tl_loops_host.h)
+# (the x operand's index -> loop)
+cdef dict _LOGICAL_BX = {
+    "logical_and": (<size_t>tl_logical_and_xb_ptr, <size_t>tl_logical_and_bx_ptr),
+    "logical_or": (<size_t>tl_logical_or_xb_ptr, <size_t>tl_logical_or_bx_ptr),
+    "logical_xor": (<size_t>tl_logical_xor_xb_ptr, <size_t>tl_logical_xor_bx_ptr)}
 
 
 cdef object _logical_loop(uf, op, CompiledRules r, names, res):
-    """DType classes of the (bool, x) -> bool loop of a logical op, or None. It computes what
-    the join would (a truth value is a truth value in any type), and it has the DTypes of
-    reduce(x, out=bool array), which NumPy caches under the same key."""
-    if op.name not in _LOGICAL_BX or names[0] != "bool" or names[1] == "bool" \
-            or names[1] not in _LOOP_TYPE_SET or res[2] != "bool":
+    """DType classes of the (bool, x) or (x, bool) -> bool loop of a logical op, or None. It
+    computes what the join would (a truth value is a truth value in any type), and (bool, x,
+    bool) are the DTypes of reduce(x, out=bool array), which NumPy caches under the same key."""
+    if op.name not in _LOGICAL_BX or res[2] != "bool" or "bool" not in names[:2]:
         return None
-    classes = (_dtype_class(r, "bool"), _dtype_class(r, names[1]), _dtype_class(r, "bool"))
+    x = 1 if names[0] == "bool" else 0
+    if names[x] == "bool" or names[x] not in _LOOP_TYPE_SET:
+        return None
+    classes = [_dtype_class(r, "bool")] * 3
+    classes[x] = _dtype_class(r, names[x])
+    classes = tuple(classes)
     key = (uf, classes)
     if key not in _MIXED_DONE:
-        _add_spec(uf, op, classes, <void *><size_t>_LOGICAL_BX[op.name], NULL,
+        _add_spec(uf, op, classes, <void *><size_t>_LOGICAL_BX[op.name][x], NULL,
                   <void *><size_t>_INITIAL_OF.get((op.name, "bool"), 0), NULL, b"tl_logical")
         _MIXED_DONE[key] = "logical"
     return classes

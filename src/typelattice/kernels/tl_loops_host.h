@@ -5230,44 +5230,60 @@ static int NAME(TL_LOOP_ARGS)                                                   
 }
 
 /* ---- logical ops of a bool array and an array of another dtype ------------------------------
- * (bool, x) -> bool with x's truth value read in place (a float's or complex's bits but its sign
+ * (bool, x) and (x, bool) -> bool with x's truth value read in place (a float's or complex's bits but its sign
  * bits; an integer's bits). reduce(x, out=bool array) and the plain call with out= share this
  * loop's DTypes (bool, x, bool) in NumPy's cache, and a reduction needs the first operand's
  * dtype to be the output's: computing in x's type (the plain call's join) cannot serve it. */
-#define TL_TRUTH_INT(U, v) ((v) != 0)
-#define TL_TRUTH_FLT(U, v) (((v) & ~((U)1 << (sizeof(U) * 8 - 1))) != 0)
-#define TL_LOGICAL_BX_RUN(FN, U, TRUTH, PARTS)                                                   \
-    for (i = 0; i < n; i++) {                                                                    \
-        U v[2] = {0, 0};                                                                         \
-        int k, t = 0;                                                                            \
-        memcpy(v, data[1] + i * st[1], sizeof(U) * (PARTS));                                     \
-        for (k = 0; k < (PARTS); k++) t |= TRUTH(U, v[k]);                                       \
-        *(npy_bool *)(data[2] + i * st[2]) = FN(*(const npy_bool *)(data[0] + i * st[0]) != 0,   \
-                                                (tl_bool)t, &e);                                 \
+/* x's truth: its bits but the sign bit of each part (MASK) are not all zero; the contiguous
+ * loop in a form gcc vectorizes (the strided one also serves reductions, in order). X: the
+ * operand index of x (the op commutes) */
+#define TL_LOGICAL_BX_RUN(FN, X, U, MASK, PARTS)                                                 \
+    if (st[1 - X] == 1 && st[X] == (npy_intp)sizeof(U) * (PARTS) && st[2] == 1) {                \
+        const npy_bool *pb = (const npy_bool *)data[1 - X];                                      \
+        const U *px = (const U *)data[X];                                                        \
+        npy_bool *po = (npy_bool *)data[2];                                                      \
+        for (i = 0; i < n; i++) {                                                                \
+            U v = px[i * (PARTS)] & (MASK);                                                      \
+            if ((PARTS) == 2) v |= px[i * (PARTS) + 1] & (MASK);                                 \
+            po[i] = FN(pb[i] != 0, v != 0, &e);                                                  \
+        }                                                                                        \
+    } else {                                                                                     \
+        for (i = 0; i < n; i++) {                                                                \
+            const U *px = (const U *)(data[X] + i * st[X]);                                      \
+            U v = px[0] & (MASK);                                                                \
+            if ((PARTS) == 2) v |= px[1] & (MASK);                                               \
+            *(npy_bool *)(data[2] + i * st[2]) =                                                 \
+                FN(*(const npy_bool *)(data[1 - X] + i * st[1 - X]) != 0, v != 0, &e);           \
+        }                                                                                        \
     }
-#define TL_LOGICAL_BX(NAME, FN)                                                                  \
-static inline int NAME(TL_LOOP_ARGS)                                                             \
+#define TL_LOGICAL_BX(NAME, FN, X)                                                               \
+__attribute__((unused)) TL_CLONES_ALL static int NAME(TL_LOOP_ARGS)                              \
 {                                                                                                \
-    PyArray_Descr *d = ctx->descriptors[1];                                                      \
+    PyArray_Descr *d = ctx->descriptors[X];                                                      \
     int flt = d->kind == 'f' || d->kind == 'c' || d->type_num == tl_bf16_typenum;                \
     int parts = d->kind == 'c' ? 2 : 1;                                                          \
     npy_intp i, n = dims[0];                                                                     \
     unsigned e = 0;                                                                              \
     (void)aux;                                                                                   \
-    switch ((int)d->elsize / parts * (flt ? -1 : 1)) {                                           \
-        case 1: TL_LOGICAL_BX_RUN(FN, uint8_t, TL_TRUTH_INT, 1) break;                           \
-        case 2: TL_LOGICAL_BX_RUN(FN, uint16_t, TL_TRUTH_INT, 1) break;                          \
-        case 4: TL_LOGICAL_BX_RUN(FN, uint32_t, TL_TRUTH_INT, 1) break;                          \
-        case 8: TL_LOGICAL_BX_RUN(FN, uint64_t, TL_TRUTH_INT, 1) break;                          \
-        case -2: TL_LOGICAL_BX_RUN(FN, uint16_t, TL_TRUTH_FLT, 1) break;                         \
-        case -4: TL_LOGICAL_BX_RUN(FN, uint32_t, TL_TRUTH_FLT, parts) break;                     \
-        case -8: TL_LOGICAL_BX_RUN(FN, uint64_t, TL_TRUTH_FLT, parts) break;                     \
+    switch ((flt ? -(int)d->elsize : (int)d->elsize) - (parts == 2 ? 100 : 0)) {                 \
+        case 1: TL_LOGICAL_BX_RUN(FN, X, uint8_t, 0xffu, 1) break;                               \
+        case 2: TL_LOGICAL_BX_RUN(FN, X, uint16_t, 0xffffu, 1) break;                            \
+        case 4: TL_LOGICAL_BX_RUN(FN, X, uint32_t, 0xffffffffu, 1) break;                        \
+        case 8: TL_LOGICAL_BX_RUN(FN, X, uint64_t, ~(uint64_t)0, 1) break;                       \
+        case -2: TL_LOGICAL_BX_RUN(FN, X, uint16_t, 0x7fffu, 1) break;                           \
+        case -4: TL_LOGICAL_BX_RUN(FN, X, uint32_t, 0x7fffffffu, 1) break;                       \
+        case -8: TL_LOGICAL_BX_RUN(FN, X, uint64_t, ~((uint64_t)1 << 63), 1) break;              \
+        case -108: TL_LOGICAL_BX_RUN(FN, X, uint32_t, 0x7fffffffu, 2) break;  /* complex64 */    \
+        case -116: TL_LOGICAL_BX_RUN(FN, X, uint64_t, ~((uint64_t)1 << 63), 2) break;            \
         default: return tl_loop_error(PyExc_TypeError, "typelattice: no logical loop for it");   \
     }                                                                                            \
     return 0;                                                                                    \
 }
-TL_LOGICAL_BX(tl_logical_and_bx, tl_logical_and_b)
-TL_LOGICAL_BX(tl_logical_or_bx, tl_logical_or_b)
-TL_LOGICAL_BX(tl_logical_xor_bx, tl_logical_xor_b)
+TL_LOGICAL_BX(tl_logical_and_bx, tl_logical_and_b, 1)
+TL_LOGICAL_BX(tl_logical_or_bx, tl_logical_or_b, 1)
+TL_LOGICAL_BX(tl_logical_xor_bx, tl_logical_xor_b, 1)
+TL_LOGICAL_BX(tl_logical_and_xb, tl_logical_and_b, 0)
+TL_LOGICAL_BX(tl_logical_or_xb, tl_logical_or_b, 0)
+TL_LOGICAL_BX(tl_logical_xor_xb, tl_logical_xor_b, 0)
 
 #endif
