@@ -102,13 +102,10 @@ static int tl_thr_splittable(int k, char *const data[], npy_intp const st[], npy
 #if defined(_WIN32)
 /* no pthreads: always single-threaded */
 int tl_thr_set(int n) { return n == 1 ? 0 : -1; }
-static int tl_thr_dispatch(int k, PyArrayMethod_Context *ctx, char *const data[],
-                           npy_intp const dims[], npy_intp const st[], NpyAuxData *aux)
+static int tl_thr_pool_call(int k, PyArrayMethod_Context *ctx, char *const data[],
+                            npy_intp const dims[], npy_intp const st[], NpyAuxData *aux)
 {
-    int r = tl_thr_real[k](ctx, data, dims, st, aux);
-    if (tl_thr_quiet[k] && !TL_THR_SAME_REDUCE(k, data, st) && fetestexcept(TL_FE_ALL4))
-        feclearexcept(TL_FE_ALL4);
-    return r;
+    return tl_thr_real[k](ctx, data, dims, st, aux);
 }
 #else
 #include <pthread.h>
@@ -324,6 +321,7 @@ static int tl_thr_pool_call(int k, PyArrayMethod_Context *ctx, char *const data[
     if (err.type != NULL) tl_loop_error(err.type, err.msg);
     return ret;
 }
+#endif
 
 /* a quiet loop's call (tl_thr_wrap), then its FP flags cleared */
 __attribute__((noinline))
@@ -345,4 +343,3 @@ static int tl_thr_dispatch(int k, PyArrayMethod_Context *ctx, char *const data[]
     if (tl_thr_get() <= 1) return tl_thr_real[k](ctx, data, dims, st, aux);
     return tl_thr_pool_call(k, ctx, data, dims, st, aux);
 }
-#endif
