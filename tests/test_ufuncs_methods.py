@@ -181,6 +181,26 @@ def test_minmax_reduce_every_row_length(dt):
                 _same(getattr(tl, name).reduce(rows[3]), getattr(np, name).reduce(rows[3]))
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_minmax_reduce_strided_across_blocks(dt):
+    """maximum/minimum/fmax/fmin.reduce of strided views (the contiguous kernel runs on copied
+    blocks of 4096 bytes, each folding on the last one's result), NaNs in any block, the extreme
+    anywhere. (No zeros: which of +0.0/-0.0 NumPy keeps in a strided reduction is the lane order
+    of its strided SIMD loop.)"""
+    rng = np.random.default_rng(11)
+    for n in (31, 32, 33, 511, 512, 513, 1025, 5000):
+        for k in range(6):
+            x = (rng.random(3 * n) + 0.25).astype(dt) * rng.choice([-1, 1], 3 * n).astype(dt)
+            if k % 2:
+                x[rng.integers(0, 3 * n, 2)] = np.nan
+            if k >= 4:
+                x[rng.integers(0, 3 * n, 3)] = rng.choice(np.array([9.0, -9.0, np.inf], dt), 3)
+            for v in (x[::3], x[::-2], x[1::2]):
+                for name in ("maximum", "minimum", "fmax", "fmin"):
+                    with np.errstate(invalid="raise"):
+                        _same(getattr(tl, name).reduce(v), getattr(np, name).reduce(v))
+
+
 def test_reduce_pairwise_summation_bit_exact():
     rng = np.random.default_rng(4)
     for dt in (np.float16, np.float32, np.float64):

@@ -387,17 +387,29 @@ static inline int tl_blockable(char *const data[], npy_intp n, npy_intp const st
     return !tl_feedback(data[0], st[0], data[2], st[2], n)
         && !tl_feedback(data[1], st[1], data[2], st[2], n);
 }
-/* m items of size isz from src (stride ss) to dst (stride ds) */
+/* m items of size isz from src (stride ss) to dst (stride ds): four loads before their four
+ * stores (one load after each store ran at half the speed on strided float64 from L3: maximum
+ * of a[::2], b[::2] at 10^5 was 2.4x NumPy's time, 70% of it in this copy) */
+#define TL_COPY4(T)                                                                              \
+    for (k = 0; k < (m & ~(npy_intp)3); k += 4) {                                                \
+        T x0, x1, x2, x3;                                                                        \
+        memcpy(&x0, src + k * ss, sizeof(T)); memcpy(&x1, src + (k + 1) * ss, sizeof(T));        \
+        memcpy(&x2, src + (k + 2) * ss, sizeof(T)); memcpy(&x3, src + (k + 3) * ss, sizeof(T));  \
+        memcpy(dst + k * ds, &x0, sizeof(T)); memcpy(dst + (k + 1) * ds, &x1, sizeof(T));        \
+        memcpy(dst + (k + 2) * ds, &x2, sizeof(T)); memcpy(dst + (k + 3) * ds, &x3, sizeof(T));  \
+    }                                                                                            \
+    for (; k < m; k++) memcpy(dst + k * ds, src + k * ss, sizeof(T));
+typedef struct { uint64_t lo, hi; } tl_copy16;
 static void tl_copy_strided(char *dst, npy_intp ds, const char *src, npy_intp ss, npy_intp isz,
                             npy_intp m)
 {
     npy_intp k;
     switch (isz) {
-        case 1: for (k = 0; k < m; k++) dst[k * ds] = src[k * ss]; break;
-        case 2: for (k = 0; k < m; k++) memcpy(dst + k * ds, src + k * ss, 2); break;
-        case 4: for (k = 0; k < m; k++) memcpy(dst + k * ds, src + k * ss, 4); break;
-        case 8: for (k = 0; k < m; k++) memcpy(dst + k * ds, src + k * ss, 8); break;
-        case 16: for (k = 0; k < m; k++) memcpy(dst + k * ds, src + k * ss, 16); break;
+        case 1: TL_COPY4(uint8_t) break;
+        case 2: TL_COPY4(uint16_t) break;
+        case 4: TL_COPY4(uint32_t) break;
+        case 8: TL_COPY4(uint64_t) break;
+        case 16: TL_COPY4(tl_copy16) break;
         default: for (k = 0; k < m; k++) memcpy(dst + k * ds, src + k * ss, (size_t)isz);
     }
 }
@@ -2002,6 +2014,19 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
     TL_BY_BLOCKS(NAME, S, S, S)                                                                  \
     if (data[0] == data[2] && st[0] == 0 && st[2] == 0 && st[1] == (npy_intp)sizeof(S)) {         \
         *(S *)data[0] = REDFN(*(const S *)data[0], (const S *)data[1], dims[0]);                 \
+        return 0;                                                                                \
+    }                                                                                            \
+    if (data[0] == data[2] && st[0] == 0 && st[2] == 0 && dims[0] >= TL_BLOCK_MIN) {             \
+        /* strided: REDFN (a left fold) on contiguous copies of it, block after block (the      \
+         * element loop's branches took 1.7-2.6x NumPy's time on float64 a[::2] at 10^5) */      \
+        S buf_[TL_BLOCK_BYTES / sizeof(S)], acc_ = *(const S *)data[0];                          \
+        npy_intp i_, n_ = dims[0], bl_ = TL_BLOCK_BYTES / (npy_intp)sizeof(S);                   \
+        for (i_ = 0; i_ < n_; i_ += bl_) {                                                       \
+            npy_intp m_ = n_ - i_ < bl_ ? n_ - i_ : bl_;                                         \
+            tl_copy_strided((char *)buf_, sizeof(S), data[1] + i_ * st[1], st[1], sizeof(S), m_); \
+            acc_ = REDFN(acc_, buf_, m_);                                                        \
+        }                                                                                        \
+        *(S *)data[0] = acc_;                                                                    \
         return 0;                                                                                \
     }                                                                                            \
     TL_VMM_CALL(S, VFN)                                                                          \
