@@ -630,6 +630,8 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS) { TL_LOOP2_RED_BODY(S, LD, ST, FN) 
 #endif
 #define TL_LOOP2_RED_NOVEC(NAME, S, LD, ST, FN)                                                  \
 TL_NO_VECTORIZE TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS) { TL_LOOP2_RED_BODY(S, LD, ST, FN) }
+/* a reduction's call: the accumulator (stride 0) is the first input and the output */
+#define TL_RED_SHAPE(data, st) ((data)[0] == (data)[2] && (st)[0] == 0 && (st)[2] == 0)
 #define TL_LOOP2_RED_BODY(S, LD, ST, FN)                                                         \
     if (data[0] == data[2] && st[0] == 0 && st[2] == 0) {                                        \
         npy_intp n = dims[0], i, sb = st[1];                                                     \
@@ -2016,7 +2018,7 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
         *(S *)data[0] = REDFN(*(const S *)data[0], (const S *)data[1], dims[0]);                 \
         return 0;                                                                                \
     }                                                                                            \
-    if (data[0] == data[2] && st[0] == 0 && st[2] == 0 && dims[0] >= TL_BLOCK_MIN) {             \
+    if (TL_RED_SHAPE(data, st) && dims[0] >= TL_BLOCK_MIN) {                                    \
         /* strided: REDFN (a left fold) on contiguous copies of it, block after block (the      \
          * element loop's branches took 1.7-2.6x NumPy's time on float64 a[::2] at 10^5) */      \
         S buf_[TL_BLOCK_BYTES / sizeof(S)], acc_ = *(const S *)data[0];                          \
@@ -2499,7 +2501,6 @@ static C tl_pairwise_cvt_##SFX(CVT cv, const char *a, npy_intp n, npy_intp strid
     return tl_pairwise_cvt_##SFX(cv, a, n2, stride)                                              \
            + tl_pairwise_cvt_##SFX(cv, a + n2 * stride, n - n2, stride);                         \
 }
-#define TL_RED_SHAPE(data, st) ((data)[0] == (data)[2] && (st)[0] == 0 && (st)[2] == 0)
 /* add's blocked loop (float16/float32/float64 results): a reduction sums pairwise, as NumPy's
  * loop of the result type does the cast operand */
 #define TL_LOOP_BLOCKED_PW(NAME, C, OC, FN, CVTSEL, STORE, SFX)                                  \
@@ -5255,10 +5256,11 @@ static int NAME(TL_LOOP_ARGS)                                                   
 }
 
 /* ---- logical ops of a bool array and an array of another dtype ------------------------------
- * (bool, x) and (x, bool) -> bool with x's truth value read in place (a float's or complex's bits but its sign
- * bits; an integer's bits). reduce(x, out=bool array) and the plain call with out= share this
- * loop's DTypes (bool, x, bool) in NumPy's cache, and a reduction needs the first operand's
- * dtype to be the output's: computing in x's type (the plain call's join) cannot serve it. */
+ * (bool, x) and (x, bool) -> bool with x's truth value read in place (a float's or complex's
+ * bits but its sign bits; an integer's bits). reduce(x, out=bool array) and the plain call with
+ * out= share this loop's DTypes (bool, x, bool) in NumPy's cache, and a reduction needs the first
+ * operand's dtype to be the output's: computing in x's type (the plain call's join) cannot serve
+ * it. */
 /* x's truth: its bits but the sign bit of each part (MASK) are not all zero; the contiguous
  * loop in a form gcc vectorizes (the strided one also serves reductions, in order). X: the
  * operand index of x (the op commutes) */
