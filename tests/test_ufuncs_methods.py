@@ -600,6 +600,44 @@ print(n_cases, bad)
     assert int(n_cases) == 154 and bad.strip() == "[]", res.stdout
 
 
+def test_float16_reductions_of_another_dtype_round_once_per_call():
+    """subtract/multiply/divide.reduce of an x array into float16 through the mixed loop (out=,
+    or dtype= after a mixed call) accumulate in float32 and round once, as NumPy's half loops
+    do on x.astype(float16): rounding every step, a product overflowed to inf before a zero
+    (NaN where NumPy gives 0). A fresh process, as above."""
+    code = """
+import numpy as np, typelattice as tl
+rng = np.random.default_rng(5)
+bad, n_cases = [], 0
+for x in ("uint8", "int16", "bool", "int32"):
+    x = np.dtype(x)
+    for name in ("subtract", "multiply", "divide"):
+        f, ref = getattr(tl, name), getattr(np, name)
+        f(np.ones(2, np.float16), np.ones(2, x))
+        for shape, axis in [((5,), 0), ((8,), 0), ((40,), 0), ((3000,), 0), ((8, 7, 6), None),
+                            ((30, 50), 1), ((30, 50), 0)]:
+            if axis is None and name != "multiply":
+                continue        # (not reorderable: one axis at most)
+            a = rng.integers(0 if x.kind in "ub" else -9, 2 if x.kind == "b" else 10,
+                             shape).astype(x)
+            if name == "divide":
+                a[a == 0] = 1
+            with np.errstate(all="ignore"):
+                want = ref.reduce(a.astype(np.float16), axis=axis)
+                out = np.zeros(np.shape(want), np.float16)
+                f.reduce(a, axis=axis, out=out)
+                got = f.reduce(a, axis=axis, dtype=np.float16)
+            for r in (out, np.asarray(got)):
+                n_cases += 1
+                if r.dtype != np.float16 or r.tobytes() != np.asarray(want).tobytes():
+                    bad.append((str(x), name, shape, axis))
+print(n_cases, bad)
+"""
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    n_cases, bad = res.stdout.split(" ", 1)
+    assert int(n_cases) == 152 and bad.strip() == "[]", res.stdout
+
+
 def test_logical_reductions_into_bool_of_any_dtype():
     """logical_and/or/xor.reduce(x, out=bool array) and (x, dtype=bool) fold x's truth values as
     NumPy does (NaN true, -0.0 false); they raised NumPy's "no loop" error (out=) or ours

@@ -548,6 +548,9 @@ def op_units():
                     # (ml_dtypes' bfloat16 add reduces in order, rounding every step)
                     pw = "f64" if C == "double" else "f32"
                     out.append(f"TL_LOOP_BLOCKED_PW({bname}, {C}, {oc}, {fn}, {sel}, {store}, {pw})")
+                elif op.name in ("subtract", "multiply", "divide") and t == "float16":
+                    # (NumPy's half loops reduce these in float32, rounding once per call)
+                    out.append(f"TL_LOOP_BLOCKED_ACC({bname}, {C}, {oc}, {fn}, {sel}, {store})")
                 else:
                     out.append(f"TL_LOOP_BLOCKED({bname}, {C}, {oc}, {fn}, {sel}, {store})")
                 fused = fused_name(op, t)

@@ -2520,6 +2520,31 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
     }                                                                                            \
     { TL_LOOP_BLOCKED_BODY(C, OC, TL_BLK_ELEM, FN, CVTSEL, STORE) }                              \
 }
+/* subtract/multiply/divide into float16: a reduction's call accumulates in float32 and rounds
+ * once at its end, as NumPy's half loops do (rounding every step, inf * 0 had given NaN where
+ * NumPy's product was 0) */
+#define TL_LOOP_BLOCKED_ACC(NAME, C, OC, FN, CVTSEL, STORE)                                      \
+TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
+{                                                                                                \
+    if (TL_RED_SHAPE(data, st)) {                                                                \
+        unsigned fpe = 0;                                                                        \
+        C acc, bb[TL_BLOCK];                                                                     \
+        npy_intp i, j, n = dims[0];                                                              \
+        tl_cvt_float ca = CVTSEL(ctx->descriptors[0]), cb = CVTSEL(ctx->descriptors[1]);         \
+        (void)aux;                                                                               \
+        if (ca != NULL && cb != NULL) {                                                          \
+            acc = *ca(data[0], 0, &acc, 1);                                                      \
+            for (i = 0; i < n; i += TL_BLOCK) {                                                  \
+                npy_intp m = n - i < TL_BLOCK ? n - i : TL_BLOCK;                                \
+                const C *pb = cb(data[1] + i * st[1], st[1], bb, m);                             \
+                for (j = 0; j < m; j++) acc = FN(acc, pb[j], &fpe);                              \
+            }                                                                                    \
+            STORE(&acc, data[2], 0, 1, &fpe);                                                    \
+            return tl_finish(fpe);                                                               \
+        }                                                                                        \
+    }                                                                                            \
+    { TL_LOOP_BLOCKED_BODY(C, OC, TL_BLK_ELEM, FN, CVTSEL, STORE) }                              \
+}
 /* ... running the same-type loop SAME on the converted blocks: for ops whose same-type loop is
  * vectorized beyond what gcc makes of the element function (arctan2: libmvec) */
 #define TL_LOOP_BLOCKED_SAME(NAME, C, OC, SAME, CVTSEL, STORE)                                   \
@@ -2616,8 +2641,11 @@ static int NAME(TL_LOOP_ARGS)                                                   
 {                                                                                                \
     npy_intp n = dims[0];                                                                        \
     int ka = tl_hkind(ctx->descriptors[0]), kb = tl_hkind(ctx->descriptors[1]);                  \
-    if (HOP == TL_HOP_ADD && KO != TL_HK_BF16 && TL_RED_SHAPE(data, st))                         \
-        return FALLBACK(ctx, data, dims, st, aux);      /* its pairwise sum */                   \
+    /* reductions as NumPy's: add pairwise, float16 subtract/multiply/divide in float32 */      \
+    if (((HOP == TL_HOP_ADD && KO != TL_HK_BF16)                                                 \
+         || ((HOP == TL_HOP_SUBTRACT || HOP == TL_HOP_MULTIPLY || HOP == TL_HOP_DIVIDE)          \
+             && KO == TL_HK_F16)) && TL_RED_SHAPE(data, st))                                     \
+        return FALLBACK(ctx, data, dims, st, aux);                                               \
     if (n <= TL_FEW16 && ka >= 0 && kb >= 0                                                      \
             && tl_half_binary_few(HOP, (tl_half_elem_fn)(FN), KO, ka, data[0], st[0], kb,        \
                                   data[1], st[1], data[2], st[2], n))                            \
