@@ -547,10 +547,12 @@ def op_units():
                 elif op.name == "add" and t != "bfloat16":
                     # (ml_dtypes' bfloat16 add reduces in order, rounding every step)
                     pw = "f64" if C == "double" else "f32"
-                    out.append(f"TL_LOOP_BLOCKED_PW({bname}, {C}, {oc}, {fn}, {sel}, {store}, {pw})")
+                    out.append(f"TL_LOOP_BLOCKED_RED({bname}, {C}, {oc}, {fn}, {sel}, {store}, "
+                               f"{pw}, TL_FOLD_PAIRWISE)")
                 elif op.name in ("subtract", "multiply", "divide") and t == "float16":
                     # (NumPy's half loops reduce these in float32, rounding once per call)
-                    out.append(f"TL_LOOP_BLOCKED_ACC({bname}, {C}, {oc}, {fn}, {sel}, {store})")
+                    out.append(f"TL_LOOP_BLOCKED_RED({bname}, {C}, {oc}, {fn}, {sel}, {store}, "
+                               "f32, TL_FOLD_IN_ORDER)")
                 else:
                     out.append(f"TL_LOOP_BLOCKED({bname}, {C}, {oc}, {fn}, {sel}, {store})")
                 fused = fused_name(op, t)

@@ -2501,9 +2501,23 @@ static C tl_pairwise_cvt_##SFX(CVT cv, const char *a, npy_intp n, npy_intp strid
     return tl_pairwise_cvt_##SFX(cv, a, n2, stride)                                              \
            + tl_pairwise_cvt_##SFX(cv, a + n2 * stride, n - n2, stride);                         \
 }
-/* add's blocked loop (float16/float32/float64 results): a reduction sums pairwise, as NumPy's
- * loop of the result type does the cast operand */
-#define TL_LOOP_BLOCKED_PW(NAME, C, OC, FN, CVTSEL, STORE, SFX)                                  \
+/* A blocked loop whose reduction (its call shape) folds as NumPy's loop of the result type does
+ * the cast operand: the accumulator in the compute type C over the call, stored once. FOLD:
+ * TL_FOLD_PAIRWISE (add into float16/float32/float64: NumPy's pairwise sum) or TL_FOLD_IN_ORDER
+ * (subtract/multiply/divide into float16: in float32, rounded once, as NumPy's half loops; rounding
+ * every step, inf * 0 had given NaN where NumPy's product was 0) */
+#define TL_FOLD_PAIRWISE(C, SFX, FN) acc += tl_pairwise_cvt_##SFX(cb, data[1], dims[0], st[1]);
+#define TL_FOLD_IN_ORDER(C, SFX, FN)                                                             \
+    {                                                                                            \
+        C bb[TL_BLOCK];                                                                          \
+        npy_intp i, j, n = dims[0];                                                              \
+        for (i = 0; i < n; i += TL_BLOCK) {                                                      \
+            npy_intp m = n - i < TL_BLOCK ? n - i : TL_BLOCK;                                    \
+            const C *pb = cb(data[1] + i * st[1], st[1], bb, m);                                 \
+            for (j = 0; j < m; j++) acc = FN(acc, pb[j], &fpe);                                  \
+        }                                                                                        \
+    }
+#define TL_LOOP_BLOCKED_RED(NAME, C, OC, FN, CVTSEL, STORE, SFX, FOLD)                           \
 TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
 {                                                                                                \
     if (TL_RED_SHAPE(data, st)) {                                                                \
@@ -2513,32 +2527,7 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
         (void)aux;                                                                               \
         if (ca != NULL && cb != NULL) {                                                          \
             acc = *ca(data[0], 0, &acc, 1);                                                      \
-            acc += tl_pairwise_cvt_##SFX(cb, data[1], dims[0], st[1]);                           \
-            STORE(&acc, data[2], 0, 1, &fpe);                                                    \
-            return tl_finish(fpe);                                                               \
-        }                                                                                        \
-    }                                                                                            \
-    { TL_LOOP_BLOCKED_BODY(C, OC, TL_BLK_ELEM, FN, CVTSEL, STORE) }                              \
-}
-/* subtract/multiply/divide into float16: a reduction's call accumulates in float32 and rounds
- * once at its end, as NumPy's half loops do (rounding every step, inf * 0 had given NaN where
- * NumPy's product was 0) */
-#define TL_LOOP_BLOCKED_ACC(NAME, C, OC, FN, CVTSEL, STORE)                                      \
-TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
-{                                                                                                \
-    if (TL_RED_SHAPE(data, st)) {                                                                \
-        unsigned fpe = 0;                                                                        \
-        C acc, bb[TL_BLOCK];                                                                     \
-        npy_intp i, j, n = dims[0];                                                              \
-        tl_cvt_float ca = CVTSEL(ctx->descriptors[0]), cb = CVTSEL(ctx->descriptors[1]);         \
-        (void)aux;                                                                               \
-        if (ca != NULL && cb != NULL) {                                                          \
-            acc = *ca(data[0], 0, &acc, 1);                                                      \
-            for (i = 0; i < n; i += TL_BLOCK) {                                                  \
-                npy_intp m = n - i < TL_BLOCK ? n - i : TL_BLOCK;                                \
-                const C *pb = cb(data[1] + i * st[1], st[1], bb, m);                             \
-                for (j = 0; j < m; j++) acc = FN(acc, pb[j], &fpe);                              \
-            }                                                                                    \
+            FOLD(C, SFX, FN)                                                                     \
             STORE(&acc, data[2], 0, 1, &fpe);                                                    \
             return tl_finish(fpe);                                                               \
         }                                                                                        \
@@ -4073,7 +4062,7 @@ static int NAME(TL_LOOP_ARGS)                                                   
     (void)ctx; (void)aux;                                                                        \
     return tl_fused_run(K, K##_1, SWAP, X, sizeof(S1), sizeof(S2), sizeof(SO), data, dims, st);  \
 }
-/* add of a float32/float64 and another dtype: a reduction sums pairwise (TL_LOOP_BLOCKED_PW) */
+/* add of a float32/float64 and another dtype: a reduction sums pairwise (TL_LOOP_BLOCKED_RED) */
 #define TL_FUSED_LOOP_PW(NAME, K, SWAP, X, S1, S2, SO, SFX, CVTSEL)                              \
 static int NAME(TL_LOOP_ARGS)                                                                    \
 {                                                                                                \
