@@ -640,16 +640,24 @@ print(n_cases, bad)
 
 def test_logical_reductions_into_bool_of_any_dtype():
     """logical_and/or/xor.reduce(x, out=bool array) and (x, dtype=bool) fold x's truth values as
-    NumPy does (NaN true, -0.0 false); they raised NumPy's "no loop" error (out=) or ours
-    (dtype=). The plain call of a bool and an x array with out= shares their loop."""
+    NumPy does (NaN true, -0.0 false; ml_dtypes' small floats and sub-byte ints as their
+    astype(bool)); they raised NumPy's "no loop" error (out=) or ours (dtype=). The plain call of
+    a bool and an x array with out= shares their loop."""
     x = {"int64": [1, 2, 0, -5], "uint8": [0, 7, 0, 1], "float64": [1.0, np.nan, -0.0, 0.0],
          "float32": [-0.0, np.inf, 2, 0], "float16": [1, 0, -0.0, np.nan],
          BF16: [-0.0, 1, 0, 3], "complex64": [1j, 0, -0.0 - 0.0j, complex(np.nan, 0)],
-         "complex128": [0, 0, 1, 0j], "uint64": [2**63, 0, 1, 0]}
+         "complex128": [0, 0, 1, 0j], "uint64": [2**63, 0, 1, 0],
+         ml_dtypes.float8_e4m3fn: [np.nan, -0.0, 0, 0.5], ml_dtypes.float8_e5m2: [0, 1, -0.0, 3],
+         ml_dtypes.float8_e4m3fnuz: [np.nan, 0, 2, 0], ml_dtypes.float8_e8m0fnu: [1, 2, 0.5, 4],
+         ml_dtypes.float4_e2m1fn: [0, -0.0, 1, 6], ml_dtypes.int4: [-1, 0, 7, -8],
+         ml_dtypes.uint2: [0, 3, 0, 1]}
     b = np.array([True, False, True, True])
+    rng = np.random.default_rng(5)
     for dt, vals in x.items():
         a = np.array(vals, dtype=dt)
-        a2 = np.stack([a, a[::-1], np.zeros_like(a)])
+        # rows longer than a 1024-element block of the loops
+        a2 = np.stack([np.resize(a, 3001), rng.permutation(np.resize(a, 3001)),
+                       np.zeros(3001, a.dtype)])
         for name in ("logical_and", "logical_or", "logical_xor"):
             f, ref = getattr(tl, name), getattr(np, name)
             for arr, axis in ((a, 0), (a[:0], 0), (a2, 1), (a2, 0), (a2, None)):

@@ -150,6 +150,12 @@ cdef extern from "_loops.h":
     void *tl_logical_and_xb_ptr "(void *)tl_logical_and_xb"
     void *tl_logical_or_xb_ptr "(void *)tl_logical_or_xb"
     void *tl_logical_xor_xb_ptr "(void *)tl_logical_xor_xb"
+    void *tl_logical_and_be_ptr "(void *)tl_logical_and_be"
+    void *tl_logical_or_be_ptr "(void *)tl_logical_or_be"
+    void *tl_logical_xor_be_ptr "(void *)tl_logical_xor_be"
+    void *tl_logical_and_eb_ptr "(void *)tl_logical_and_eb"
+    void *tl_logical_or_eb_ptr "(void *)tl_logical_or_eb"
+    void *tl_logical_xor_eb_ptr "(void *)tl_logical_xor_eb"
 
 cdef extern from *:
     """
@@ -633,23 +639,34 @@ cdef dict _LOGICAL_BX = {
     "logical_and": (<size_t>tl_logical_and_xb_ptr, <size_t>tl_logical_and_bx_ptr),
     "logical_or": (<size_t>tl_logical_or_xb_ptr, <size_t>tl_logical_or_bx_ptr),
     "logical_xor": (<size_t>tl_logical_xor_xb_ptr, <size_t>tl_logical_xor_bx_ptr)}
+# the same with x an ml_dtypes small float or sub-byte integer
+cdef dict _LOGICAL_BE = {
+    "logical_and": (<size_t>tl_logical_and_eb_ptr, <size_t>tl_logical_and_be_ptr),
+    "logical_or": (<size_t>tl_logical_or_eb_ptr, <size_t>tl_logical_or_be_ptr),
+    "logical_xor": (<size_t>tl_logical_xor_eb_ptr, <size_t>tl_logical_xor_be_ptr)}
 
 
-cdef object _logical_loop(uf, op, CompiledRules r, names, res):
+cdef object _logical_loop(uf, op, CompiledRules r, names, res, fixed=(None, None, None)):
     """DType classes of the (bool, x) or (x, bool) -> bool loop of a logical op, or None. It
     computes what the join would (a truth value is a truth value in any type), and (bool, x,
-    bool) are the DTypes of reduce(x, out=bool array), which NumPy caches under the same key."""
+    bool) are the DTypes of reduce(x, out=bool array), which NumPy caches under the same key.
+    ``fixed``: the signature's names (x's must be free, the others bool)."""
     if op.name not in _LOGICAL_BX or res[2] != "bool" or "bool" not in names[:2]:
         return None
     x = 1 if names[0] == "bool" else 0
-    if names[x] == "bool" or names[x] not in _LOOP_TYPE_SET:
+    if names[x] == "bool" or fixed[x] is not None or fixed[1 - x] not in (None, "bool") \
+            or fixed[2] not in (None, "bool"):
+        return None
+    loops = _LOGICAL_BX if names[x] in _LOOP_TYPE_SET else \
+        _LOGICAL_BE if names[x] in _EXT_TYPES or names[x] in _EXTI_TYPES else None
+    if loops is None:
         return None
     classes = [_dtype_class(r, "bool")] * 3
     classes[x] = _dtype_class(r, names[x])
     classes = tuple(classes)
     key = (uf, classes)
     if key not in _MIXED_DONE:
-        _add_spec(uf, op, classes, <void *><size_t>_LOGICAL_BX[op.name][x], NULL,
+        _add_spec(uf, op, classes, <void *><size_t>loops[op.name][x], NULL,
                   <void *><size_t>_INITIAL_OF.get((op.name, "bool"), 0), NULL, b"tl_logical")
         _MIXED_DONE[key] = "logical"
     return classes
@@ -865,6 +882,13 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
                         f" does not compute in {fixed[i]} (rule set {r.name!r}); cast the "
                         f"operands to {fixed[i]} first (x.astype({fixed[i]!r}))")
     classes = None
+    if not reduction and op.name in _LOGICAL_BX and (res[0] in _EXT_TYPES or res[0] in _EXTI_TYPES
+                                                     or res[1] in _EXT_TYPES or res[1] in _EXTI_TYPES):
+        # a bool operand with a small float or sub-byte integer: the (bool, x) loop, which
+        # reduce(x, out=bool array / dtype=bool) shares
+        classes = _logical_loop(uf, op, r, names, res, fixed)
+        if classes is not None:
+            return classes
     ext = (_EXT_LOOPS, b"tl_small_float", "small_float") if res[0] in _EXT_TYPES else \
         (_EXTI_LOOPS, b"tl_sub_byte_int", "sub_byte_int") if res[0] in _EXTI_TYPES else None
     if ext is not None and ext[2] == "sub_byte_int" and op.name in _ops.SUB_BYTE_UNSIGNED_ONLY \

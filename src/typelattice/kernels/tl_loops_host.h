@@ -5330,4 +5330,42 @@ TL_LOGICAL_BX(tl_logical_and_xb, tl_logical_and_b, 0)
 TL_LOGICAL_BX(tl_logical_or_xb, tl_logical_or_b, 0)
 TL_LOGICAL_BX(tl_logical_xor_xb, tl_logical_xor_b, 0)
 
+/* the same with x one of ml_dtypes' small floats (true where its float32 value, through
+ * ml_dtypes' cast, is not 0: NaN too, as its astype(bool)) or sub-byte integers (its bits),
+ * for logical_and.reduce(x, out=bool array / dtype=bool) of them; in order, a block of x's
+ * truths at a time (the output may be the bool operand, stride 0) */
+#define TL_LOGICAL_BE(NAME, FN, X)                                                               \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    const tl_ext_t *xf = tl_ext_find(ctx->descriptors[X]);                                       \
+    const tl_exti_t *xi = xf != NULL ? NULL : tl_exti_find(ctx->descriptors[X]);                 \
+    npy_intp i, j, n = dims[0];                                                                  \
+    float fx[TL_BLOCK];                                                                          \
+    npy_bool tx[TL_BLOCK];                                                                       \
+    unsigned e = 0;                                                                              \
+    (void)aux;                                                                                   \
+    if (xf == NULL && xi == NULL)                                                                \
+        return tl_loop_error(PyExc_SystemError, "typelattice: unknown small dtype");             \
+    for (i = 0; i < n; i += TL_BLOCK) {                                                          \
+        npy_intp m = n - i < TL_BLOCK ? n - i : TL_BLOCK;                                        \
+        const char *px = data[X] + i * st[X];                                                    \
+        if (xf != NULL) {                                                                        \
+            tl_ext_load(xf, px, st[X], fx, m);                                                   \
+            for (j = 0; j < m; j++) tx[j] = fx[j] != 0.0f;                                       \
+        } else {                                                                                 \
+            for (j = 0; j < m; j++) tx[j] = (*(const uint8_t *)(px + j * st[X]) & TL_EXTI_MASK(xi)) != 0; \
+        }                                                                                        \
+        for (j = 0; j < m; j++)                                                                  \
+            *(npy_bool *)(data[2] + (i + j) * st[2]) =                                           \
+                FN(*(const npy_bool *)(data[1 - X] + (i + j) * st[1 - X]) != 0, tx[j], &e);      \
+    }                                                                                            \
+    return 0;                                                                                    \
+}
+TL_LOGICAL_BE(tl_logical_and_be, tl_logical_and_b, 1)
+TL_LOGICAL_BE(tl_logical_or_be, tl_logical_or_b, 1)
+TL_LOGICAL_BE(tl_logical_xor_be, tl_logical_xor_b, 1)
+TL_LOGICAL_BE(tl_logical_and_eb, tl_logical_and_b, 0)
+TL_LOGICAL_BE(tl_logical_or_eb, tl_logical_or_b, 0)
+TL_LOGICAL_BE(tl_logical_xor_eb, tl_logical_xor_b, 0)
+
 #endif
