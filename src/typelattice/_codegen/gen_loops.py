@@ -679,9 +679,9 @@ def op_units():
                     # fused (or F16C blocks) for everything but reductions (which keep their own
                     # paths)
                     other = fused_name(op, t) or f"tl_blocked_{op.name}_{SUFFIX[t]}"
-                    out.append(f"static int {name}_h(TL_LOOP_ARGS) {{ if (data[0] == data[2] "
-                               f"&& st[0] == 0 && st[2] == 0) return {name}(ctx, data, dims, st, "
-                               f"aux); return {other}(ctx, data, dims, st, aux); }}")
+                    out.append(f"static int {name}_h(TL_LOOP_ARGS) {{ if (TL_RED_SHAPE(data, st)) "
+                               f"return {name}(ctx, data, dims, st, aux); "
+                               f"return {other}(ctx, data, dims, st, aux); }}")
                 indexed = name + "_at"
                 out.append(f"TL_INDEXED({indexed}, {S}, {lo}, {so}, {fn})")
             init = "NULL"

@@ -633,7 +633,7 @@ TL_NO_VECTORIZE TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS) { TL_LOOP2_RED_BODY
 /* a reduction's call: the accumulator (stride 0) is the first input and the output */
 #define TL_RED_SHAPE(data, st) ((data)[0] == (data)[2] && (st)[0] == 0 && (st)[2] == 0)
 #define TL_LOOP2_RED_BODY(S, LD, ST, FN)                                                         \
-    if (data[0] == data[2] && st[0] == 0 && st[2] == 0) {                                        \
+    if (TL_RED_SHAPE(data, st)) {                                                                \
         npy_intp n = dims[0], i, sb = st[1];                                                     \
         const char *b = data[1];                                                                 \
         unsigned fpe = 0;                                                                        \
@@ -1963,7 +1963,7 @@ TL_ICMP64_BOTH(greater_equal) TL_ICMP64_BOTH(equal) TL_ICMP64_BOTH(not_equal)
 #define TL_LOOP2_REDFN(NAME, S, LD, FN, REDFN)                                                   \
 TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
 {                                                                                                \
-    if (data[0] == data[2] && st[0] == 0 && st[2] == 0 && st[1] == (npy_intp)sizeof(S)) {         \
+    if (TL_RED_SHAPE(data, st) && st[1] == (npy_intp)sizeof(S)) {                                 \
         *(S *)data[0] = REDFN(*(const S *)data[0], (const S *)data[1], dims[0]);                 \
         return 0;                                                                                \
     }                                                                                            \
@@ -2014,7 +2014,7 @@ TL_VMM_AVX2_4(f64, double, pd, 4)
 TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
 {                                                                                                \
     TL_BY_BLOCKS(NAME, S, S, S)                                                                  \
-    if (data[0] == data[2] && st[0] == 0 && st[2] == 0 && st[1] == (npy_intp)sizeof(S)) {         \
+    if (TL_RED_SHAPE(data, st) && st[1] == (npy_intp)sizeof(S)) {                                 \
         *(S *)data[0] = REDFN(*(const S *)data[0], (const S *)data[1], dims[0]);                 \
         return 0;                                                                                \
     }                                                                                            \
@@ -2039,7 +2039,7 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
 #define TL_LOOP2_PW(NAME, SFX, S, LD, ST, FN)                                                    \
 TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                                    \
 {                                                                                                \
-    if (data[0] == data[2] && st[0] == 0 && st[2] == 0) {                                        \
+    if (TL_RED_SHAPE(data, st)) {                                                                \
         unsigned fpe = 0;                                                                        \
         __typeof__(LD(*(S *)data[0])) acc = LD(*(S *)data[0]);                                   \
         acc += tl_pairwise_##SFX(data[1], dims[0], st[1]);                                       \
@@ -2115,7 +2115,7 @@ static void tl_cpairwise_##SFX(F *rr, F *ri, const char *a, npy_intp n, npy_intp
 #define TL_LOOP2_CPW(NAME, SFX, S, F, FN)                                                        \
 TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
 {                                                                                                \
-    if (data[0] == data[2] && st[0] == 0 && st[2] == 0) {                                        \
+    if (TL_RED_SHAPE(data, st)) {                                                                \
         F rr, ri;                                                                                \
         S *acc = (S *)data[0];                                                                   \
         tl_cpairwise_##SFX(&rr, &ri, data[1], dims[0] * 2, st[1] / 2);                           \
