@@ -152,6 +152,38 @@ def test_fp_warnings_match_numpy(rname):
                 assert got == want, (rname, name, a, b, t)
 
 
+@pytest.mark.parametrize("xt", ["uint16", "int32", "uint32", "int64", "uint64"])
+def test_integers_past_float16_overflow_in_quiet_ops_too(xt):
+    """An integer past float16's range (65504) overflows in the conversion to float16, which the
+    quiet ops (comparisons, max/min, copysign, heaviside, logical ops) report as NumPy's cast of
+    it does, without the 'invalid' of their NaN compares; they cleared every flag."""
+    overflowed = False
+
+    def flag_bits(f, *args):
+        seen = [0]
+        with np.errstate(all="call", call=lambda kind, flag: seen.append(flag)):
+            f(*args)
+        out = 0
+        for flag in seen:
+            out |= flag
+        return out
+
+    big = 65535 if xt == "uint16" else 70000
+    x = np.array([big, 1, 3, 0, 2, 5, 4, 6] * 40, xt)
+    h = np.array([1, np.nan, -2, 0, 3, 1, 0.5, 7] * 40, np.float16)
+    for name in ("maximum", "minimum", "fmax", "fmin", "less", "greater_equal", "equal",
+                 "not_equal", "copysign", "heaviside", "logical_and", "logical_xor", "add"):
+        tl_f, np_f = getattr(tl, name), getattr(np, name)
+        for a, b in ((x, h), (h, x), (x[::-2], h[::2]), (x[1:], h[1:]), (x[-3:], h[-3:]),
+                     (x[:1], h[:1])):
+            got = flag_bits(tl_f, a, b)
+            want = flag_bits(lambda p, q: np_f(p.astype(np.float16), q.astype(np.float16)),
+                             a, b)
+            assert got == want, (name, xt, a.dtype, b.dtype, len(a), got, want)
+            overflowed = overflowed or want != 0
+    assert overflowed
+
+
 def test_rounding_int_to_float():
     """int -> float32/float64 rounds once, as NumPy's cast: 2**24 + 1 is 2**24 in float32."""
     ufs = _ufuncs.make_ufuncs("jax")

@@ -674,6 +674,78 @@ def test_logical_reductions_into_bool_of_any_dtype():
             _same(f(a[::-1], b[::2].repeat(2)), ref(a[::-1].astype(bool), b[::2].repeat(2)))
 
 
+def test_a_fixed_dtype_without_a_loop_is_a_type_error():
+    """dtype=/signature= naming a type the op has no loop for raise a TypeError naming the
+    operand DTypes, as NumPy's "no loop" error for the same call; they recursed until Python's
+    limit (the promoter's unchanged answer left the outputs open for another lookup). A logical
+    reduction into an int16 out= gives NumPy's value in a fresh process too, not only after a
+    plain call registered its loop."""
+    code = """
+import numpy as np, typelattice as tl
+x = np.ones(4); i = np.ones(4, np.int16)
+calls = ["sqrt(x, dtype=np.int32)", "rint(i, dtype=np.int16)", "divide(i, i, dtype=np.int16)",
+         "hypot(i, i, dtype=np.int64)", "floor_divide(x, x, dtype=bool)", "square(i, dtype=bool)",
+         "exp(x, signature=(None, 'i8'))", "ldexp.reduce(i, dtype=np.int16)",
+         "ldexp.accumulate(i, dtype=np.int16)"]
+for c in calls:
+    for m in (np, tl):
+        try:
+            eval("m." + c)
+        except TypeError as e:
+            print(c, m.__name__, "TypeError", "DType" in str(e) or m is np)
+        except Exception as e:
+            print(c, m.__name__, type(e).__name__)
+        else:
+            print(c, m.__name__, "no error")
+a = np.array([3, 0, 5], np.int16)
+for name in ("logical_or", "logical_and", "logical_xor"):
+    got, want = np.zeros((), np.int16), np.zeros((), np.int16)
+    getattr(tl, name).reduce(a, out=got)
+    getattr(np, name).reduce(a, out=want)
+    print(name, "reduce out=int16", int(got) == int(want))
+"""
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    lines = res.stdout.splitlines()
+    assert len(lines) == 21, res.stdout
+    for line in lines[:18]:
+        assert line.endswith("TypeError True"), line
+    for line in lines[18:]:
+        assert line.endswith("reduce out=int16 True"), line
+
+
+def test_reductions_raise_the_fp_warnings_numpy_raises():
+    """complex64 subtract.reduce warned 'overflow' where an element passed max/4 (gcc ran the
+    accumulator as a 4-lane subtract whose idle lanes held other elements); max/min reduceat
+    along axis 0 warned 'invalid' for a NaN (the strided reduction's element loop left the flag
+    to NumPy's reduceat, which checks). The values and warnings are NumPy's."""
+    rng = np.random.default_rng(11)
+
+    def run(f, *args, **kw):
+        with np.errstate(all="raise"):
+            try:
+                return np.asarray(f(*args, **kw))
+            except FloatingPointError as e:
+                return str(e).split(" encountered")[0]
+
+    for n in (9, 12, 17, 40, 1000):
+        for k in (0, 1, 2, 5, 6, n - 1):
+            for v in (1e38j, 3e38 + 0j, -2.5e38 + 1e38j):
+                for dt in (np.complex64, np.complex128):
+                    a = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dt)
+                    a[k] = v
+                    _same(run(tl.subtract.reduce, a), run(np.subtract.reduce, a))
+    x = rng.standard_normal((7, 5)).astype(np.float32)
+    x[[1, 3, 4], [0, 2, 4]] = np.nan
+    for dt in (np.float32, np.float64):
+        for name in ("maximum", "minimum", "fmax", "fmin"):
+            for axis, idx in ((0, [0, 2, 3, 6]), (1, [0, 1, 4]), (0, [0]), (0, [5, 1])):
+                for arr in (x.astype(dt), np.asfortranarray(x.astype(dt)), x.astype(dt)[::-1]):
+                    _same(run(getattr(tl, name).reduceat, arr, idx, axis=axis),
+                          run(getattr(np, name).reduceat, arr, idx, axis=axis))
+                    _same(run(getattr(tl, name).reduce, arr[::2], axis=axis),
+                          run(getattr(np, name).reduce, arr[::2], axis=axis))
+
+
 def test_integer_power_error_writes_what_numpy_writes():
     """A negative integer exponent raises as NumPy's: the elements before it computed, it and
     the rest of out= untouched; ufunc.at leaves the array as it was."""

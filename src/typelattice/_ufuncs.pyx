@@ -929,9 +929,10 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
                 classes = _logical_loop(uf, op, r, names, res)
             if classes is None:
                 classes = _mixed_loop(uf, op, r, names, res)
-        elif op.name in _LOGICAL_BX and fixed[0] == fixed[2] == "bool" and fixed[1] is None:
-            # reduce(x, dtype=bool): the loop reduce(x, out=bool array) takes
-            classes = _logical_loop(uf, op, r, names, ["bool"] * 3)
+        elif op.name in _LOGICAL_BX and fixed[0] == "bool":
+            # reduce(x, dtype=bool), reduce(x, out=array of another dtype) (NumPy fixes bool
+            # there): the loop reduce(x, out=bool array) takes
+            classes = _logical_loop(uf, op, r, names, ["bool"] * 3, fixed)
         if classes is None:
             classes = [_dtype_class(r, t) for t in res]
     return classes
@@ -951,8 +952,10 @@ cdef int _promoter(PyObject *ufunc, void *const *op_dtypes, void *const *signatu
     classes = _loop_classes(uf, op, r, ops, [_class_or_none(signature[i]) for i in range(nargs)])
     # NumPy gives up on a promoter returning the operand DTypes unchanged, as it does for a loop
     # registered just now for them (reduce(x, dtype=bool) of a logical op): the outputs are left
-    # open then, for NumPy's next lookup to find that loop
-    unchanged = all(classes[i] is ops[i] for i in range(nargs))
+    # open then, for NumPy's next lookup to find that loop. Only then: with no loop for them
+    # (sqrt(x, dtype=int32)), NumPy would call the promoter again with the same DTypes, forever
+    unchanged = all(classes[i] is ops[i] for i in range(nargs)) \
+        and (uf, tuple(classes)) in _LOOP_OF
     for i in range(nargs):
         if unchanged and i >= op.nin:
             new_op_dtypes[i] = NULL
@@ -1031,12 +1034,29 @@ tl_weak_fpe_cb = <tl_weak_fpe_cb_t>_weak_fpe
 cdef dict _LOOP_OF = {}
 
 
+# integers that can pass float16's largest value (65504)
+cdef frozenset _PAST_F16_CLASSES = frozenset(type(dtype_of(t)) for t in
+                                             ("uint16", "int32", "uint32", "int64", "uint64"))
+cdef object _F16_CLASS = type(dtype_of("float16"))
+
+
+cdef bint _f16_overflow_input(op, classes):
+    """Does this loop convert an integer input to float16 itself (a mixed loop), where a value
+    past 65504 overflows, which NumPy's cast reports?"""
+    ins = classes[:op.nin]
+    return _F16_CLASS in ins and any(c in _PAST_F16_CLASSES for c in ins)
+
+
 cdef int _clears_fpe(op, classes, fp_classes):
     """tl_thr_wrap's quiet for the loop of op for these classes: the quiet ops computing in floats
     (declared free of FP errors, they compare NaNs with ordered compares and max instructions;
     bool results use quiet integer keys instead) clear the FP flags after them: 1 but in a
     reduction's calls, for the float32/float64 max/min loops (whose reduction clears them itself
-    where it met a NaN: tl_red_* of TL_MM_RED), 2 always for the others; 0: other loops."""
+    where it met a NaN: tl_red_* of TL_MM_RED), 2 always for the others, 3 only 'invalid' where
+    the loop converts an integer to float16 (its overflow is the cast's, which NumPy reports);
+    0: other loops."""
+    if op.quiet and _f16_overflow_input(op, classes):
+        return 3
     if not op.quiet or op.out == "bool" or all(c in _INT_CLASSES for c in fp_classes):
         return 0
     if (op.name in ("maximum", "minimum", "fmax", "fmin") and classes[0] in _F32_F64_CLASSES
@@ -1083,7 +1103,8 @@ cdef int _add_spec(uf, op, classes, void *loop, void *indexed, void *initial, vo
     spec.casting = NPY_NO_CASTING
     spec.flags = NPY_METH_IS_REORDERABLE if op.reorderable else 0
     quiet = op.quiet and not (op.out == "bool" and op.name not in ("equal", "not_equal")
-                              and fp_classes[0] in _COMPLEX_CLASSES)   # NumPy warns there
+                              and fp_classes[0] in _COMPLEX_CLASSES) \
+        and not _f16_overflow_input(op, classes)    # NumPy warns there
     if quiet or op.name not in _RAISES_FPE and all(c in _INT_CLASSES for c in fp_classes):
         # integer/bool loops that never touch the FPU: skip the FP status checks
         spec.flags |= NPY_METH_NO_FLOATINGPOINT_ERRORS

@@ -630,6 +630,17 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS) { TL_LOOP2_RED_BODY(S, LD, ST, FN) 
 #endif
 #define TL_LOOP2_RED_NOVEC(NAME, S, LD, ST, FN)                                                  \
 TL_NO_VECTORIZE TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS) { TL_LOOP2_RED_BODY(S, LD, ST, FN) }
+/* Vectorized but for the reduction, which runs NAME_seq: for complex64 subtract, gcc's SLP
+ * vectorizer ran the (re, im) accumulator as a 4-lane subtract whose idle lanes held other
+ * elements, a spurious overflow where some element passed max/4 (subtract.reduce of
+ * [0, 0, 1e38j, 0...]) */
+#define TL_LOOP2_RED_SEQ(NAME, S, LD, ST, FN)                                                    \
+TL_LOOP2_RED_NOVEC(NAME##_seq, S, LD, ST, FN)                                                    \
+TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
+{                                                                                                \
+    if (TL_RED_SHAPE(data, st)) return NAME##_seq(ctx, data, dims, st, aux);                     \
+    { TL_LOOP2_BODY(S, S, S, LD, LD, ST, FN) }                                                   \
+}
 /* a reduction's call: the accumulator (stride 0) is the first input and the output */
 #define TL_RED_SHAPE(data, st) ((data)[0] == (data)[2] && (st)[0] == 0 && (st)[2] == 0)
 #define TL_LOOP2_RED_BODY(S, LD, ST, FN)                                                         \
@@ -2018,9 +2029,10 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
         *(S *)data[0] = REDFN(*(const S *)data[0], (const S *)data[1], dims[0]);                 \
         return 0;                                                                                \
     }                                                                                            \
-    if (TL_RED_SHAPE(data, st) && dims[0] >= TL_BLOCK_MIN) {                                    \
+    if (TL_RED_SHAPE(data, st)) {                                                                \
         /* strided: REDFN (a left fold) on contiguous copies of it, block after block (the      \
-         * element loop's branches took 1.7-2.6x NumPy's time on float64 a[::2] at 10^5) */      \
+         * element loop's branches took 1.7-2.6x NumPy's time on float64 a[::2] at 10^5; it     \
+         * clears the FP flags a NaN raised, which the element loop left to NumPy's reduceat) */ \
         S buf_[TL_BLOCK_BYTES / sizeof(S)], acc_ = *(const S *)data[0];                          \
         npy_intp i_, n_ = dims[0], bl_ = TL_BLOCK_BYTES / (npy_intp)sizeof(S);                   \
         for (i_ = 0; i_ < n_; i_ += bl_) {                                                       \

@@ -323,14 +323,18 @@ static int tl_thr_pool_call(int k, PyArrayMethod_Context *ctx, char *const data[
 }
 #endif
 
-/* a quiet loop's call (tl_thr_wrap), then its FP flags cleared */
+/* a quiet loop's call (tl_thr_wrap), then its FP flags cleared (quiet 3: 'invalid' only) */
 __attribute__((noinline))
 static int tl_thr_quiet_call(int k, PyArrayMethod_Context *ctx, char *const data[],
                              npy_intp const dims[], npy_intp const st[], NpyAuxData *aux)
 {
     int r = tl_thr_get() <= 1 ? tl_thr_real[k](ctx, data, dims, st, aux)
                               : tl_thr_pool_call(k, ctx, data, dims, st, aux);
-    if (fetestexcept(TL_FE_ALL4)) feclearexcept(TL_FE_ALL4);
+    if (tl_thr_quiet[k] == 3) {
+        if (fetestexcept(FE_INVALID)) feclearexcept(FE_INVALID);
+    } else if (fetestexcept(TL_FE_ALL4)) {
+        feclearexcept(TL_FE_ALL4);
+    }
     return r;
 }
 /* threads off (the default): straight to the loop, a jump with no stack frame (the pool path's

@@ -21,7 +21,9 @@
  * clears the FP flags after it, as NumPy's own such loops do (max instructions and ordered
  * compares of a NaN raise 'invalid', which NumPy would report where a cast in the same call makes
  * it check the flags). quiet 1: a loop that clears them itself in a reduction's calls (float
- * max/min), where the per-row status test cost 20% (axis 1 of (2000, 50)); 2: every call. */
+ * max/min), where the per-row status test cost 20% (axis 1 of (2000, 50)); 2: every call; 3:
+ * only 'invalid', every call (a quiet op's mixed loop converting an integer to float16, checked
+ * by NumPy: the conversion's overflow is NumPy's cast's warning). */
 PyArrayMethod_StridedLoop *tl_thr_wrap(PyArrayMethod_StridedLoop *loop, int nin, int nout,
                                        int quiet);
 /* total threads (1: off); tl_thr_set returns -1 if n is out of range. Blocks until a running
