@@ -166,6 +166,34 @@ def test_python_int_out_of_range_error_names_the_call(fast):
         _ufuncs.set_fastcall(was)
 
 
+@pytest.mark.parametrize("fast", [True, False], ids=["fastcall", "numpy-path"])
+def test_python_int_beyond_int64_with_an_ml_dtypes_float_names_the_call(fast):
+    """ml_dtypes converts Python ints only within int64 ("expected number, got int", naming
+    nothing): with bfloat16 or float8 arrays such an int is a TypeError naming the call, the
+    operands and the rule set, and the float(...) it suggests gives the dtype's own value."""
+    import ml_dtypes
+    was = _ufuncs.set_fastcall()
+    _ufuncs.set_fastcall(fast)
+    try:
+        for t in (ml_dtypes.bfloat16, ml_dtypes.float8_e5m2, ml_dtypes.float8_e4m3fn):
+            x = np.ones(4, t)
+            for v in (2**63, -(2**63) - 1, 2**100):
+                for call in (lambda: tl.add(x, v), lambda: tl.less(v, x[::2]),
+                             lambda: tl.add(x, v, out=np.zeros_like(x), where=x > 0)):
+                    with pytest.raises(TypeError) as e:
+                        call()
+                    msg = str(e.value)
+                    assert f"Python int {str(v)[:12]}" in msg, msg
+                    assert f"{np.dtype(t).name} array" in msg, msg
+                    assert "int64's range" in msg and "rule set 'jax'" in msg, msg
+                got = tl.add(x, float(v))
+                want = (np.ones(4, np.float32) + np.float32(float(v))).astype(t)
+                assert got.dtype == np.dtype(t) and got.tobytes() == want.tobytes()
+            assert tl.add(x, 2**62).dtype == np.dtype(t)
+    finally:
+        _ufuncs.set_fastcall(was)
+
+
 def test_strong_numpy_scalars_and_0d_arrays():
     a = np.arange(3, dtype=np.int8)
     assert tl.add(a, np.int64(1)).dtype == np.int64

@@ -82,6 +82,21 @@ def _describe_operand(x):
     return f"{dt} array" if dt is not None else type(x).__name__
 
 
+def python_int_beyond_int64(call, operands, value, dtype, rules):
+    """The TypeError of ``call`` when the Python int ``value``, outside int64's range, meets an
+    ml_dtypes float ``dtype`` (bfloat16, float8...), whose conversion takes Python ints only
+    within int64 (its own error, "expected number, got int", names nothing); None otherwise."""
+    dtype = np.dtype(dtype)
+    if dtype.type.__module__ != "ml_dtypes" or dtype.name in SUB_BYTE_INTS \
+            or -2**63 <= value < 2**63:
+        return None
+    ops = ", ".join(_describe_operand(a) for a in operands)
+    return TypeError(
+        f"{call}({ops}): ml_dtypes converts a Python int to {dtype} only within int64's range, "
+        f"and this one is outside it (rule set {rules!r}); pass it as float(...), a weak Python "
+        f"float, which gives the same {dtype} result")
+
+
 def python_int_overflow(call, operands, value, dtype, rules):
     """The OverflowError of ``call`` (a name) with ``operands`` when the Python int ``value`` does
     not fit ``dtype``, the dtype ``rules`` gives it there; None when it fits (the error was not

@@ -40,7 +40,7 @@ import warnings
 import numpy as np
 
 from ._core cimport CompiledRules, get_rules
-from ._errors import TypePromotionError, python_int_overflow
+from ._errors import TypePromotionError, python_int_beyond_int64, python_int_overflow
 from . import _ops
 
 cdef extern from "Python.h":
@@ -1228,8 +1228,9 @@ def fastcall_count():
 
 def _overflow_error(uf, args, err):
     """The OverflowError a plain call raises instead of NumPy's ``err`` when a Python int operand
-    does not fit the dtype it takes (the array's, by the weak-int rule), or None (NumPy's error
-    stands). Called by kernels/tl_fastcall.h."""
+    does not fit the dtype it takes (the array's, by the weak-int rule), the TypeError when
+    ml_dtypes cannot convert it (``err`` a TypeError), or None (NumPy's error stands). Called by
+    kernels/tl_fastcall.h."""
     try:
         op, r = _REGISTRY[uf]
         kinds = tuple(type(x) if type(x) in (int, float, complex) else np.asarray(x).dtype
@@ -1242,7 +1243,8 @@ def _overflow_error(uf, args, err):
             dt = got[i]
             if op.nin == 2 and got[1 - i].name in _EXTI_TYPES:
                 dt = got[1 - i]         # (its loop takes the Python int as int64, then checks it)
-            new = python_int_overflow(uf.__name__, args, x, dt, r.name)
+            new = (python_int_beyond_int64 if isinstance(err, TypeError) else
+                   python_int_overflow)(uf.__name__, args, x, dt, r.name)
             if new is not None:
                 new.__cause__ = err
                 return new

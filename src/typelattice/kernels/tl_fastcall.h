@@ -227,7 +227,8 @@ static int tl_fast_take_out(PyArrayObject *out, const PyArray_Descr *want, int *
 
 /* NumPy's vectorcall. Its OverflowError for a Python int out of range of the dtype the int takes
  * names neither the call nor the rule set ("Python int too large to convert to C long" for
- * 2**70): tl_fast_overflow_hook(ufunc, args, error) may return a clearer one, raised from it. */
+ * 2**70), nor does ml_dtypes' TypeError for one beyond int64 ("expected number, got int"):
+ * tl_fast_overflow_hook(ufunc, args, error) may return a clearer one, raised from it. */
 static PyObject *tl_fast_overflow_hook = NULL;
 
 static PyObject *tl_fast_fallback(PyObject *self, PyObject *const *args, size_t nargsf,
@@ -235,7 +236,9 @@ static PyObject *tl_fast_fallback(PyObject *self, PyObject *const *args, size_t 
 {
     PyObject *r = tl_fast_numpy(self, args, nargsf, kwnames), *t, *v, *tb, *argt, *better;
     Py_ssize_t i, nargs = PyVectorcall_NARGS(nargsf);
-    if (r != NULL || tl_fast_overflow_hook == NULL || !PyErr_ExceptionMatches(PyExc_OverflowError))
+    if (r != NULL || tl_fast_overflow_hook == NULL
+            || !(PyErr_ExceptionMatches(PyExc_OverflowError)
+                 || PyErr_ExceptionMatches(PyExc_TypeError)))
         return r;
     for (i = 0; i < nargs && !PyLong_Check(args[i]); i++)
         ;
