@@ -5335,12 +5335,12 @@ __attribute__((unused)) TL_CLONES_ALL static int NAME(TL_LOOP_ARGS)             
     }                                                                                            \
     return 0;                                                                                    \
 }
-TL_LOGICAL_BX(tl_logical_and_bx, tl_logical_and_b, 1)
-TL_LOGICAL_BX(tl_logical_or_bx, tl_logical_or_b, 1)
-TL_LOGICAL_BX(tl_logical_xor_bx, tl_logical_xor_b, 1)
-TL_LOGICAL_BX(tl_logical_and_xb, tl_logical_and_b, 0)
-TL_LOGICAL_BX(tl_logical_or_xb, tl_logical_or_b, 0)
-TL_LOGICAL_BX(tl_logical_xor_xb, tl_logical_xor_b, 0)
+/* LOOP's (bool, x) and (x, bool) loops of the three ops: tl_logical_<op>_<BX> / _<XB> */
+#define TL_LOGICAL_SIX(LOOP, BX, XB)                                                             \
+LOOP(tl_logical_and_##BX, tl_logical_and_b, 1) LOOP(tl_logical_and_##XB, tl_logical_and_b, 0)    \
+LOOP(tl_logical_or_##BX, tl_logical_or_b, 1) LOOP(tl_logical_or_##XB, tl_logical_or_b, 0)        \
+LOOP(tl_logical_xor_##BX, tl_logical_xor_b, 1) LOOP(tl_logical_xor_##XB, tl_logical_xor_b, 0)
+TL_LOGICAL_SIX(TL_LOGICAL_BX, bx, xb)
 
 /* the same with x one of ml_dtypes' small floats (true where its float32 value, through
  * ml_dtypes' cast, is not 0: NaN too, as its astype(bool)) or sub-byte integers (its bits),
@@ -5373,11 +5373,6 @@ static int NAME(TL_LOOP_ARGS)                                                   
     }                                                                                            \
     return 0;                                                                                    \
 }
-TL_LOGICAL_BE(tl_logical_and_be, tl_logical_and_b, 1)
-TL_LOGICAL_BE(tl_logical_or_be, tl_logical_or_b, 1)
-TL_LOGICAL_BE(tl_logical_xor_be, tl_logical_xor_b, 1)
-TL_LOGICAL_BE(tl_logical_and_eb, tl_logical_and_b, 0)
-TL_LOGICAL_BE(tl_logical_or_eb, tl_logical_or_b, 0)
-TL_LOGICAL_BE(tl_logical_xor_eb, tl_logical_xor_b, 0)
+TL_LOGICAL_SIX(TL_LOGICAL_BE, be, eb)
 
 #endif
