@@ -395,6 +395,9 @@ OPS_BY_NAME = {op.name: op for op in OPS}
 # ops jax.numpy runs on the unsigned sub-byte integers (uint1/2/4) but not on the signed ones
 # (int2/int4: TypeError)
 SUB_BYTE_UNSIGNED_ONLY = ("absolute", "bitwise_count")
+# binary ops whose same-dtype float16/bfloat16 loops work on the bits (TL_LOOP_BITS16): they
+# raise no FP flag of their own
+BITS16 = ("copysign", "heaviside", "maximum", "minimum", "fmax", "fmin")
 ALIASES = {alias: op.name for op in OPS for alias in op.aliases}
 
 

@@ -18,7 +18,7 @@ if __package__ in (None, ""):
     _bootstrap.install()
 
 from typelattice._ops import (  # noqa: E402
-    FIRST_INEXACT, LOOP_TYPES, OPS, OPS_BY_NAME, SUB_BYTE_UNSIGNED_ONLY, SUFFIX)
+    BITS16, FIRST_INEXACT, LOOP_TYPES, OPS, OPS_BY_NAME, SUB_BYTE_UNSIGNED_ONLY, SUFFIX)
 from typelattice._names import kind  # noqa: E402
 
 STORAGE = {
@@ -138,8 +138,6 @@ FUSED16_F32 = ("add", "subtract", "multiply", "divide")
 HK = {"float16": "TL_HK_F16", "bfloat16": "TL_HK_BF16", "float32": "TL_HK_F32"}
 # the logical ops have only the same-dtype float16/bfloat16 loop on the bits (TL_LOOP_CMP16)
 LOGIC16 = ("logical_and", "logical_or", "logical_xor")
-# same-dtype float16/bfloat16 loops on the bits (TL_LOOP_BITS16 of tl_loops_host.h)
-BITS16 = ("copysign", "heaviside", "maximum", "minimum", "fmax", "fmin")
 
 
 # the kernel names of tl_half_binary per compute type
