@@ -669,7 +669,7 @@ def op_units():
                                f"tl_red_{op.name}_{SUFFIX[t]})")
                 elif op.name == "divide" and t in ("complex64", "complex128"):
                     out.append(f"TL_LOOP2_RED_NOVEC({name}, {S}, {lo}, {so}, {fn})")
-                elif op.name == "subtract" and t == "complex64":
+                elif t == "complex64":
                     out.append(f"TL_LOOP2_RED_SEQ({name}, {S}, {lo}, {so}, {fn})")
                 elif t not in HALF or (t == "float16" and op.name in KEEP_F16):
                     out.append(f"TL_LOOP2_RED({name}, {S}, {lo}, {so}, {fn})")

@@ -630,10 +630,10 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS) { TL_LOOP2_RED_BODY(S, LD, ST, FN) 
 #endif
 #define TL_LOOP2_RED_NOVEC(NAME, S, LD, ST, FN)                                                  \
 TL_NO_VECTORIZE TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS) { TL_LOOP2_RED_BODY(S, LD, ST, FN) }
-/* Vectorized but for the reduction, which runs NAME_seq: for complex64 subtract, gcc's SLP
- * vectorizer ran the (re, im) accumulator as a 4-lane subtract whose idle lanes held other
- * elements, a spurious overflow where some element passed max/4 (subtract.reduce of
- * [0, 0, 1e38j, 0...]) */
+/* Vectorized but for the reduction, which runs NAME_seq (the complex64 loops; a reduction is a
+ * chain in order anyway): for complex64 subtract, gcc's SLP vectorizer ran the (re, im)
+ * accumulator as a 4-lane subtract whose idle lanes held other elements, a spurious overflow
+ * where some element passed max/4 (subtract.reduce of [0, 0, 1e38j, 0...]) */
 #define TL_LOOP2_RED_SEQ(NAME, S, LD, ST, FN)                                                    \
 TL_LOOP2_RED_NOVEC(NAME##_seq, S, LD, ST, FN)                                                    \
 TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
@@ -2044,7 +2044,7 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
         return 0;                                                                                \
     }                                                                                            \
     TL_VMM_CALL(S, VFN)                                                                          \
-    { TL_LOOP2_RED_BODY(S, LD, TL_ST_id, FN) }                                                   \
+    { TL_LOOP2_BODY(S, S, S, LD, LD, TL_ST_id, FN) }                                             \
 }
 
 /* add with NumPy's pairwise reduction */
