@@ -108,3 +108,46 @@ def test_minmax_reductions_on_the_bits(name, dt):
                 for f, g in ((uf.reduce, ref.reduce), (uf.accumulate, ref.accumulate)):
                     got, want = f(x, axis=axis), g(x, axis=axis)
                     assert got.tobytes() == want.tobytes(), (name, dt, trial, axis)
+
+
+INT_KINDS = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"]
+
+
+def _int_values(kind, n, rng):
+    if kind == "bool":
+        return rng.integers(0, 2, n).astype(bool)
+    info = np.iinfo(kind)
+    lo, hi = max(info.min, -70000), min(info.max, 70000)    # past float16's 65504 too
+    v = rng.integers(lo, hi + 1, n, dtype=np.int64).astype(kind)
+    v[::7] = 0                                              # ties with +-0.0
+    return v
+
+
+@pytest.mark.parametrize("name", ["copysign", "heaviside", "maximum", "minimum", "fmax", "fmin"])
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+def test_an_integer_with_a_half_operand_as_the_cast_operands(name, dt):
+    """An integer/bool operand with a float16/bfloat16 one (the loop casts the integer a block
+    at a time to the half type's bits and runs the bits loop): bit for bit NumPy's / ml_dtypes'
+    op of the cast operands, NaN payloads, signalling NaNs and zeros' signs kept, in either
+    order, contiguous (across the 1024-element blocks), strided and scalar operands, with the
+    cast's overflow warning."""
+    d = F16 if dt == "float16" else BF16
+    rng = np.random.default_rng(27)
+    uf, ref = getattr(tl, name), getattr(np, name)
+    n = 2500
+    h = rng.permutation(ALL)[:n].view(d)
+    for kind in INT_KINDS:
+        i = _int_values(kind, n, rng)
+        cases = [(i, h), (h, i), (i[:-1:3], h[1::3]), (h[::-2], i[::2]), (i[:37], h[:37]),
+                 (i, h[5]), (i[9], h), (h, i[4]), (h[3], i)]
+        for k, (a, b) in enumerate(cases):
+            got, gw = _run(uf, a, b)
+            with np.errstate(all="ignore"):
+                ca = a if a.dtype == d else np.asarray(a).astype(d)
+                cb = b if b.dtype == d else np.asarray(b).astype(d)
+            want, _ = _run(ref, ca, cb)
+            _, cast_w = _run(lambda: np.asarray(a if a.dtype != d else b).astype(d))
+            assert got.dtype == d, (name, dt, kind, k)
+            assert np.asarray(got).view(np.uint16).tobytes() == \
+                np.asarray(want).view(np.uint16).tobytes(), (name, dt, kind, k)
+            assert gw == cast_w, (name, dt, kind, k, gw, cast_w)

@@ -553,6 +553,10 @@ def op_units():
                                "f32, TL_FOLD_IN_ORDER)")
                 else:
                     out.append(f"TL_LOOP_BLOCKED({bname}, {C}, {oc}, {fn}, {sel}, {store})")
+                if t in HALF and op.name in BITS16:
+                    # (defined after the bit loop it runs, TL_LOOP_BLOCKED_BITS16 below)
+                    out.append(f"static int tl_bblocked_{op.name}_{SUFFIX[t]}(TL_LOOP_ARGS);")
+                    bname = f"tl_bblocked_{op.name}_{SUFFIX[t]}"
                 fused = fused_name(op, t)
                 if fused:
                     hop = "TL_HOP_" + kernel_name(op, t).upper()
@@ -693,6 +697,9 @@ def op_units():
             if t in HALF and op.name in BITS16:
                 name = f"tl_bits16_{op.name}_{SUFFIX[t]}"
                 out.append(f"TL_LOOP_BITS16({name}, {SUFFIX[t]}, {op.name})")
+                if blocked_ok(op, t):
+                    out.append(f"TL_LOOP_BLOCKED_BITS16(tl_bblocked_{op.name}_{SUFFIX[t]}, "
+                               f"{SUFFIX[t]}, {name}, tl_blocked_{op.name}_{SUFFIX[t]})")
             elif t in HALF and blocked_ok(op, t) and op.out != "bool":
                 name = name + "_h"
             elif t in HALF and blocked_ok(op, t) and op.name in CMP16 + LOGIC16:

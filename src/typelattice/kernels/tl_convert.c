@@ -1380,6 +1380,43 @@ TL_PUBLIC(bf16_to_f64, uint16_t, double)
 TL_PUBLIC(f32_to_bf16, float, uint16_t)
 TL_PUBLIC(f64_to_bf16, double, uint16_t)
 
+#if TL_X86
+TL_TARGET_AVX2 static void avx2_small_to_f16(int kind, const uint8_t *src, uint16_t *dst, ptrdiff_t n)
+{
+    ptrdiff_t i = 0;
+    uint8_t tail[8] = {0};
+    for (;; i += 8) {
+        const uint8_t *p = src + i;
+        __m128i r;
+        __m256i w;
+        if (i + 8 > n) {
+            if (i >= n) break;
+            memcpy(tail, p, (size_t)(n - i));
+            p = tail;
+        }
+        r = _mm_loadl_epi64((const __m128i *)(const void *)p);
+        if (kind == 2) r = _mm_min_epu8(r, _mm_set1_epi8(1));
+        w = kind == 0 ? _mm256_cvtepi8_epi32(r) : _mm256_cvtepu8_epi32(r);
+        r = _mm256_cvtps_ph(_mm256_cvtepi32_ps(w), _MM_FROUND_TO_NEAREST_INT);
+        if (i + 8 > n) { memcpy(dst + i, &r, (size_t)(n - i) * 2); break; }
+        _mm_storeu_si128((__m128i *)(void *)(dst + i), r);
+    }
+}
+#endif
+
+int tl_convert_small_to_f16(int kind, const void *src, uint16_t *dst, ptrdiff_t n)
+{
+#if TL_X86
+    const tl_kernels *k = tl_k();
+    if (k == &K_avx512 || k == &K_avx512bf16 || k == &K_avx2) {
+        avx2_small_to_f16(kind, (const uint8_t *)src, dst, n);
+        return 1;
+    }
+#endif
+    (void)kind; (void)src; (void)dst; (void)n;
+    return 0;
+}
+
 int tl_half_binary(int op, tl_half_elem_fn fn, int ko, int ka, const void *a, int ca,
                    int kb, const void *b, int cb, void *o, ptrdiff_t n)
 {

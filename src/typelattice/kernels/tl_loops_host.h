@@ -2798,6 +2798,91 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
     return 0;                                                                                    \
 }
 
+/* A mixed call (an integer or bool operand, the other of the half type S) of an op whose
+ * same-dtype half loop SAME works on the bits (TL_LOOP_BITS16): the integer operand cast to S's
+ * bits a block at a time (NumPy's / ml_dtypes' cast through float32, its FP flags included), the
+ * S operand read as it is, then SAME on the blocks: the op of the cast operands by construction,
+ * at the bit loop's speed instead of the float32 round trip of the blocked loop. Fed-back calls
+ * (reductions, accumulations) and other operand dtypes: FALLBACK. */
+static inline int tl_is_f16(PyArray_Descr *d) { return d->type_num == NPY_HALF; }
+static inline int tl_is_bf16(PyArray_Descr *d) { return d->type_num == tl_bf16_typenum; }
+/* 8-bit integers and bools (|v| <= 255: exact in both half types) to the half bits from
+ * float32's fields, a loop gcc vectorizes (the float32 -> half block conversion, with its
+ * rounding and flag checks, took three times the bit op's time) */
+static inline uint16_t tl_small_f16(int32_t v)
+{
+    uint32_t u = tl_f32_to_bits((float)v);
+    uint16_t h = (uint16_t)(((u >> 16) & 0x8000u) | ((((u >> 23) & 0xffu) - 112u) << 10)
+                            | ((u >> 13) & 0x3ffu));
+    return (uint16_t)(h & (uint16_t)-(int32_t)(v != 0));     /* (no branch: gcc vectorizes) */
+}
+static inline uint16_t tl_small_bf16(int32_t v) { return (uint16_t)(tl_f32_to_bits((float)v) >> 16); }
+#define tl_small_simd_f16 tl_convert_small_to_f16
+#define tl_small_simd_bf16(kind, src, dst, n) 0     /* (the C loop is as fast) */
+#define TL_SMALL_TO_HALF(S)                                                                      \
+TL_LOOP_CLONES static int tl_small_to_##S(PyArray_Descr *d, const char *src, npy_intp stride,   \
+                                          uint16_t *dst, npy_intp n)                             \
+{                                                                                                \
+    npy_intp j;                                                                                  \
+    const int8_t *p = (const int8_t *)src;                                                       \
+    const uint8_t *q = (const uint8_t *)src;                                                     \
+    int kind = d->type_num == NPY_BYTE ? 0 : d->type_num == NPY_UBYTE ? 1 : d->type_num == NPY_BOOL ? 2 : -1; \
+    if (kind >= 0 && stride == 1 && tl_small_simd_##S(kind, src, dst, n))                        \
+        return 1;                                                                                \
+    if (d->type_num == NPY_BYTE && stride == 1)                                                  \
+        for (j = 0; j < n; j++) dst[j] = tl_small_##S(p[j]);                                     \
+    else if (d->type_num == NPY_UBYTE && stride == 1)                                            \
+        for (j = 0; j < n; j++) dst[j] = tl_small_##S(q[j]);                                     \
+    else if (d->type_num == NPY_BOOL && stride == 1)                                             \
+        for (j = 0; j < n; j++) dst[j] = tl_small_##S(q[j] != 0);                                \
+    else if (d->type_num == NPY_BYTE)                                                            \
+        for (j = 0; j < n; j++) dst[j] = tl_small_##S(p[j * stride]);                            \
+    else if (d->type_num == NPY_UBYTE || d->type_num == NPY_BOOL)                                \
+        for (j = 0; j < n; j++)                                                                  \
+            dst[j] = tl_small_##S(d->type_num == NPY_BOOL ? q[j * stride] != 0 : q[j * stride]); \
+    else                                                                                         \
+        return 0;                                                                                \
+    return 1;                                                                                    \
+}
+TL_SMALL_TO_HALF(f16)
+TL_SMALL_TO_HALF(bf16)
+/* operand x's elements [0, m) as S bits into hb: 8-bit kinds directly, others through float32 */
+#define TL_TO_HALF_BITS(S, cv, d, src, stride, fb, hb, m)                                        \
+    do {                                                                                         \
+        if (!tl_small_to_##S((d), (src), (stride), (hb), (m)))                                   \
+            tl_convert_f32_to_##S((cv)((src), (stride), (fb), (m)), (hb), (m));                  \
+    } while (0)
+#define TL_LOOP_BLOCKED_BITS16(NAME, S, SAME, FALLBACK)                                          \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    npy_intp n = dims[0], i, m, s[3];                                                            \
+    const int x = tl_is_##S(ctx->descriptors[0]) ? 1 : 0;     /* the operand to cast */         \
+    tl_cvt_float cv = tl_cvtsel_float(ctx->descriptors[x]);                                      \
+    float fb[TL_BLOCK];                                                                          \
+    uint16_t hb[TL_BLOCK];                                                                       \
+    char *d[3];                                                                                  \
+    if (cv == NULL || tl_is_##S(ctx->descriptors[x]) || !tl_is_##S(ctx->descriptors[1 - x])      \
+            || tl_feedback(data[0], st[0], data[2], st[2], n)                                    \
+            || tl_feedback(data[1], st[1], data[2], st[2], n))                                   \
+        return FALLBACK(ctx, data, dims, st, aux);                                               \
+    d[0] = data[0]; d[1] = data[1]; d[2] = data[2];                                              \
+    s[0] = st[0]; s[1] = st[1]; s[2] = st[2];                                                    \
+    d[x] = (char *)hb;                                                                           \
+    if (st[x] == 0) {               /* a scalar: cast once */                                    \
+        TL_TO_HALF_BITS(S, cv, ctx->descriptors[x], data[x], 0, fb, hb, 1);                      \
+        return SAME(ctx, d, dims, s, aux);                                                       \
+    }                                                                                            \
+    s[x] = 2;                                                                                    \
+    for (i = 0; i < n; i += m) {                                                                 \
+        m = n - i < TL_BLOCK ? n - i : TL_BLOCK;                                                 \
+        TL_TO_HALF_BITS(S, cv, ctx->descriptors[x], data[x] + i * st[x], st[x], fb, hb, m);      \
+        d[1 - x] = data[1 - x] + i * st[1 - x];                                                  \
+        d[2] = data[2] + i * st[2];                                                              \
+        if (SAME(ctx, d, &m, s, aux) < 0) return -1;                                             \
+    }                                                                                            \
+    return 0;                                                                                    \
+}
+
 /* float16 nextafter (NumPy's npy_half_nextafter) with selects: the element function's branches
  * keep gcc from vectorizing it. Steps on the sign-magnitude line towards y. */
 static inline uint16_t tl_hnextafter_f16(uint16_t x, uint16_t y, unsigned *e)
@@ -2964,6 +3049,31 @@ static const tl_exti_t *tl_exti_find(PyArray_Descr *d)
     for (i = 0; i < tl_n_exti; i++) if (tl_exti[i].type_num == d->type_num) return &tl_exti[i];
     return NULL;
 }
+
+/* A reduction's identity V in an ml_dtypes small float (its own conversion from float32) or
+ * sub-byte integer (descriptor 0), which NumPy asks for with where= and for empty reductions */
+#define TL_EXT_INITIAL(NAME, V)                                                                  \
+static int NAME(PyArrayMethod_Context *ctx, npy_bool empty, char *initial)                       \
+{                                                                                                \
+    PyArray_Descr *d = ctx->descriptors[0];                                                      \
+    const tl_ext_t *xf = tl_ext_find(d);                                                         \
+    const tl_exti_t *xi = xf != NULL ? NULL : tl_exti_find(d);                                   \
+    (void)empty;                                                                                 \
+    if (xf != NULL) {                                                                            \
+        float f = (float)(V);                                                                    \
+        xf->from_f32(&f, initial, 1, NULL, NULL);                                                \
+        return 1;                                                                                \
+    }                                                                                            \
+    if (xi != NULL) {                                                                            \
+        int8_t v = (int8_t)(V);                                                                  \
+        *(int8_t *)initial = xi->is_signed ? v : (int8_t)(v & ((1 << xi->bits) - 1));             \
+        return 1;                                                                                \
+    }                                                                                            \
+    return 0;                                                                                    \
+}
+TL_EXT_INITIAL(tl_ext_initial_0, 0)
+TL_EXT_INITIAL(tl_ext_initial_1, 1)
+TL_EXT_INITIAL(tl_ext_initial_m1, -1)
 
 /* a value's bits (mask mk) as int8, sign-extended by (v ^ sg) - sg (sg: the sign bit; 0 for the
  * unsigned types): no branch, so gcc vectorizes the contiguous loops */
