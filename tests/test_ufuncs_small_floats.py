@@ -71,3 +71,24 @@ def test_small_float_values_match_ml_dtypes(name):
         got = tl.add(xs[::-2], xs[1::2])      # strided operands
         assert np.array_equal(got.astype(np.float32),
                               np.add(xs[::-2], xs[1::2]).astype(np.float32), equal_nan=True)
+
+
+@pytest.mark.parametrize("name", SMALL)
+@pytest.mark.parametrize("op", ["add", "multiply"])
+def test_reductions_with_where_and_empty_ones_use_the_identity(name, op):
+    """add/multiply.reduce of a small float with where= or along an empty axis start from the
+    op's identity in that type (as NumPy's loops of it: ml_dtypes' reduce is the reference),
+    with and without keepdims; without an identity they raised NumPy's 'no identity'."""
+    dt = np.dtype(getattr(ml_dtypes, name))
+    x = np.array([[1, 2, 3], [0.5, 1.5, 2]], np.float32).astype(dt)
+    w = np.array([[True, False, True], [False, True, True]])
+    uf, ref = getattr(tl, op), getattr(np, op)
+    for kw in ({"where": w}, {"where": w, "axis": 0}, {"where": w, "axis": 1, "keepdims": True}):
+        got, want = uf.reduce(x, **kw), ref.reduce(x, **kw)
+        assert np.asarray(got).dtype == dt, (kw, got)
+        assert np.asarray(got).tobytes() == np.asarray(want).tobytes(), (kw, got, want)
+    empty = np.zeros((0, 3), dt)
+    for axis in (0, None):
+        got, want = uf.reduce(empty, axis=axis), ref.reduce(empty, axis=axis)
+        assert np.asarray(got).dtype == dt
+        assert np.asarray(got).tobytes() == np.asarray(want).tobytes(), (axis, got, want)

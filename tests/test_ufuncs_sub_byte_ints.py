@@ -145,3 +145,53 @@ def test_division_by_zero_warns_as_numpy():
     with pytest.warns(RuntimeWarning, match="divide by zero"):
         r = tl.floor_divide(x, np.zeros(2, dt))
     assert np.array_equal(r.astype(np.int64), [0, 0])
+
+
+@pytest.mark.parametrize("name", SUB)
+@pytest.mark.parametrize("op", ["bitwise_and", "bitwise_or", "bitwise_xor"])
+def test_bitwise_reductions_with_where_and_empty_ones_use_the_identity(name, op):
+    """bitwise reductions of a sub-byte integer with where= or along an empty axis start from
+    the op's identity in the type (all ones for and: the type's bits); reference: NumPy's
+    int64 reduction of the values, wrapped. Without an identity they raised 'no identity'."""
+    dt = _dtype(name)
+    lo, hi = _range(name)
+    x = np.resize(np.arange(lo, hi + 1), (3, 4))
+    w = (np.arange(12).reshape(3, 4) % 3) != 1
+    ident = {"bitwise_and": -1, "bitwise_or": 0, "bitwise_xor": 0}[op]
+    uf, ref = getattr(tl, op), getattr(np, op)
+    for axis in (0, 1, None):
+        got = uf.reduce(x.astype(dt), axis=axis, where=w)
+        want = ref.reduce(x, axis=axis, where=w, initial=ident)
+        assert np.asarray(got).dtype == dt
+        assert np.array_equal(np.asarray(got).astype(np.int64), _wrap(want, name)), (axis, got)
+    got = uf.reduce(np.zeros((0, 2), dt), axis=0)
+    assert got.dtype == dt and np.array_equal(got.astype(np.int64), _wrap(np.full(2, ident), name))
+
+
+def test_an_int64_array_is_not_a_python_int_in_any_call_order():
+    """A Python int with an int4 array runs a loop that checks its range; an int64 array there
+    is a TypePromotionError, before and after that loop is registered, and so is ufunc.at with
+    a Python int (NumPy hands it over as an int64 array). Both call orders, fresh processes:
+    the int64 array ran the Python int's loop after it (int4 result), and a failed add.at left
+    add(int4 array, 1) raising NumPy's 'already registered' error."""
+    import subprocess
+    import sys
+    code = """if 1:
+        import sys, numpy as np, ml_dtypes, typelattice as tl
+        x = np.array([1, 2, -3], ml_dtypes.int4)
+        def outcome(f):
+            try:
+                r = f()
+                return "ok " + str(None if r is None else np.asarray(r).astype(np.int64).tolist())
+            except Exception as e:
+                return type(e).__name__
+        steps = {"int": lambda: tl.add(x, 1), "i64": lambda: tl.add(x, np.ones(3, np.int64)),
+                 "at": lambda: tl.add.at(x.copy(), [0], 3), "big": lambda: tl.add(x, 9)}
+        print([outcome(steps[k]) for k in sys.argv[1].split(",")])
+    """
+    want = {"int": "ok [2, 3, -2]", "i64": "TypePromotionError", "at": "TypePromotionError",
+            "big": "OverflowError"}
+    for order in ("int,i64,at,big,int", "at,int,i64,int", "i64,int,i64,at,int"):
+        out = subprocess.run([sys.executable, "-c", code, order], capture_output=True,
+                             text=True, check=True).stdout.strip()
+        assert out == str([want[k] for k in order.split(",")]), (order, out)

@@ -156,6 +156,9 @@ cdef extern from "_loops.h":
     void *tl_logical_and_eb_ptr "(void *)tl_logical_and_eb"
     void *tl_logical_or_eb_ptr "(void *)tl_logical_or_eb"
     void *tl_logical_xor_eb_ptr "(void *)tl_logical_xor_eb"
+    void *tl_ext_initial_0_ptr "(void *)tl_ext_initial_0"
+    void *tl_ext_initial_1_ptr "(void *)tl_ext_initial_1"
+    void *tl_ext_initial_m1_ptr "(void *)tl_ext_initial_m1"
 
 cdef extern from *:
     """
@@ -548,6 +551,15 @@ atexit.register(set_num_threads, 1)     # join the workers before the interprete
 
 # NumPy's abstract DTypes of Python int/float/complex operands: the weak types
 cdef object _PY_INT_DT = <object><PyObject *>&PyArray_PyLongDType
+# The DType a Python int with a sub-byte integer array is converted to, for the loop to check
+# its range: a 64-bit integer class other than int64's own where the platform has one (LP64:
+# longlong), so that the loop, registered under it, is not also the loop of an int64 array
+# with that sub-byte array (a TypePromotionError, and what ufunc.at meets: it hands NumPy the
+# Python int as an int64 array)
+cdef object _PY_INT_CARRIER = next(
+    (type(np.dtype(c)) for c in ("q", "l")
+     if np.dtype(c).itemsize == 8 and type(np.dtype(c)) is not type(np.dtype(np.int64))),
+    type(np.dtype(np.int64)))
 cdef object _PY_FLOAT_DT = <object><PyObject *>&PyArray_PyFloatDType
 cdef object _PY_COMPLEX_DT = <object><PyObject *>&PyArray_PyComplexDType
 cdef dict _PY_SCALAR_DTYPES = {int: _PY_INT_DT, float: _PY_FLOAT_DT, complex: _PY_COMPLEX_DT}
@@ -644,6 +656,11 @@ cdef dict _LOGICAL_BE = {
     "logical_and": (<size_t>tl_logical_and_eb_ptr, <size_t>tl_logical_and_be_ptr),
     "logical_or": (<size_t>tl_logical_or_eb_ptr, <size_t>tl_logical_or_be_ptr),
     "logical_xor": (<size_t>tl_logical_xor_eb_ptr, <size_t>tl_logical_xor_be_ptr)}
+
+
+# get_reduction_initial of the ml_dtypes small float / sub-byte integer loops, by op identity
+cdef dict _EXT_INITIAL = {0: <size_t>tl_ext_initial_0_ptr, 1: <size_t>tl_ext_initial_1_ptr,
+                          -1: <size_t>tl_ext_initial_m1_ptr}
 
 
 cdef object _logical_loop(uf, op, CompiledRules r, names, res, fixed=(None, None, None)):
@@ -908,10 +925,14 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
             for i in range(2):
                 if op_classes[i] is _PY_INT_DT and op_classes[1 - i] is not _PY_INT_DT:
                     key = f"{op.name}@pyint{i}"
-                    classes = classes[:i] + (type(np.dtype(np.int64)),) + classes[i + 1:]
+                    classes = classes[:i] + (_PY_INT_CARRIER,) + classes[i + 1:]
                     break
         if (uf, classes) not in _MIXED_DONE:
-            _add_spec(uf, op, classes, <void *><size_t>ext[0][key], NULL, NULL, NULL, ext[1])
+            # (the identity, for reductions with where= and empty ones, as NumPy's loops give it)
+            initial = _EXT_INITIAL.get(op.identity, 0) if type(op.identity) is int \
+                and op.out != "bool" and classes[0] is classes[len(classes) - 1] else 0
+            _add_spec(uf, op, classes, <void *><size_t>ext[0][key], NULL,
+                      <void *><size_t>initial, NULL, ext[1])
             _MIXED_DONE[(uf, classes)] = ext[2]
     else:
         for t in res:
