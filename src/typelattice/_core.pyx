@@ -245,7 +245,9 @@ cpdef CompiledRules get_rules(object rules=None):
 
 
 def set_default_rules(rules):
-    """Change the rule set used when ``rules=`` is not given; returns the previous one."""
+    """Change the rule set ``promote_types``/``result_type`` use when ``rules=`` is not given;
+    returns the previous one. The ufuncs keep the rule set they were made for (``typelattice.add``:
+    'jax'); ``make_ufuncs(rules)`` makes ufuncs of another."""
     global _DEFAULT
     prev = _DEFAULT
     _DEFAULT = get_rules(rules)

@@ -937,9 +937,10 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
     else:
         for t in res:
             if t not in _LOOP_TYPE_SET:
-                raise TypeError(f"typelattice.{op.name} has no loop for {t} yet (operands "
+                core = "int8" if t in _EXTI_TYPES else "float32"    # (a type the op takes)
+                raise TypeError(f"typelattice.{op.name} has no loop for {t} (operands "
                                 f"{tuple(n for n in names[:op.nin])}, rule set {r.name!r}): "
-                                "cast to a core dtype explicitly, e.g. x.astype('float32')")
+                                f"cast to a core dtype explicitly, e.g. x.astype({core!r})")
         if not reduction and all(f is None for f in fixed):
             if op.nin == 2:
                 for i in range(2):
