@@ -2798,12 +2798,6 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
     return 0;                                                                                    \
 }
 
-/* A mixed call (an integer or bool operand, the other of the half type S) of an op whose
- * same-dtype half loop SAME works on the bits (TL_LOOP_BITS16): the integer operand cast to S's
- * bits a block at a time (NumPy's / ml_dtypes' cast through float32, its FP flags included), the
- * S operand read as it is, then SAME on the blocks: the op of the cast operands by construction,
- * at the bit loop's speed instead of the float32 round trip of the blocked loop. Fed-back calls
- * (reductions, accumulations) and other operand dtypes: FALLBACK. */
 static inline int tl_is_f16(PyArray_Descr *d) { return d->type_num == NPY_HALF; }
 static inline int tl_is_bf16(PyArray_Descr *d) { return d->type_num == tl_bf16_typenum; }
 /* 8-bit integers and bools (|v| <= 255: exact in both half types) to the half bits from
@@ -2852,6 +2846,12 @@ TL_SMALL_TO_HALF(bf16)
         if (!tl_small_to_##S((d), (src), (stride), (hb), (m)))                                   \
             tl_convert_f32_to_##S((cv)((src), (stride), (fb), (m)), (hb), (m));                  \
     } while (0)
+/* A mixed call (an integer or bool operand, the other of the half type S) of an op whose
+ * same-dtype half loop SAME works on the bits (TL_LOOP_BITS16): the integer operand cast to S's
+ * bits a block at a time (NumPy's / ml_dtypes' cast through float32, its FP flags included), the
+ * S operand read as it is, then SAME on the blocks: the op of the cast operands by construction,
+ * at the bit loop's speed instead of the float32 round trip of the blocked loop. Fed-back calls
+ * (reductions, accumulations) and other operand dtypes: FALLBACK. */
 #define TL_LOOP_BLOCKED_BITS16(NAME, S, SAME, FALLBACK)                                          \
 static int NAME(TL_LOOP_ARGS)                                                                    \
 {                                                                                                \
