@@ -94,10 +94,19 @@ def test_list(capsys):
 @pytest.mark.parametrize("argv,msg", [
     (["table", "--rules", "nope"], "unknown rule set 'nope'"),
     (["explain", "int9", "int8"], "unknown type name 'int9'"),
+    (["table", "--rules", "no/such/rules.json"], "no rule set file 'no/such/rules.json'"),
+    (["graph", "-o", "lattice.png"], "cannot tell the format of 'lattice.png'"),
 ])
 def test_bad_arguments_exit_2(capsys, argv, msg):
     code, _, err = run(capsys, *argv)
     assert code == 2 and msg in err and "Traceback" not in err
+
+
+def test_bench_sizes_that_are_not_numbers_name_the_option(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["bench", "--sizes", "abc"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "--sizes: 'abc': give comma-separated element counts" in err
 
 
 def test_module_entry_point():

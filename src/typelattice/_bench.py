@@ -931,6 +931,18 @@ GROUP_MAKERS = {"promote": cases_promote, "small": cases_small, "same": cases_sa
                 "out": cases_out}
 
 
+def _size_list(text):
+    """--sizes: comma-separated counts, 1e5 allowed."""
+    try:
+        sizes = [int(float(x)) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give comma-separated element counts, e.g. 1,1e3,1e5") from None
+    if any(n < 0 for n in sizes):
+        raise argparse.ArgumentTypeError(f"{text!r}: sizes cannot be negative")
+    return sizes
+
+
 def build_parser(prog="python -m typelattice bench"):
     p = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -945,7 +957,7 @@ def build_parser(prog="python -m typelattice bench"):
                         "'same', a representative subset for the other groups)")
     p.add_argument("--dtypes", type=lambda s: s.split(","), default=None,
                    help="dtypes of the 'same' group")
-    p.add_argument("--sizes", type=lambda s: [int(float(x)) for x in s.split(",")], default=None,
+    p.add_argument("--sizes", type=_size_list, default=None,
                    help="array sizes, e.g. 1,1e3,1e5,1e7")
     p.add_argument("--repeats", type=int, default=None,
                    help="interleaved rounds (default 7, quick 3; up to twice as many for cheap "

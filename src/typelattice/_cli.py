@@ -28,6 +28,8 @@ def load_rules(spec):
             return compile_rules(load_rules_file(spec))
         except (LatticeError, ValueError) as exc:
             raise CLIError(str(exc)) from None
+    if spec.endswith((".json", ".toml")) or os.sep in spec:
+        raise CLIError(f"no rule set file {spec!r}")
     raise CLIError(f"unknown rule set {spec!r}; built-in: {', '.join(BUILTIN_RULES)} "
                    "(or give the path of a JSON/TOML rule set file)")
 
@@ -169,7 +171,11 @@ def cmd_graph(args):
     fmt = args.format
     if fmt is None:
         out = args.output or ""
-        fmt = "dot" if out.endswith((".dot", ".gv")) else "json" if out.endswith(".json") else "svg"
+        ext = os.path.splitext(out)[1].lower()
+        if ext not in ("", ".svg", ".dot", ".gv", ".json"):
+            raise CLIError(f"cannot tell the format of {out!r}: name an .svg, .dot or .json file, "
+                           "or give --format")
+        fmt = "dot" if ext in (".dot", ".gv") else "json" if ext == ".json" else "svg"
     if fmt == "json":
         try:
             text = to_lattice_json(r.ruleset())
