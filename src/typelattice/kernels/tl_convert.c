@@ -1381,26 +1381,30 @@ TL_PUBLIC(f32_to_bf16, float, uint16_t)
 TL_PUBLIC(f64_to_bf16, double, uint16_t)
 
 #if TL_X86
-TL_TARGET_AVX2 static void avx2_small_to_f16(int kind, const uint8_t *src, uint16_t *dst, ptrdiff_t n)
+/* (kind a constant in each copy: avx2_hwiden's switch folds away) */
+TL_TARGET_AVX2 TL_VINLINE void avx2_small_to_f16_k(int kind, const uint8_t *src, uint16_t *dst,
+                                                   ptrdiff_t n)
 {
     ptrdiff_t i = 0;
     uint8_t tail[8] = {0};
-    for (;; i += 8) {
-        const uint8_t *p = src + i;
-        __m128i r;
-        __m256i w;
-        if (i + 8 > n) {
-            if (i >= n) break;
-            memcpy(tail, p, (size_t)(n - i));
-            p = tail;
-        }
-        r = _mm_loadl_epi64((const __m128i *)(const void *)p);
-        if (kind == 2) r = _mm_min_epu8(r, _mm_set1_epi8(1));
-        w = kind == 0 ? _mm256_cvtepi8_epi32(r) : _mm256_cvtepu8_epi32(r);
-        r = _mm256_cvtps_ph(_mm256_cvtepi32_ps(w), _MM_FROUND_TO_NEAREST_INT);
-        if (i + 8 > n) { memcpy(dst + i, &r, (size_t)(n - i) * 2); break; }
-        _mm_storeu_si128((__m128i *)(void *)(dst + i), r);
+    uint16_t out[8];
+    for (; i + 8 <= n; i += 8)
+        _mm_storeu_si128((__m128i *)(void *)(dst + i), _mm256_cvtps_ph(
+            avx2_hwiden(kind, _mm_loadl_epi64((const __m128i *)(const void *)(src + i))),
+            _MM_FROUND_TO_NEAREST_INT));
+    if (i < n) {
+        memcpy(tail, src + i, (size_t)(n - i));
+        _mm_storeu_si128((__m128i *)(void *)out, _mm256_cvtps_ph(
+            avx2_hwiden(kind, _mm_loadl_epi64((const __m128i *)(const void *)tail)),
+            _MM_FROUND_TO_NEAREST_INT));
+        memcpy(dst + i, out, (size_t)(n - i) * 2);
     }
+}
+TL_TARGET_AVX2 static void avx2_small_to_f16(int kind, const uint8_t *src, uint16_t *dst, ptrdiff_t n)
+{
+    if (kind == TL_HK_I8) avx2_small_to_f16_k(TL_HK_I8, src, dst, n);
+    else if (kind == TL_HK_U8) avx2_small_to_f16_k(TL_HK_U8, src, dst, n);
+    else avx2_small_to_f16_k(TL_HK_B, src, dst, n);
 }
 #endif
 

@@ -249,7 +249,7 @@ void tl_convert_bf16_to_f32(const uint16_t *src, float *dst, ptrdiff_t n);
 void tl_convert_bf16_to_f64(const uint16_t *src, double *dst, ptrdiff_t n);
 void tl_convert_f32_to_bf16(const float *src, uint16_t *dst, ptrdiff_t n);
 void tl_convert_f64_to_bf16(const double *src, uint16_t *dst, ptrdiff_t n);
-/* n contiguous int8 (kind 0), uint8 (1) or bool (2, as 0/1) values to float16 bits (exact)
+/* n contiguous values of kind TL_HK_I8, TL_HK_U8 or TL_HK_B (as 0/1) to float16 bits (exact)
  * with F16C; returns 0 (nothing written) on the scalar path */
 int tl_convert_small_to_f16(int kind, const void *src, uint16_t *dst, ptrdiff_t n);
 

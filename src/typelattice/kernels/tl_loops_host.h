@@ -2813,6 +2813,11 @@ static inline uint16_t tl_small_f16(int32_t v)
 static inline uint16_t tl_small_bf16(int32_t v) { return (uint16_t)(tl_f32_to_bits((float)v) >> 16); }
 #define tl_small_simd_f16 tl_convert_small_to_f16
 #define tl_small_simd_bf16(kind, src, dst, n) 0     /* (the C loop is as fast) */
+/* (the three kinds' loops over elements IDX, one vectorizable loop each) */
+#define TL_SMALL_LOOPS(S, IDX)                                                                   \
+    if (kind == TL_HK_I8) for (j = 0; j < n; j++) dst[j] = tl_small_##S(p[IDX]);                 \
+    else if (kind == TL_HK_U8) for (j = 0; j < n; j++) dst[j] = tl_small_##S(q[IDX]);            \
+    else for (j = 0; j < n; j++) dst[j] = tl_small_##S(q[IDX] != 0);
 #define TL_SMALL_TO_HALF(S)                                                                      \
 TL_LOOP_CLONES static int tl_small_to_##S(PyArray_Descr *d, const char *src, npy_intp stride,   \
                                           uint16_t *dst, npy_intp n)                             \
@@ -2820,22 +2825,13 @@ TL_LOOP_CLONES static int tl_small_to_##S(PyArray_Descr *d, const char *src, npy
     npy_intp j;                                                                                  \
     const int8_t *p = (const int8_t *)src;                                                       \
     const uint8_t *q = (const uint8_t *)src;                                                     \
-    int kind = d->type_num == NPY_BYTE ? 0 : d->type_num == NPY_UBYTE ? 1 : d->type_num == NPY_BOOL ? 2 : -1; \
-    if (kind >= 0 && stride == 1 && tl_small_simd_##S(kind, src, dst, n))                        \
-        return 1;                                                                                \
-    if (d->type_num == NPY_BYTE && stride == 1)                                                  \
-        for (j = 0; j < n; j++) dst[j] = tl_small_##S(p[j]);                                     \
-    else if (d->type_num == NPY_UBYTE && stride == 1)                                            \
-        for (j = 0; j < n; j++) dst[j] = tl_small_##S(q[j]);                                     \
-    else if (d->type_num == NPY_BOOL && stride == 1)                                             \
-        for (j = 0; j < n; j++) dst[j] = tl_small_##S(q[j] != 0);                                \
-    else if (d->type_num == NPY_BYTE)                                                            \
-        for (j = 0; j < n; j++) dst[j] = tl_small_##S(p[j * stride]);                            \
-    else if (d->type_num == NPY_UBYTE || d->type_num == NPY_BOOL)                                \
-        for (j = 0; j < n; j++)                                                                  \
-            dst[j] = tl_small_##S(d->type_num == NPY_BOOL ? q[j * stride] != 0 : q[j * stride]); \
-    else                                                                                         \
+    const int kind = tl_hkind(d);                                                                \
+    if (kind != TL_HK_I8 && kind != TL_HK_U8 && kind != TL_HK_B)                                 \
         return 0;                                                                                \
+    if (stride == 1 && tl_small_simd_##S(kind, src, dst, n))                                     \
+        return 1;                                                                                \
+    if (stride == 1) { TL_SMALL_LOOPS(S, j) }                                                    \
+    else { TL_SMALL_LOOPS(S, j * stride) }                                                       \
     return 1;                                                                                    \
 }
 TL_SMALL_TO_HALF(f16)
