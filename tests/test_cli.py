@@ -65,8 +65,10 @@ def test_explain_shows_join_and_path(capsys):
     assert "join = bfloat16" in out
     _, out, _ = run(capsys, "explain", "int64", "f*")
     assert "join = f* (weak: materializes as float64)" in out
-    _, out, _ = run(capsys, "explain", "float16", "float8_e5m2")
-    assert "no common upper bound" in out
+    code, out, _ = run(capsys, "explain", "float16", "float8_e5m2")
+    assert "no common upper bound" in out and code == 1
+    code, out, _ = run(capsys, "explain", "bfloat16", "bfloat16", "--rules", "numpy")
+    assert "no promotion under 'numpy'" in out and code == 1
 
 
 def test_check_reports_lattice(capsys):

@@ -215,7 +215,11 @@ def load_rules_file(path, *, validate=True):
             try:
                 import tomllib
             except ImportError:  # Python 3.10
-                import tomli as tomllib
+                try:
+                    import tomli as tomllib
+                except ImportError:
+                    raise LatticeError(f"cannot read rule set file {path}: TOML files need "
+                                       "Python 3.11 or the tomli package") from None
             with open(path, "rb") as f:
                 data = tomllib.load(f)
         else:
