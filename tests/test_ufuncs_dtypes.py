@@ -1,6 +1,7 @@
 """Result dtypes and errors of every ufunc for every pair of the 18 operand kinds (15 dtypes and
 Python int/float/complex), against the independent model in ufunc_reference.py."""
 import pickle
+import re
 
 import numpy as np
 import pytest
@@ -317,5 +318,20 @@ def test_jax32_ufuncs_are_x64_canonicalized(name):
 ])
 @pytest.mark.parametrize("rules", ["jax", "jax32"])
 def test_domain_errors_name_the_rule_set(call, exc, rules):
-    with pytest.raises(exc, match=f"rule set '{rules}'"):
+    with pytest.raises(exc, match=f"rule set '{rules}'") as info:
         call(tl.make_ufuncs(rules))
+    # and the ufunc by its own name: 'jax32.gcd', not the default rule set's 'jax.gcd'
+    assert re.match(rf"{rules}\.[a-z_]+\b", str(info.value))
+
+
+@pytest.mark.parametrize("call", [
+    lambda u: u["add"](np.ones(2, "int4"), np.ones(2, np.float16)),
+    lambda u: u["power"](np.ones(2, "int4"), np.ones(2, "int4")),
+    lambda u: u["gcd"](np.ones(2, np.float32), 1),
+])
+def test_errors_name_the_ufunc_of_their_rule_set(call):
+    import ml_dtypes  # noqa: F401  (registers 'int4')
+    with pytest.raises((TypeError, ValueError)) as info:
+        call(tl.make_ufuncs("jax32"))
+    msg = str(info.value)
+    assert "jax32." in msg and "typelattice." not in msg and "jax." not in msg.replace("jax32.", "")

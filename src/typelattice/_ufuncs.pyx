@@ -761,11 +761,15 @@ cdef object _dtype_class(CompiledRules r, name):
     return type(d)
 
 
-def _reraise_with_rules(exc, CompiledRules r):
-    """An op's domain error (TypeError/ValueError, as JAX raises it), naming the rule set."""
+def _reraise_with_rules(exc, op, CompiledRules r):
+    """An op's domain error (TypeError/ValueError, as JAX raises it), naming the ufunc and the
+    rule set."""
     if isinstance(exc, TypePromotionError):
         raise exc
-    raise type(exc)(f"{exc} (rule set {r.name!r})") from None
+    msg = str(exc)
+    if msg.startswith(op.name + " "):
+        msg = f"{r.name}.{msg}"      # the ufunc's own name ('jax.gcd does not accept ...')
+    raise type(exc)(f"{msg} (rule set {r.name!r})") from None
 
 
 def _resolve_names(op, CompiledRules r, names, fixed, bint reduction):
@@ -780,7 +784,7 @@ def _resolve_names(op, CompiledRules r, names, fixed, bint reduction):
     if ins[1] is None:
         ins[1] = ins[0]
     if ins[0] is None:
-        raise TypeError(f"typelattice.{op.name}: no operand dtypes to promote")
+        raise TypeError(f"{r.name}.{op.name}: no operand dtypes to promote")
     if reduction and op.out == "bool" and op.name.startswith("logical_"):
         return ("bool",) * (op.nin + op.nout)   # NumPy reduces logical ops in bool
     if reduction and op.name in ("add", "multiply") and names[2] is None \
@@ -807,9 +811,9 @@ def _resolve_names(op, CompiledRules r, names, fixed, bint reduction):
         res = list(op.resolve(ins[0], ins[1], join, materialize))
     except _ops._NoPromotion as exc:
         raise TypePromotionError(exc.operands, r.name,
-                                 hint=f"(in typelattice.{op.name})") from None
+                                 hint=f"(in {r.name}.{op.name})") from None
     except (TypeError, ValueError) as exc:
-        _reraise_with_rules(exc, r)
+        _reraise_with_rules(exc, op, r)
     outs_fixed = [f for f in fixed[nin:] if f is not None]
     if outs_fixed and op.out == "same" and op.rule != _ops.FIRST_INEXACT \
             and all(f is None for f in fixed[:nin]):
@@ -824,7 +828,7 @@ def _resolve_names(op, CompiledRules r, names, fixed, bint reduction):
 def _resolve_unary(op, CompiledRules r, a, fixed):
     """Loop dtype names of a unary op for operand name ``a`` (signature entries ``fixed``)."""
     if a is None:
-        raise TypeError(f"typelattice.{op.name}: no operand dtype to resolve")
+        raise TypeError(f"{r.name}.{op.name}: no operand dtype to resolve")
 
     def materialize(t):
         w = r.weak_target(t) if t in r.index else None
@@ -833,7 +837,7 @@ def _resolve_unary(op, CompiledRules r, a, fixed):
     try:
         res = list(op.resolve(a, None, None, materialize))
     except (TypeError, ValueError) as exc:
-        _reraise_with_rules(exc, r)
+        _reraise_with_rules(exc, op, r)
     outs_fixed = [f for f in fixed[1:] if f is not None]
     if outs_fixed and op.nout == 1 and op.out == "same" and fixed[0] is None:
         # dtype=/signature fixes the output: compute in it, as NumPy does
@@ -938,7 +942,7 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
         for t in res:
             if t not in _LOOP_TYPE_SET:
                 core = "int8" if t in _EXTI_TYPES else "float32"    # (a type the op takes)
-                raise TypeError(f"typelattice.{op.name} has no loop for {t} (operands "
+                raise TypeError(f"{r.name}.{op.name} has no loop for {t} (operands "
                                 f"{tuple(n for n in names[:op.nin])}, rule set {r.name!r}): "
                                 f"cast to a core dtype explicitly, e.g. x.astype({core!r})")
         if not reduction and all(f is None for f in fixed):
@@ -1021,7 +1025,7 @@ cdef object _error_loop(uf, op, CompiledRules r, names, exc, in_classes=None):
                 return None
             ins.append(type(d))
         classes = tuple(ins) + (ins[0],) * op.nout
-        hint = f"(in typelattice.{op.name})"
+        hint = f"(in {r.name}.{op.name})"
     key = (slot, classes)
     if key not in _ERR_INFO:
         _ERR_INFO[key] = (exc.operands, exc.rules, hint)
