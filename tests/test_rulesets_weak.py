@@ -174,3 +174,86 @@ def test_weak_array_with_typelattice_ufuncs_when_present():
     out = add(z, np.asarray([1, 2], np.int16))
     assert out.dtype == np.int16 and not isinstance(out, tl.WeakArray)
     assert add(z, z).lattice_type == "int32?"
+
+
+_WEAK_DTYPE = {"i*": np.int64, "f*": np.float64, "c*": np.complex128}
+_CORE = ["bool", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
+         "bfloat16", "float16", "float32", "float64", "complex64", "complex128"]
+
+
+@pytest.mark.parametrize("wt", ["i*", "f*", "c*"])
+def test_operators_of_a_weak_array_follow_the_jax_table(wt, jax_reference):
+    """`w + x`, `x + w`, `w * x`: jnp.add's table (reference jax_doc_jax_numpy.json), the weak
+    flag included, as a JAX weakly typed array's operators are; np.add(w, x) stays NumPy's."""
+    w = tl.weak(np.asarray([1, 2, 3], _WEAK_DTYPE[wt]))
+    for name in _CORE + ["i*", "f*", "c*"]:
+        x = (tl.weak(np.asarray([2, 1, 0], _WEAK_DTYPE[name])) if name.endswith("*")
+             else np.asarray([1, 0, 1], name))
+        want = jax_reference[(wt, name)]
+        dtype = np.dtype(_WEAK_DTYPE.get(want, want))
+        for got, a, b, ref in ((w + x, w, x, np.add), (x + w, x, w, np.add),
+                               (w * x, w, x, np.multiply), (x * w, x, w, np.multiply)):
+            assert got.dtype == dtype and tl.is_weak(got) == want.endswith("*"), (wt, name)
+            assert isinstance(got, tl.WeakArray) == want.endswith("*")
+            np.testing.assert_array_equal(np.asarray(got), ref(np.asarray(a).astype(dtype),
+                                                               np.asarray(b).astype(dtype)))
+
+
+def test_operators_with_python_scalars_and_comparisons():
+    w = tl.weak(np.asarray([1.0, 2.0]))
+    for got in (w + 1, 1 + w, w * 2.5, 2 ** w, w - 1, 3 - w, w / 2, -w, abs(w), +w):
+        assert isinstance(got, tl.WeakArray) and got.lattice_type == "f*"
+    h = np.asarray([1.5, 2.0], np.float16)
+    assert (w + h).dtype == np.float16 and (h - w).dtype == np.float16
+    assert (w / h).dtype == np.float16 and (h ** w).dtype == np.float16
+    lt = w < h
+    assert type(lt) is np.ndarray and lt.dtype == bool and lt.tolist() == [True, False]
+    assert (w == None).tolist() == [False, False]    # noqa: E711 (NumPy's own answer)
+    i = tl.weak(np.asarray([6, 7]))
+    for got, want in ((i & np.asarray([3, 3], np.uint8), np.uint8),
+                      (i << np.int8(1), np.int8), (i // np.asarray([4, 4], np.int16), np.int16),
+                      (i % 4, np.int64), (~i, np.int64)):
+        assert got.dtype == want, got
+    q, r = divmod(i, np.asarray([4, 4], np.int8))
+    assert q.dtype == r.dtype == np.int8 and q.tolist() == [1, 1] and r.tolist() == [2, 3]
+    with pytest.raises(OverflowError):        # a weak int8 meeting 300: as tl.add(int8, 300)
+        np.asarray([1], np.int8) + tl.weak(np.asarray([300]))
+
+
+def test_in_place_operators_keep_the_array_and_its_weak_type():
+    w = tl.weak(np.asarray([1.0, 2.0]))
+    view = w[:]
+    w += np.asarray([1, 1], np.float16)
+    assert w.lattice_type == "f*" and w.tolist() == [2.0, 3.0] and view.tolist() == [2.0, 3.0]
+    i = tl.weak(np.asarray([1, 2]))
+    with pytest.raises(TypeError):            # the result, float64, cannot be stored in int64
+        i += 2.5
+    assert i.tolist() == [1, 2]
+
+
+def test_operators_use_the_arrays_rule_set():
+    z = tl.asarray([1, 2], type="int32?", rules="anvil")
+    r = z + np.asarray([1, 1], np.int16)          # anvil: ambiguous int32 + int16 -> int16
+    assert r.dtype == np.int16 and not tl.is_weak(r, rules="anvil")
+    assert (z + 1).lattice_type == "int32?"
+    w = tl.weak(np.asarray([1.0]), rules="jax32")
+    assert (w + np.asarray([1], np.float16)).dtype == np.float16 and w.dtype == np.float32
+
+
+def test_weak_integers_that_do_not_fit_raise_as_python_ints_do():
+    """A weak int array adopts the dtype it meets, as a Python int does, and must fit it
+    (NumPy's cast would wrap 300 to 44 in int8); out= is left untouched."""
+    import ml_dtypes
+    for arr, value in ((np.asarray([1, 2], np.int8), 300), (np.asarray([1, 2], np.uint8), -1),
+                       (np.asarray([1, 2], ml_dtypes.int4), 8)):
+        out = np.full(2, 5, arr.dtype)
+        with pytest.raises(OverflowError, match=f"holds {value}, which does not fit {arr.dtype}"):
+            tl.add(arr, tl.weak(np.asarray([0, value])), out=out)
+        with pytest.raises(OverflowError):
+            tl.weak(np.asarray([value, 0])) - arr
+        with pytest.raises(OverflowError):
+            tl.add(arr, value)                       # the Python int's own error, for comparison
+        assert out.astype(int).tolist() == [5, 5]
+    # in range, including the type's ends: the values of the Python ints' call
+    r = tl.add(np.asarray([1, -1], np.int8), tl.weak(np.asarray([126, -127])))
+    assert r.dtype == np.int8 and r.tolist() == [127, -128]

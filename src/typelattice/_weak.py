@@ -29,6 +29,13 @@ strong one. ``WeakArray.__array_ufunc__`` therefore handles a call in which some
 * for any other ufunc (NumPy's own ``np.add``...): plain NumPy semantics; the result is a plain
   ndarray (weakness is dropped).
 
+Python operators (``w + x``, ``1 - w``, ``w < x``, ``-w``, ``w += x``...) are the typelattice
+ufuncs of the array's rule set, as a JAX weakly typed array's are jax.numpy's (``np.add(w, x)``
+stays NumPy's, as ``np.add`` of a JAX array is). In-place operators keep the array, its dtype and
+its weak type, as NumPy's do. A NumPy scalar on the left (``np.float16(1) + w``) calls NumPy's
+``np.add`` (NumPy scalars do not defer to an array subclass): write ``typelattice.add``. A weak
+integer array's values must fit the integer dtype they adopt (OverflowError), as a Python int's.
+
 ``apply_ufunc(ufunc, method, inputs, kwargs, rules)`` is that same procedure, usable by a ufunc
 wrapper for calls with no WeakArray operand (e.g. ``bool_array + 1`` whose join i* is weak, or
 anvil's ``bool_tensor + 1L`` which is 'int32?'); ``may_be_weak(inputs)`` says cheaply whether it
@@ -116,6 +123,60 @@ class WeakArray(np.ndarray):
         if rules is None:
             return _plain(ufunc, method, inputs, kwargs)
         return apply_ufunc(ufunc, method, inputs, kwargs, rules)
+
+    # Python operators are the typelattice ufuncs of the array's rule set, as a JAX weakly typed
+    # array's are jax.numpy's (np.add(w, x) stays NumPy's, as np.add of a JAX array is).
+    def _op(self, name):
+        rules = self._tl_rules
+        if rules is None or rules == "jax":
+            import typelattice
+            return getattr(typelattice, name)
+        from ._ufuncs import make_ufuncs
+        return make_ufuncs(rules)[name]
+
+
+def _binary(name, reflected=False, inplace=False, compare=False):
+    def method(self, other):
+        if compare and np.asarray(other).dtype.kind not in "biufc" and \
+                not hasattr(other, "__typelattice_type__"):
+            return getattr(np.ndarray, f"__{name}__")(self, other)   # `w == None`, as NumPy's
+        uf = self._op(_OPERATOR_UFUNCS[name])
+        if reflected:
+            return uf(other, self)
+        if inplace:     # NumPy's in-place semantics: the array keeps its dtype and weak type
+            uf(self, other, out=self)
+            return self
+        return uf(self, other)
+    method.__name__ = f"__{'r' if reflected else 'i' if inplace else ''}{name}__"
+    return method
+
+
+def _unary(name):
+    def method(self):
+        return self._op(_OPERATOR_UFUNCS[name])(self)
+    method.__name__ = f"__{name}__"
+    return method
+
+
+_OPERATOR_UFUNCS = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
+    "floordiv": "floor_divide", "mod": "remainder", "divmod": "divmod", "pow": "power",
+    "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "left_shift",
+    "rshift": "right_shift", "lt": "less", "le": "less_equal", "gt": "greater",
+    "ge": "greater_equal", "eq": "equal", "ne": "not_equal",
+    "neg": "negative", "pos": "positive", "abs": "absolute", "invert": "invert",
+}
+for _name in _OPERATOR_UFUNCS:
+    if _name in ("neg", "pos", "abs", "invert"):
+        setattr(WeakArray, f"__{_name}__", _unary(_name))
+    elif _name in ("lt", "le", "gt", "ge", "eq", "ne"):
+        setattr(WeakArray, f"__{_name}__", _binary(_name, compare=True))
+    else:
+        setattr(WeakArray, f"__{_name}__", _binary(_name))
+        setattr(WeakArray, f"__r{_name}__", _binary(_name, reflected=True))
+        if _name != "divmod":
+            setattr(WeakArray, f"__i{_name}__", _binary(_name, inplace=True))
+del _name
 
 
 def ufunc_rules(ufunc):
@@ -281,12 +342,38 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
     call = []
     for x, c in zip(ops, codes):
         if r.weak_target(r.types[c]) is not None:     # weak operand: adopt the join's dtype
+            if isinstance(x, (np.ndarray, np.generic)):
+                _check_weak_ints_fit(x, dt, ufunc, inputs, r)
             x = np.asarray(_strip(x), dtype=dt)
         call.append(_strip(x))
     result = getattr(ufunc, method)(*call, **_strip_kwargs(kwargs))
     if "out" in kwargs or r.weak_target(join) is None or _strong_power(ufunc, r, codes, join):
         return result
     return _mark(result, join, r, name_of_dtype)
+
+
+def _check_weak_ints_fit(x, dt, ufunc, inputs, r):
+    """A weak integer array's values must fit the integer dtype it adopts, as a Python int's
+    must (NumPy's cast would wrap them: 300 as int8 is 44)."""
+    from ._names import SUB_BYTE_INTS
+    src = np.asarray(_strip(x))
+    if src.dtype.kind not in "iu" or src.size == 0 or not (
+            dt.kind in "iu" or dt.name in SUB_BYTE_INTS):
+        return
+    import ml_dtypes
+    info = ml_dtypes.iinfo(dt) if dt.kind == "V" else np.iinfo(dt)
+    lo, hi = src.min(), src.max()
+    if info.min <= lo and hi <= info.max:
+        return
+    from ._errors import _describe_operand
+    bad = int(hi) if hi > info.max else int(lo)
+    ops = ", ".join(("weak " if getattr(a, "__typelattice_type__", None) else "")
+                    + _describe_operand(a) for a in inputs)
+    raise OverflowError(
+        f"{getattr(ufunc, '__name__', ufunc)}({ops}): the weak integer array holds {bad}, which "
+        f"does not fit {dt}, the dtype rule set {r.name!r} gives it here (a weak value adopts "
+        f"the dtype it meets, as a Python int does); cast it explicitly first "
+        f"(typelattice.strong(x) or x.astype(...))")
 
 
 def _strong_power(ufunc, r, codes, join):
