@@ -172,6 +172,40 @@ cdef extern from *:
 
 cdef extern from *:
     """
+    /* resolve_descriptors of the sub-byte int + Python int loops, registered under timedelta64
+     * for the Python int (see _PY_INT_CARRIER): a timedelta64 operand with a unit is an array,
+     * refused as the promoter refuses every timedelta64 operand; NumPy's conversion of the int
+     * has none. */
+    static NPY_CASTING tl_exti_pyint_resolve(
+        struct PyArrayMethodObject_tag *m, PyArray_DTypeMeta *const *dt,
+        PyArray_Descr *const *g, PyArray_Descr **l, npy_intp *view_offset)
+    {
+        int k, j;
+        (void)m; (void)view_offset;
+        for (k = 0; k < 3; k++) {
+            PyArray_Descr *d = g[k];
+            if (d != NULL && d->type_num == NPY_TIMEDELTA && ((PyArray_DatetimeDTypeMetaData *)
+                    PyDataType_C_METADATA(d))->meta.base != NPY_FR_GENERIC) {
+                for (j = 0; j < k; j++) Py_DECREF(l[j]);
+                PyErr_SetString(PyExc_TypeError, "typelattice ufuncs do not support timedelta64 "
+                                "operands: only bool, integer, floating, complex and ml_dtypes "
+                                "numeric dtypes take part in promotion");
+                return (NPY_CASTING)-1;
+            }
+            if (d != NULL) Py_INCREF(d);
+            l[k] = d != NULL ? d : PyArray_GetDefaultDescr(dt[k]);
+            if (l[k] == NULL) {
+                for (j = 0; j < k; j++) Py_DECREF(l[j]);
+                return (NPY_CASTING)-1;
+            }
+        }
+        return NPY_NO_CASTING;
+    }
+    """
+    void *tl_exti_pyint_resolve_ptr "(void *)tl_exti_pyint_resolve"
+
+cdef extern from *:
+    """
     #include <Python.h>
     typedef int (*tl_promoter_t)(PyObject *, void *const *, void *const *, void **);
     """
@@ -551,15 +585,13 @@ atexit.register(set_num_threads, 1)     # join the workers before the interprete
 
 # NumPy's abstract DTypes of Python int/float/complex operands: the weak types
 cdef object _PY_INT_DT = <object><PyObject *>&PyArray_PyLongDType
-# The DType a Python int with a sub-byte integer array is converted to, for the loop to check
-# its range: a 64-bit integer class other than int64's own where the platform has one (LP64:
-# longlong), so that the loop, registered under it, is not also the loop of an int64 array
-# with that sub-byte array (a TypePromotionError, and what ufunc.at meets: it hands NumPy the
-# Python int as an int64 array)
-cdef object _PY_INT_CARRIER = next(
-    (type(np.dtype(c)) for c in ("q", "l")
-     if np.dtype(c).itemsize == 8 and type(np.dtype(c)) is not type(np.dtype(np.int64))),
-    type(np.dtype(np.int64)))
+# The DType a Python int with a sub-byte integer array is converted to (int64 bits), for the
+# loop to check its range. Not an integer DType: the loop, registered under it, would also be
+# the loop of an array of that DType with the sub-byte array (int64: a TypePromotionError, and
+# what ufunc.at meets: it hands NumPy the Python int as an int64 array; longlong: array.array
+# ('q')). timedelta64, whose arrays the loop's resolver (tl_exti_pyint_resolve) tells from
+# NumPy's conversion of the int by their unit.
+cdef object _PY_INT_CARRIER = type(np.dtype("m8"))
 cdef object _PY_FLOAT_DT = <object><PyObject *>&PyArray_PyFloatDType
 cdef object _PY_COMPLEX_DT = <object><PyObject *>&PyArray_PyComplexDType
 cdef dict _PY_SCALAR_DTYPES = {int: _PY_INT_DT, float: _PY_FLOAT_DT, complex: _PY_COMPLEX_DT}
@@ -936,7 +968,8 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
             initial = _EXT_INITIAL.get(op.identity, 0) if type(op.identity) is int \
                 and op.out != "bool" and classes[0] is classes[len(classes) - 1] else 0
             _add_spec(uf, op, classes, <void *><size_t>ext[0][key], NULL,
-                      <void *><size_t>initial, NULL, ext[1])
+                      <void *><size_t>initial,
+                      tl_exti_pyint_resolve_ptr if _PY_INT_CARRIER in classes else NULL, ext[1])
             _MIXED_DONE[(uf, classes)] = ext[2]
     else:
         for t in res:
@@ -1142,7 +1175,7 @@ cdef int _add_spec(uf, op, classes, void *loop, void *indexed, void *initial, vo
     spec.dtypes = dtypes
     spec.slots = slots
     PyUFunc_AddLoopFromSpec(uf, &spec)
-    if resolve == NULL:         # the error loops raise in resolve_descriptors
+    if loop != tl_err_loop_ptr:     # (the error loops raise in resolve_descriptors)
         _LOOP_OF[(uf, tuple(classes))] = (<size_t>slots[0].pfunc,
                                           not spec.flags & NPY_METH_NO_FLOATINGPOINT_ERRORS)
     return 0
