@@ -210,3 +210,19 @@ def test_cpu_ufunc_with_cupy_arrays_is_routed_or_refused():
             continue
         assert r.dtype == want, (f"typelattice.{op} on CuPy arrays gave {r.dtype}, not {want}: "
                                  f"CuPy ran cupy.{op} with NumPy's rules")
+
+
+def test_jax32_reads_64_bit_operands_as_32_bit():
+    """jax32's int64 array is an int32 array (wrapped) on the GPU as on the CPU's canon loops."""
+    U = typelattice.make_ufuncs("jax32")
+    x = np.array([2**33 + 5, -(2**31) - 7, 12], dtype=np.int64)
+    for other in (np.array([1 + 2j, 3, -1j], np.complex64), np.array([1, 2, 3], np.float16),
+                  np.array([1.5, 2, 3], np.float32)):
+        for name in ("add", "multiply", "nextafter", "maximum"):
+            try:
+                want = U[name](x, other)
+            except TypeError:
+                continue
+            got = tc.route(U[name])(cupy.asarray(x), cupy.asarray(other)).get()
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)

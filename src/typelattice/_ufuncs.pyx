@@ -88,8 +88,8 @@ cdef extern from "numpy/dtype_api.h":
         PyArray_DTypeMeta **dtypes
         PyType_Slot *slots
     int NPY_METH_strided_loop, NPY_METH_contiguous_indexed_loop, NPY_METH_resolve_descriptors
-    int NPY_METH_get_reduction_initial
-    int NPY_METH_IS_REORDERABLE, NPY_METH_NO_FLOATINGPOINT_ERRORS
+    int NPY_METH_get_reduction_initial, NPY_METH_get_loop
+    int NPY_METH_IS_REORDERABLE, NPY_METH_NO_FLOATINGPOINT_ERRORS, NPY_METH_RUNTIME_FLAGS
     int NPY_NO_CASTING
     int PyUFunc_AddLoopFromSpec(object ufunc, PyArrayMethod_Spec *spec) except -1
     int PyUFunc_AddPromoter(object ufunc, object DType_tuple, object promoter) except -1
@@ -169,6 +169,30 @@ cdef extern from *:
     ctypedef int (*tl_weak_fpe_cb_t)(int flags)
     tl_weak_fpe_cb_t tl_weak_fpe_cb
     void *tl_weak_wrap_ptr(void *loop, int side, int to, int nargs)
+
+cdef extern from *:
+    """
+    #include "tl_canon.h"
+    static void *tl_canon_new_ptr(void *loop, int nin, int nout, const tl_canon_inputs *in)
+    { return (void *)tl_canon_new((PyArrayMethod_StridedLoop *)loop, nin, nout, in); }
+    typedef tl_canon_cfg *(*tl_canon_find_cb_t)(PyObject *, PyArray_Descr *const *);
+    """
+    ctypedef void tl_canon_cast_fn(void *, void *, npy_intp, void *, void *)
+    ctypedef struct tl_canon_inputs:
+        int src[2]
+        int canon[2]
+        int compute[2]
+        int compute_size[2]
+        tl_canon_cast_fn *to_compute[2]
+        PyArray_Descr *compute_descr[2]
+    ctypedef struct tl_canon_cfg:
+        pass
+    ctypedef tl_canon_cfg *(*tl_canon_find_cb_t)(PyObject *, PyArray_Descr *const *)
+    tl_canon_find_cb_t tl_canon_find
+    int TL_CN_CAST
+    void *tl_canon_new_ptr(void *loop, int nin, int nout, const tl_canon_inputs *inp) except NULL
+    void tl_canon_set_flags(tl_canon_cfg *cfg, NPY_ARRAYMETHOD_FLAGS flags)
+    void *tl_canon_get_loop_ptr "(void *)tl_canon_get_loop"
 
 cdef extern from *:
     """
@@ -677,6 +701,106 @@ cdef object _mixed_loop(uf, op, CompiledRules r, names, res):
     return classes
 
 
+# -- canonicalized operands (kernels/tl_canon.c) ------------------------------------------------
+cdef dict _CANON_CFG = {}       # (ufunc, loop type numbers) -> its tl_canon_cfg
+
+
+cdef bint _canon_same(own, canon, target):
+    """Is the cast own -> target the cast own -> canon -> target? (ints wrap modulo 2**bits;
+    a float rounded to float32 and put into complex64 is one rounding)"""
+    if target == canon:
+        return True
+    if own.kind in "iu" and canon.kind in "iu" and target.kind in "iu":
+        return target.itemsize <= canon.itemsize
+    return (canon.name, target.name) in (("float32", "complex64"), ("float64", "complex128"))
+
+
+cdef int _canon_input(CompiledRules r, int i, oc, target_cls, tl_canon_inputs *inp) except -1:
+    """Fill input i of ``inp`` when the rule set canonicalizes an operand of DType class ``oc``
+    (jax32: int64 -> int32) and NumPy's cast of it to the loop's ``target_cls`` would not be its
+    cast to the canonical type and on (2**33 + 5 would stay whole); 1 if so, else 0."""
+    if oc is None or oc is _PY_INT_DT or oc is _PY_FLOAT_DT or oc is _PY_COMPLEX_DT \
+            or oc is _PY_INT_CARRIER or not r.aliases:
+        return 0
+    own = oc()
+    canon_name = r.aliases.get(own.name)
+    if canon_name is None or canon_name not in r.index:
+        return 0
+    canon = r.dtypes[r.index[canon_name]]
+    target = target_cls()
+    if canon is None or canon == own or _canon_same(own, canon, target):
+        return 0
+    if own.name not in _WEAK_TO or canon.name not in _WEAK_TO:
+        raise TypeError(f"rule set {r.name!r} reads {own} as {canon}: typelattice converts "
+                        "only between its loop types")
+    inp.src[i] = _WEAK_TO[own.name]
+    inp.canon[i] = _WEAK_TO[canon.name]
+    inp.compute_size[i] = target.itemsize
+    if target.num < 256 and target.name in _WEAK_TO:     # NumPy's own types: C casts
+        inp.compute[i] = _WEAK_TO[target.name]
+    else:                                                  # ml_dtypes': its cast from canon
+        inp.compute[i] = TL_CN_CAST
+        f = PyDataType_GetArrFuncs(<PyArray_Descr *><PyObject *>canon)
+        cap = (<object>f.castdict).get(target.num) if f.castdict != NULL else None
+        if cap is None:
+            raise TypeError(f"rule set {r.name!r} reads {own} as {canon}, but there is no "
+                            f"cast {canon} -> {target} to apply")
+        inp.to_compute[i] = <tl_canon_cast_fn *>PyCapsule_GetPointer(cap, NULL)
+    _KEEP.append(target)
+    inp.compute_descr[i] = <PyArray_Descr *><PyObject *>target
+    return 1
+
+
+cdef object _canon_loop(uf, op, CompiledRules r, op_classes, classes):
+    """The loop classes with each input the rule set canonicalizes taken in its own dtype,
+    converted by a canon loop around the loop of ``classes``; ``classes`` where no input needs
+    it."""
+    cdef tl_canon_inputs inp
+    cdef int i
+    memset(&inp, 0, sizeof(inp))
+    inp.src[0] = inp.src[1] = -1
+    new = list(classes)
+    todo = 0
+    for i in range(op.nin):
+        if op.rule == _ops.FIRST_INEXACT and i == 1:
+            continue    # ldexp's exponent: NumPy's int64, whole (past int32 it gives inf or 0)
+        if _canon_input(r, i, op_classes[i], classes[i], &inp):
+            new[i] = op_classes[i]
+            todo = 1
+    if not todo:
+        return classes
+    new = tuple(new)
+    key = (uf, new)
+    if key in _MIXED_DONE:
+        return new
+    rec = _LOOP_OF.get((uf, tuple(classes)))
+    if rec is None:
+        raise TypeError(f"{uf.__name__} has no loop for "
+                        f"{tuple(_class_label(c) for c in classes)} (rule set {r.name!r})")
+    inner = rec[0]
+    cdef void *cfg = tl_canon_new_ptr(<void *><size_t>inner, op.nin, op.nout, &inp)
+    # (found again by its ufunc and loop type numbers: NumPy's get_loop has no other handle)
+    _CANON_CFG[(uf, tuple(c().num for c in new))] = <size_t>cfg
+    flags = _add_spec(uf, op, new, NULL, NULL, NULL, NULL, b"tl_canon", False, None,
+                      tl_canon_get_loop_ptr)
+    tl_canon_set_flags(<tl_canon_cfg *>cfg, flags)
+    _MIXED_DONE[key] = "canon"
+    return new
+
+
+cdef tl_canon_cfg *_canon_find(PyObject *caller, PyArray_Descr *const *descrs) noexcept with gil:
+    try:
+        uf = <object>caller
+        return <tl_canon_cfg *><size_t>_CANON_CFG[
+            (uf, tuple(descrs[i].type_num for i in range(uf.nargs)))]
+    except Exception as exc:
+        PyErr_SetObject(SystemError, f"typelattice: no canon loop for these descriptors ({exc!r})")
+        return NULL
+
+
+tl_canon_find = _canon_find
+
+
 # (bool, x) and (x, bool) -> bool loops of the logical ops (kernels/tl_loops_host.h)
 # (the x operand's index -> loop)
 cdef dict _LOGICAL_BX = {
@@ -994,6 +1118,9 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
             classes = _logical_loop(uf, op, r, names, ["bool"] * 3, fixed)
         if classes is None:
             classes = [_dtype_class(r, t) for t in res]
+    if not reduction and r.aliases:
+        # an operand the rule set canonicalizes (jax32's int64 array is an int32 array)
+        classes = _canon_loop(uf, op, r, op_classes, tuple(classes))
     return classes
 
 
@@ -1130,10 +1257,11 @@ cdef int _clears_fpe(op, classes, fp_classes):
 
 
 cdef int _add_spec(uf, op, classes, void *loop, void *indexed, void *initial, void *resolve,
-                   bytes name, bint threaded=False, fp_classes=None) except -1:
-    """Register a loop for DType ``classes``. threaded: ``loop`` is already wrapped by
-    tl_thr_wrap; fp_classes: the classes deciding whether the loop checks FP flags (default:
-    ``classes``)."""
+                   bytes name, bint threaded=False, fp_classes=None,
+                   void *get_loop=NULL) except -1:
+    """Register a loop for DType ``classes``; its runtime flags. threaded: ``loop`` is already
+    wrapped by tl_thr_wrap; fp_classes: the classes deciding whether the loop checks FP flags
+    (default: ``classes``); get_loop: NPY_METH_get_loop instead of ``loop``."""
     cdef PyArrayMethod_Spec spec
     cdef PyType_Slot slots[5]
     cdef PyArray_DTypeMeta *dtypes[4]
@@ -1143,10 +1271,14 @@ cdef int _add_spec(uf, op, classes, void *loop, void *indexed, void *initial, vo
     if fp_classes is None:
         fp_classes = classes
     memset(slots, 0, sizeof(slots))
-    slots[ns].slot = NPY_METH_strided_loop
-    # splits large calls (threads)
-    slots[ns].pfunc = loop if threaded else tl_thr_wrap_ptr(loop, op.nin, op.nout,
-                                                            _clears_fpe(op, classes, fp_classes))
+    if get_loop != NULL:
+        slots[ns].slot = NPY_METH_get_loop
+        slots[ns].pfunc = get_loop
+    else:
+        slots[ns].slot = NPY_METH_strided_loop
+        # splits large calls (threads)
+        slots[ns].pfunc = loop if threaded else tl_thr_wrap_ptr(loop, op.nin, op.nout,
+                                                                _clears_fpe(op, classes, fp_classes))
     ns += 1
     if indexed != NULL:
         slots[ns].slot = NPY_METH_contiguous_indexed_loop
@@ -1175,10 +1307,10 @@ cdef int _add_spec(uf, op, classes, void *loop, void *indexed, void *initial, vo
     spec.dtypes = dtypes
     spec.slots = slots
     PyUFunc_AddLoopFromSpec(uf, &spec)
-    if loop != tl_err_loop_ptr:     # (the error loops raise in resolve_descriptors)
+    if loop != tl_err_loop_ptr and get_loop == NULL:   # (error loops raise in resolve_descriptors)
         _LOOP_OF[(uf, tuple(classes))] = (<size_t>slots[0].pfunc,
                                           not spec.flags & NPY_METH_NO_FLOATINGPOINT_ERRORS)
-    return 0
+    return spec.flags & NPY_METH_RUNTIME_FLAGS
 
 
 # -- the call path of kernels/tl_fastcall.h ----------------------------------------------------

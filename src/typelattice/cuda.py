@@ -36,7 +36,7 @@ import numpy as np
 from . import _cuda_codegen as cg
 from ._dtypes import name_of_dtype
 from ._errors import python_int_overflow
-from ._ops import ALIASES, OPS, OPS_BY_NAME, _NoPromotion
+from ._ops import ALIASES, FIRST_INEXACT, OPS, OPS_BY_NAME, _NoPromotion
 
 __all__ = ["CudaUnavailableError", "available", "why_unavailable", "kernel_source",
            "cupy_routes", "route"]
@@ -530,7 +530,15 @@ class CudaOp:
                 targets.append(cupy.empty(shape, dtype=dt))
         # operands: arrays read in place (copied if an output overlaps them differently)
         ins, scal, args_in, arrays = [], [], [], []
+        rules = _rules_of(self._ufunc or _cpu_ufunc(op.name))
         for k, x in enumerate(operands):
+            canon = rules.aliases.get(name_of_dtype(x.dtype)) if isinstance(
+                x, (cupy.ndarray, np.generic, np.ndarray)) and x.dtype.kind in "biufc" else None
+            if canon is not None and canon in rules.index and not (
+                    op.rule == FIRST_INEXACT and k == 1):
+                # a type the rule set reads as another (jax32: int64 is int32, wrapped), as the
+                # CPU ufunc's canon loops read it; ldexp's exponent stays whole there too
+                x = x.astype(cg_dtype(canon))
             if isinstance(x, cupy.ndarray):
                 for t in targets:
                     if x is not t and cupy.may_share_memory(x, t) and not (
@@ -549,8 +557,7 @@ class CudaOp:
                     a, _ = _host_scalar(x, loop[k])
                 except OverflowError as e:
                     new = (python_int_overflow(f"typelattice.cuda.{self.__name__}", operands, x,
-                                               cg_dtype(loop[k]),
-                                               _rules_of(self._ufunc or _cpu_ufunc(op.name)).name)
+                                               cg_dtype(loop[k]), rules.name)
                            if type(x) is int else None)
                     if new is None:
                         raise

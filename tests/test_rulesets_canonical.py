@@ -1,0 +1,189 @@
+"""jax32 reads a 64-bit operand as its 32-bit sibling (JAX with 64-bit off converts the array on
+entry: int64 -> int32 wraps, float64 -> float32 rounds), on every path of every op: the fused and
+blocked mixed loops, the same-dtype loop NumPy casts into, the unary functions, ldexp's exponent.
+
+Reference: the same ufunc on the operand converted by NumPy's astype to the canonical type, and,
+for a few ops, NumPy's own ufunc on the operands cast to the promoted dtype.
+"""
+import warnings
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import typelattice as tl
+from typelattice import _ufuncs
+
+U = tl.make_ufuncs("jax32")
+CANON = {"int64": "int32", "uint64": "uint32", "float64": "float32", "complex128": "complex64"}
+
+# values whose 64-bit and 32-bit readings differ (int: past 32 bits; float: past float32)
+VALUES = {
+    "int64": [2**33 + 5, -(2**31) - 7, 2**40 + 2**31 + 3, 7, 2**32],
+    "uint64": [2**33 + 5, 2**63 + 9, 2**32 - 1, 7, 2**32],
+    "float64": [1e-50, 1.0 + 2.0**-40, 3e38 * 1.5, 7.0, -2.5],
+    "complex128": [1e-50 + 1j, (1.0 + 2.0**-40) * 1j, 7.0 + 0j, -2.5 - 1e-60j, 1 + 2j],
+}
+
+
+def _partners():
+    r = tl.get_rules("jax32")
+    out = []
+    for t, d in zip(r.types, r.dtypes):
+        if d is not None and d.kind in "biufcV" and t not in CANON:
+            out.append(np.dtype(d))
+    return out
+
+
+PARTNERS = _partners()
+BINARY = sorted(n for n in tl.UFUNC_NAMES if U[n].nin == 2)
+UNARY = sorted(n for n in tl.UFUNC_NAMES if U[n].nin == 1)
+
+
+def _values(d, n=5):
+    if d.kind == "b":
+        return np.array([True, False, True, True, False][:n])
+    base = np.array([3, 1, 2, 5, 4][:n])
+    return base.astype(d)
+
+
+def _call(f, *args):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with np.errstate(all="ignore"):
+            try:
+                r = f(*args)
+            except (TypeError, ValueError, OverflowError, tl.TypePromotionError) as exc:
+                return type(exc)
+    return r if isinstance(r, tuple) else (r,)
+
+
+def _same(got, want, what):
+    if isinstance(want, type):
+        assert got is want, what
+        return
+    assert not isinstance(got, type), f"{what}: raised {got.__name__}"
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype, what
+        gb, wb = np.asarray(g), np.asarray(w)
+        if g.dtype.kind in "fcV":
+            assert gb.tobytes() == wb.tobytes() or np.array_equal(gb, wb, equal_nan=True), \
+                f"{what}: {gb} != {wb}"
+        else:
+            np.testing.assert_array_equal(gb, wb, err_msg=what)
+
+
+@pytest.mark.parametrize("src", list(VALUES))
+@pytest.mark.parametrize("op", BINARY)
+def test_binary_reads_the_canonical_operand(op, src):
+    f = U[op]
+    x = np.array(VALUES[src], dtype=src)
+    with np.errstate(over="ignore"):
+        xc = x.astype(CANON[src])
+    for d in PARTNERS:
+        y = _values(d)
+        _same(_call(f, x, y), _call(f, xc, y), f"{op}({src}, {d})")
+        if op != "ldexp":       # its exponent stays whole: test_ldexp_exponent_is_whole
+            _same(_call(f, y, x), _call(f, y, xc), f"{op}({d}, {src})")
+    for s in (3, 2.5, 1j):
+        _same(_call(f, x, s), _call(f, xc, s), f"{op}({src}, {s!r})")
+
+
+@pytest.mark.parametrize("src", list(VALUES))
+@pytest.mark.parametrize("op", UNARY)
+def test_unary_reads_the_canonical_operand(op, src):
+    x = np.array(VALUES[src], dtype=src)
+    with np.errstate(over="ignore"):
+        xc = x.astype(CANON[src])
+    _same(_call(U[op], x), _call(U[op], xc), f"{op}({src})")
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_against_numpy_on_cast_operands(fast):
+    """The JAX reading of int64 2**33 + 5 is 5: NumPy's ufunc on the wrapped value, cast."""
+    x = np.array([2**33 + 5, -(2**31) - 7, 12], dtype=np.int64)
+    w = x.astype(np.int32)
+    before = _ufuncs.set_fastcall()
+    try:
+        _ufuncs.set_fastcall(fast)
+        c = np.array([1 + 2j, 3, -1j], np.complex64)
+        got = U["add"](x, c)
+        assert got.dtype == np.complex64
+        np.testing.assert_array_equal(got, np.add(w.astype(np.complex64), c))
+        got = U["multiply"](c[1], x)
+        np.testing.assert_array_equal(got, np.multiply(c[1], w.astype(np.complex64)))
+        got = U["sin"](x)
+        assert got.dtype == np.float32
+        np.testing.assert_array_equal(got, U["sin"](w.astype(np.float32)))
+        f = np.float32(1.5)
+        got = U["nextafter"](x, f)
+        np.testing.assert_array_equal(got, np.nextafter(w.astype(np.float32), f))
+        q, r = U["divmod"](x, f)
+        np.testing.assert_array_equal(q, np.floor_divide(w.astype(np.float32), f))
+        np.testing.assert_array_equal(r, np.remainder(w.astype(np.float32), f))
+        h = np.array([1, 2, 3], np.float16)
+        with np.errstate(over="ignore"):
+            got = U["maximum"](x, h)
+            np.testing.assert_array_equal(got, np.maximum(w.astype(np.float16), h))
+        assert got.dtype == np.float16
+        got = U["add"](x, np.array([1, 2, 3], ml_dtypes.bfloat16))
+        want = (w.astype(ml_dtypes.bfloat16).astype(np.float32) + np.float32([1, 2, 3])).astype(
+            ml_dtypes.bfloat16)
+        assert got.dtype == ml_dtypes.bfloat16
+        np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16))
+        got = U["logical_and"](x, np.array([True, True, True]))
+        np.testing.assert_array_equal(got, w != 0)
+        got = U["ldexp"](np.array([2**33 + 5], np.int64), np.int32(1))
+        assert got.tolist() == [10.0]
+    finally:
+        _ufuncs.set_fastcall(before)
+
+
+def test_canon_loop_methods_and_layouts():
+    """Strided, broadcast, blocks past the loop's buffer, out=, where=, outer, at."""
+    rng = np.random.default_rng(5)
+    x = rng.integers(-(2**40), 2**40, size=2000, dtype=np.int64)
+    w = x.astype(np.int32).astype(np.complex64)
+    c = (rng.standard_normal(2000) + 1j * rng.standard_normal(2000)).astype(np.complex64)
+    np.testing.assert_array_equal(U["add"](x, c), w + c)
+    np.testing.assert_array_equal(U["add"](x[::3], c[::3]), w[::3] + c[::3])
+    np.testing.assert_array_equal(U["add"](x[:, None][:5], c[:7]), w[:, None][:5] + c[:7])
+    np.testing.assert_array_equal(U["add"](x[7], c), w[7] + c)      # a broadcast int64 value
+    out = np.zeros(2000, np.complex64)
+    mask = np.arange(2000) % 2 == 0
+    keep = out.copy()
+    U["multiply"](x, c, out=out, where=mask)
+    np.testing.assert_array_equal(out[mask], (w * c)[mask])
+    np.testing.assert_array_equal(out[~mask], keep[~mask])
+    np.testing.assert_array_equal(U["subtract"].outer(x[:4], c[:3]), np.subtract.outer(w[:4], c[:3]))
+    acc = np.zeros(3, np.complex64)
+    U["add"].at(acc, [0, 1, 1], x[:3])
+    want = np.zeros(3, np.complex64)
+    np.add.at(want, [0, 1, 1], w[:3])
+    np.testing.assert_array_equal(acc, want)
+    assert _ufuncs.mixed_loop_kind(U["add"], ("int64", "complex64", "complex64")) == "canon"
+
+
+def test_int_past_float16_warns_as_the_cast():
+    """65536 as float16 overflows: NumPy's cast warns, so does the canon loop's conversion."""
+    x = np.array([2**33 + 70000], dtype=np.int64)     # int32 reading: 70000
+    with pytest.warns(RuntimeWarning, match="overflow"):
+        got = U["maximum"](x, np.array([1], np.float16))
+    assert np.isinf(got[0]) and got.dtype == np.float16
+
+
+def test_other_rule_sets_keep_64_bits():
+    x = np.array([2**33 + 5], dtype=np.int64)
+    got = tl.add(x, np.int32(1))
+    assert got.dtype == np.int64 and got[0] == 2**33 + 6
+    got = tl.multiply(x, np.complex128(1))
+    assert got.dtype == np.complex128 and got[0] == 2**33 + 5
+
+
+def test_ldexp_exponent_is_whole():
+    """The one input read whole: ldexp's exponent is NumPy's int64 (JAX would wrap 2**32 + 3 to
+    3; past int32's range every exponent gives inf or 0 for a finite nonzero x)."""
+    with np.errstate(over="ignore"):
+        for e in (np.int64(2**32 + 3), np.uint64(2**32 + 3)):
+            assert U["ldexp"](np.float32(1), np.array([e])).tolist() == [np.inf]
+        assert U["ldexp"](np.float32(1), np.array([2**32 - 1], np.uint32)).tolist() == [np.inf]
