@@ -1,5 +1,8 @@
 """The default rule set (jax.numpy, 64-bit) against the reference tables and JAX's own property
 checks; the API's accepted operand forms; errors."""
+import decimal
+import enum
+import fractions
 import itertools
 import re
 
@@ -257,6 +260,31 @@ def test_zero_d_arrays_and_numpy_scalars_are_strong():
     assert tl.result_type(np.float64(1.0), np.zeros(3, np.float16)) == np.float64
     assert tl.result_type(np.array(1.0), np.zeros(3, np.float16)) == np.float64
     assert tl.result_type(1.0, np.zeros(3, np.float16)) == np.float16
+
+
+class _Color(enum.IntEnum):
+    RED = 3
+
+
+class _MyFloat(float):
+    pass
+
+
+@pytest.mark.parametrize("value", [_Color.RED, _MyFloat(2.5)])
+def test_python_scalar_subclasses_are_strong(value):
+    """Only int, float, complex themselves are weak (JAX checks the exact type; NumPy's ufuncs
+    take a subclass by its NumPy dtype): an IntEnum member is an int64, as the ufunc reads it."""
+    strong = np.asarray(value).dtype
+    a = np.zeros(3, np.int8)
+    assert tl.result_type(a, value) == tl.promote_types(np.int8, strong)
+    assert tl.result_type(a, value) == tl.add(a, value).dtype
+    assert tl.result_type(value, return_weak_type_flag=True) == (strong, False)
+
+
+@pytest.mark.parametrize("value", [fractions.Fraction(1, 2), decimal.Decimal("1.5")])
+def test_other_numbers_are_refused(value):
+    with pytest.raises(TypeError, match=type(value).__name__ + ".*rule set 'jax'"):
+        tl.result_type(np.float32, value)
 
 
 def test_headline_examples():

@@ -78,14 +78,21 @@ def operand_name(x, types, aliases, py_scalars, rules):
         name = name_of_dtype(x)
     elif isinstance(x, (np.generic, np.ndarray)):
         name = name_of_dtype(x.dtype)
-    elif type(x) in _PY_KIND or isinstance(x, (bool, numbers.Number)) and not hasattr(x, "dtype"):
-        kind = "bool" if isinstance(x, bool) else (
-            "int" if isinstance(x, numbers.Integral) else
-            "float" if isinstance(x, numbers.Real) else "complex")
+    elif type(x) in _PY_KIND:
+        kind = _PY_KIND[type(x)]
         name = py_scalars.get(kind)
         if name is None:
             raise TypePromotionError((type(x).__name__,), rules,
                                      hint=f"rule set {rules!r} has no Python {kind} type")
+    elif isinstance(x, numbers.Number) and not hasattr(x, "dtype"):
+        # a subclass of int/float/complex (an IntEnum member) is strong, its NumPy dtype, as
+        # NumPy's and JAX's promotion (and the ufuncs) take it; Fraction, Decimal have none
+        dt = np.asarray(x).dtype
+        if dt.kind == "O":
+            raise TypeError(f"cannot promote {type(x).__name__} {x!r}: only bool, int, float, "
+                            "complex, NumPy and ml_dtypes scalars and arrays take part in "
+                            f"promotion (rule set {rules!r})")
+        name = name_of_dtype(dt)
     elif hasattr(x, "dtype"):
         name = name_of_dtype(x.dtype)
     else:
