@@ -335,3 +335,28 @@ def test_errors_name_the_ufunc_of_their_rule_set(call):
         call(tl.make_ufuncs("jax32"))
     msg = str(info.value)
     assert "jax32." in msg and "typelattice." not in msg and "jax." not in msg.replace("jax32.", "")
+
+
+@pytest.mark.parametrize("rules,table", [
+    ("numpy", "jax_doc_numpy.json"), ("torch", "jax_doc_pytorch.json"),
+    ("tensorflow", "jax_doc_tensorflow.json"), ("jax_lax", "jax_doc_jax_lax.json"),
+    ("jax", "jax_doc_jax_numpy.json")])
+def test_types_that_do_not_promote_with_themselves_have_no_binary_ops(rules, table):
+    """A '-' on the reference table's diagonal (bfloat16 under NumPy, uint16 under PyTorch, bool
+    under TensorFlow and jax.lax): op(T array, T array) raises TypePromotionError for every
+    binary ufunc but the logical ops (truth values of anything) and ldexp (no promotion); where
+    the cell is T, add gives T."""
+    from conftest import reference_cells
+    U = tl.make_ufuncs(rules)
+    diag = {a: r for a, b, r in reference_cells(table) if a == b and a[-1:] != "*"}
+    assert diag
+    for t, r in diag.items():
+        x = np.ones(3, dtype=tl.get_rules(rules).dtypes[tl.get_rules(rules).index[t]])
+        if r is not None:
+            assert r == t and U["add"](x, x).dtype == x.dtype, (rules, t)
+            continue
+        for name, uf in U.items():
+            if uf.nin != 2 or name.startswith("logical_") or name == "ldexp":
+                continue
+            with pytest.raises(tl.TypePromotionError, match="even with itself"):
+                uf(x, x)

@@ -21,10 +21,17 @@ class TypePromotionError(np.exceptions.DTypePromotionError, ValueError):
         self.rules = rules
         self.hint = hint
         ops = ", ".join(repr(o) for o in self.operands)
-        target = _suggest(self.operands, _types_of(rules))
-        msg = (f"Input dtypes ({ops}) have no available implicit dtype promotion path under "
-               f"rule set {rules!r}. To avoid unintended promotion, cast explicitly, e.g. "
-               f"x.astype({target!r})")
+        same = _no_self_join(self.operands, rules)
+        if same is not None:
+            # bfloat16 under "numpy", uint16 under "torch": the type has no ops with itself
+            msg = (f"Input dtypes ({ops}): {same[0]} does not promote even with itself under "
+                   f"rule set {rules!r}, which has no arithmetic on it. Cast explicitly, e.g. "
+                   f"x.astype({same[1]!r})")
+        else:
+            target = _suggest(self.operands, _types_of(rules))
+            msg = (f"Input dtypes ({ops}) have no available implicit dtype promotion path under "
+                   f"rule set {rules!r}. To avoid unintended promotion, cast explicitly, e.g. "
+                   f"x.astype({target!r})")
         if hint:
             msg += f". {hint}"
         super().__init__(msg)
@@ -46,6 +53,31 @@ def _types_of(rules):
     try:
         import typelattice
         return set(typelattice.get_rules(rules).types)
+    except Exception:
+        return None
+
+
+def _no_self_join(names, rules):
+    """(t, a cast target) when every operand is the one type t and t does not join itself under
+    ``rules``; else None. The target, a type that does: the narrowest wider one of t's kind (or
+    signed, for an unsigned t), else float32 or int32."""
+    if len(set(names)) != 1 or not isinstance(names[0], str):
+        return None
+    try:
+        import typelattice
+        r = typelattice.get_rules(rules)
+        t = names[0]
+        if t not in r.index or r.join_names(t, t) is not None:
+            return None
+        ok = [c for c in r.types if c[-1:] not in "*?" and r.join_names(c, c) == c]
+        k, bits = _rank(t)
+        # wider, holding every value: same kind, or a signed int for an unsigned one
+        wider = sorted((c for c in ok if (_rank(c)[0] == k or (k, _rank(c)[0]) == (1, 2))
+                        and _rank(c)[1] > bits), key=lambda c: _rank(c)[1])
+        fallback = [c for c in (("int32", "float32") if k == 0 else ("float32", "int32"))
+                    if c in ok]
+        pick = wider + fallback + ok
+        return (t, pick[0]) if pick else None
     except Exception:
         return None
 

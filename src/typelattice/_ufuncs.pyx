@@ -956,6 +956,12 @@ def _resolve_names(op, CompiledRules r, names, fixed, bint reduction):
             if udef in r.index:
                 return (udef,) * 3
 
+    if ins[0] == ins[1] and op.rule != _ops.FIRST_INEXACT and op.name not in _LOGICAL_BX \
+            and ins[0] in r.index and r.join_names(ins[0], ins[0]) is None:
+        # a type without arithmetic in this rule set (bool under "tensorflow"): before the op's
+        # own rules for bool pairs, which are JAX's
+        raise TypePromotionError((ins[0], ins[1]), r.name, hint=f"(in {r.name}.{op.name})")
+
     def join(a, b):
         return r.join_names(a, b)
 
@@ -1488,6 +1494,12 @@ cdef object _make_ufunc(op, CompiledRules r, set types):
             continue
         compute = _ops.LOOP_TYPES[e.types[0]]
         if compute not in loop_types:
+            continue
+        if op.nin == 2 and op.rule != _ops.FIRST_INEXACT and op.name not in _LOGICAL_BX \
+                and r.join_names(compute, compute) is None:
+            # a type that does not join with itself (bfloat16 under "numpy", uint16 under
+            # "torch"): no binary op on it (the promoter raises the rule set's error), but the
+            # logical ops, which take any truth values, and ldexp, which promotes nothing
             continue
         classes = [_LOOP_DTYPES[e.types[k]] for k in range(nargs)]
         _add_spec(uf, op, classes, e.loop, e.indexed, e.initial, NULL, name)
