@@ -129,14 +129,24 @@ def python_int_beyond_int64(call, operands, value, dtype, rules):
         f"float, which gives the same {dtype} result")
 
 
+def int_info(dtype):
+    """The iinfo (min, max, bits) of an integer dtype, the ml_dtypes sub-byte ones included;
+    None for any other dtype."""
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu":
+        return np.iinfo(dtype)
+    if dtype.kind == "V" and dtype.name in SUB_BYTE_INTS:
+        return ml_dtypes.iinfo(dtype)
+    return None
+
+
 def python_int_overflow(call, operands, value, dtype, rules):
     """The OverflowError of ``call`` (a name) with ``operands`` when the Python int ``value`` does
     not fit ``dtype``, the dtype ``rules`` gives it there; None when it fits (the error was not
     the int's). The CPU ufuncs raise it from NumPy's own, the CUDA ops from the conversion's."""
     dtype = np.dtype(dtype)
-    sub_byte = dtype.kind == "V" and dtype.name in SUB_BYTE_INTS
-    if dtype.kind in "iu" or sub_byte:
-        info = ml_dtypes.iinfo(dtype) if sub_byte else np.iinfo(dtype)
+    info = int_info(dtype)
+    if info is not None:
         if info.min <= value <= info.max:
             return None
         wider = next((w for w in ("int8", "int16", "int32", "int64", "uint64")

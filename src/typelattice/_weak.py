@@ -355,13 +355,11 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
 def _check_weak_ints_fit(x, dt, ufunc, inputs, r):
     """A weak integer array's values must fit the integer dtype it adopts, as a Python int's
     must (NumPy's cast would wrap them: 300 as int8 is 44)."""
-    from ._names import SUB_BYTE_INTS
+    from ._errors import int_info
     src = np.asarray(_strip(x))
-    if src.dtype.kind not in "iu" or src.size == 0 or not (
-            dt.kind in "iu" or dt.name in SUB_BYTE_INTS):
+    info = int_info(dt)
+    if src.dtype.kind not in "iu" or src.size == 0 or info is None:
         return
-    import ml_dtypes
-    info = ml_dtypes.iinfo(dt) if dt.kind == "V" else np.iinfo(dt)
     lo, hi = src.min(), src.max()
     if info.min <= lo and hi <= info.max:
         return
