@@ -284,3 +284,33 @@ class Reduce:
 
     def time_reduce(self, dt, n, impl):
         self.call()
+
+
+class Jax32Canonical:
+    """make_ufuncs("jax32") on an int64 array, which it reads as int32 (wrapped, as JAX with
+    64-bit off): the canon loops' conversion against the same call on the int32 array (tl_same)
+    and NumPy on the operands cast to the promoted dtype (np_astype)."""
+    timer = time.process_time  # CPU time: robust to a shared, loaded machine
+    params = [["add+complex64", "multiply+float16", "nextafter+float32", "sqrt"],
+              [10**3, 10**5], ["tl", "tl_same", "np_astype"]]
+    param_names = ["case", "size", "impl"]
+    timeout = 120
+
+    def setup(self, case, n, impl):
+        op, _, other = case.partition("+")
+        f = typelattice.make_ufuncs("jax32")[op]
+        x = array(np.dtype(np.int64), n)
+        if impl == "tl_same":
+            x = x.astype(np.int32)
+        args = [x] + ([array(dtype(other), n, role=1)] if other else [])
+        if impl == "np_astype":
+            c = f(*args).dtype
+            npf = np_ufunc(op)
+            y = args[1] if other else None
+            self.call = (lambda: npf(x.astype(np.int32).astype(c), y.astype(c))) if other else \
+                (lambda: npf(x.astype(np.int32).astype(c)))
+            return
+        self.call = functools.partial(f, *args)
+
+    def time_call(self, case, n, impl):
+        self.call()
