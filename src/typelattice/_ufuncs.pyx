@@ -928,6 +928,14 @@ def _reraise_with_rules(exc, op, CompiledRules r):
     raise type(exc)(f"{msg} (rule set {r.name!r})") from None
 
 
+cdef bint _no_binary_op(op, CompiledRules r, t):
+    """Does binary op take no two operands of type t under rules r? A type that does not join
+    with itself (bfloat16 under "numpy", uint16 under "torch", bool under "tensorflow") has no
+    arithmetic there; the logical ops take any truth values and ldexp promotes nothing."""
+    return op.rule != _ops.FIRST_INEXACT and op.name not in _LOGICAL_BX and t in r.index \
+        and r.join_names(t, t) is None
+
+
 def _resolve_names(op, CompiledRules r, names, fixed, bint reduction):
     """The loop's dtype names for operand names (None for a missing reduce operand), given the
     names fixed by ``signature`` (None where free)."""
@@ -956,10 +964,8 @@ def _resolve_names(op, CompiledRules r, names, fixed, bint reduction):
             if udef in r.index:
                 return (udef,) * 3
 
-    if ins[0] == ins[1] and op.rule != _ops.FIRST_INEXACT and op.name not in _LOGICAL_BX \
-            and ins[0] in r.index and r.join_names(ins[0], ins[0]) is None:
-        # a type without arithmetic in this rule set (bool under "tensorflow"): before the op's
-        # own rules for bool pairs, which are JAX's
+    if ins[0] == ins[1] and _no_binary_op(op, r, ins[0]):
+        # (before the op's own rules for bool pairs, which are JAX's)
         raise TypePromotionError((ins[0], ins[1]), r.name, hint=f"(in {r.name}.{op.name})")
 
     def join(a, b):
@@ -1495,12 +1501,8 @@ cdef object _make_ufunc(op, CompiledRules r, set types):
         compute = _ops.LOOP_TYPES[e.types[0]]
         if compute not in loop_types:
             continue
-        if op.nin == 2 and op.rule != _ops.FIRST_INEXACT and op.name not in _LOGICAL_BX \
-                and r.join_names(compute, compute) is None:
-            # a type that does not join with itself (bfloat16 under "numpy", uint16 under
-            # "torch"): no binary op on it (the promoter raises the rule set's error), but the
-            # logical ops, which take any truth values, and ldexp, which promotes nothing
-            continue
+        if op.nin == 2 and _no_binary_op(op, r, compute):
+            continue                    # (the promoter raises the rule set's error)
         classes = [_LOOP_DTYPES[e.types[k]] for k in range(nargs)]
         _add_spec(uf, op, classes, e.loop, e.indexed, e.initial, NULL, name)
         if e.initial != NULL and op.nin == 2 and e.types[1] == e.types[0] == e.types[2]:
