@@ -5,6 +5,8 @@ blocked mixed loops, the same-dtype loop NumPy casts into, the unary functions, 
 Reference: the same ufunc on the operand converted by NumPy's astype to the canonical type, and,
 for a few ops, NumPy's own ufunc on the operands cast to the promoted dtype.
 """
+import subprocess
+import sys
 import warnings
 
 import ml_dtypes
@@ -187,3 +189,40 @@ def test_ldexp_exponent_is_whole():
         for e in (np.int64(2**32 + 3), np.uint64(2**32 + 3)):
             assert U["ldexp"](np.float32(1), np.array([e])).tolist() == [np.inf]
         assert U["ldexp"](np.float32(1), np.array([2**32 - 1], np.uint32)).tolist() == [np.inf]
+
+
+def test_dtype_and_signature_calls():
+    """dtype= naming the plain call's own dtype reads the operand as the plain call does, from
+    the first call; a dtype= that fails leaves later plain calls alone (no loop registered for
+    the dtype= combination answers them); a signature forcing the input type is NumPy's cast of
+    the operand, whole (documented)."""
+    x = np.array([2**33 + 5, 3], np.int64)
+    U2 = tl.make_ufuncs("jax32")
+    for _ in range(2):
+        got = U2["add"](x, np.array([1j, 2], np.complex64), dtype=np.complex64)
+        np.testing.assert_array_equal(got, np.array([5 + 1j, 5], np.complex64))
+        np.testing.assert_array_equal(U2["sqrt"](x, dtype=np.float32),
+                                      np.sqrt(np.float32([5, 3])))
+    f = np.array([1.5, 2.5])
+    with pytest.raises(TypeError):
+        U2["trunc"](f, dtype=np.int8)
+    assert U2["trunc"](f).dtype == np.float32
+    with pytest.raises(TypeError):
+        U2["add"](f, np.int32(1), dtype=np.int32)
+    assert U2["add"](f, np.int32(1)).dtype == np.float32
+    got = U2["add"](x, np.int32(2), signature=(np.float32, np.float32, None))
+    np.testing.assert_array_equal(got, x.astype(np.float32) + np.float32(2))
+
+
+def test_dtype_call_before_any_plain_call():
+    """In a fresh process (no loop registered yet), the dtype= call itself: NumPy gives up on a
+    promoter answering its own DTypes unless the loop it registers is found on the next lookup."""
+    code = (
+        "import numpy as np, typelattice as tl\n"
+        "U = tl.make_ufuncs('jax32'); x = np.array([2**33 + 5, 3], np.int64)\n"
+        "print((U['add'](x, np.array([1j, 2], np.complex64), dtype=np.complex64).tolist(),\n"
+        "       U['sin'](x, dtype=np.float32).tolist()))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    c, s = eval(out.stdout)
+    assert c == [5 + 1j, 5 + 0j]
+    assert s == np.sin(np.float32([5, 3])).tolist()

@@ -360,3 +360,23 @@ def test_types_that_do_not_promote_with_themselves_have_no_binary_ops(rules, tab
                 continue
             with pytest.raises(tl.TypePromotionError, match="even with itself"):
                 uf(x, x)
+
+
+@pytest.mark.parametrize("rules", ["tensorflow", "jax", "jax32", "numpy"])
+def test_sum_of_ints_never_narrows(rules):
+    """add/multiply.reduce widen small ints to the rule set's default int, never narrow: under
+    tensorflow (default int32) an int64 sum stays int64, its join with itself (reference table)."""
+    from conftest import reference_cells
+    U = tl.make_ufuncs(rules)
+    r = tl.get_rules(rules)
+    for t in ("int64", "uint64"):
+        if t not in r.index or r.join_names(t, t) != t:
+            continue
+        x = np.array([2**40, 1], dtype=t)
+        got = U["add"].reduce(x)
+        assert got.dtype.itemsize >= 8 and int(got) == 2**40 + 1, (rules, t)
+    if rules == "tensorflow":
+        cells = {(a, b): c for a, b, c in reference_cells("jax_doc_tensorflow.json")}
+        assert cells[("int64", "int64")] == "int64"
+        assert U["add"].reduce(np.array([2**40, 1], np.int64)).dtype == np.int64
+        assert U["add"].reduce(np.array([3, 1], np.int8)).dtype == np.int32   # the default int

@@ -751,10 +751,13 @@ cdef int _canon_input(CompiledRules r, int i, oc, target_cls, tl_canon_inputs *i
     return 1
 
 
-cdef object _canon_loop(uf, op, CompiledRules r, op_classes, classes):
+cdef object _canon_loop(uf, op, CompiledRules r, op_classes, classes, sig_classes):
     """The loop classes with each input the rule set canonicalizes taken in its own dtype,
     converted by a canon loop around the loop of ``classes``; ``classes`` where no input needs
-    it."""
+    it. Where dtype=/signature= (``sig_classes``) chose ``classes``, no new loop: NumPy would
+    later find it for the plain call's operand DTypes (a trunc(float64, dtype=int8) loop would
+    answer trunc(float64)). The plain call's loop then, if the signature allows it; else None
+    (NumPy's cast of the operand, whole)."""
     cdef tl_canon_inputs inp
     cdef int i
     memset(&inp, 0, sizeof(inp))
@@ -771,6 +774,11 @@ cdef object _canon_loop(uf, op, CompiledRules r, op_classes, classes):
         return classes
     new = tuple(new)
     key = (uf, new)
+    if any(c is not None for c in sig_classes):
+        plain = tuple(_loop_classes(uf, op, r, list(new[:op.nin]) + [None] * op.nout,
+                                    [None] * (op.nin + op.nout)))
+        fits = all(f is None or f is p for f, p in zip(sig_classes, plain))
+        return plain if fits else None
     if key in _MIXED_DONE:
         return new
     rec = _LOOP_OF.get((uf, tuple(classes)))
@@ -928,6 +936,10 @@ def _reraise_with_rules(exc, op, CompiledRules r):
     raise type(exc)(f"{msg} (rule set {r.name!r})") from None
 
 
+cdef int _bits(name):
+    return dtype_of(name).itemsize * 8
+
+
 cdef bint _no_binary_op(op, CompiledRules r, t):
     """Does binary op take no two operands of type t under rules r? A type that does not join
     with itself (bfloat16 under "numpy", uint16 under "torch", bool under "tensorflow") has no
@@ -955,14 +967,14 @@ def _resolve_names(op, CompiledRules r, names, fixed, bint reduction):
             and all(f is None for f in fixed):
         # sum/prod of bool and small ints in the default int, as NumPy's add/multiply reduce
         # and jnp.sum/jnp.prod (promote_integers=True) do
+        # (never narrower than the array's own: tensorflow's int32 default and an int64 array)
         k = _ops.kind(ins[0])
         default = r.weak_target("i*") if "i*" in r.index else None
-        if k in "bi" and default is not None:
-            return (default,) * 3
         if k == "u" and default is not None:
-            udef = "u" + default
-            if udef in r.index:
-                return (udef,) * 3
+            default = "u" + default if "u" + default in r.index else None
+        if k in "biu" and default is not None \
+                and (k == "b" or _bits(default) >= _bits(ins[0])):
+            return (default,) * 3
 
     if ins[0] == ins[1] and _no_binary_op(op, r, ins[0]):
         # (before the op's own rules for bool pairs, which are JAX's)
@@ -1132,7 +1144,9 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
             classes = [_dtype_class(r, t) for t in res]
     if not reduction and r.aliases:
         # an operand the rule set canonicalizes (jax32's int64 array is an int32 array)
-        classes = _canon_loop(uf, op, r, op_classes, tuple(classes))
+        canon = _canon_loop(uf, op, r, op_classes, tuple(classes), sig_classes)
+        if canon is not None:
+            classes = canon
     return classes
 
 
@@ -1152,8 +1166,9 @@ cdef int _promoter(PyObject *ufunc, void *const *op_dtypes, void *const *signatu
     # registered just now for them (reduce(x, dtype=bool) of a logical op): the outputs are left
     # open then, for NumPy's next lookup to find that loop. Only then: with no loop for them
     # (sqrt(x, dtype=int32)), NumPy would call the promoter again with the same DTypes, forever
+    key = (uf, tuple(classes))
     unchanged = all(classes[i] is ops[i] for i in range(nargs)) \
-        and (uf, tuple(classes)) in _LOOP_OF
+        and (key in _LOOP_OF or key in _MIXED_DONE)
     for i in range(nargs):
         if unchanged and i >= op.nin:
             new_op_dtypes[i] = NULL
