@@ -344,8 +344,8 @@ def test_errors_name_the_ufunc_of_their_rule_set(call):
 def test_types_that_do_not_promote_with_themselves_have_no_binary_ops(rules, table):
     """A '-' on the reference table's diagonal (bfloat16 under NumPy, uint16 under PyTorch, bool
     under TensorFlow and jax.lax): op(T array, T array) raises TypePromotionError for every
-    binary ufunc but the logical ops (truth values of anything) and ldexp (no promotion); where
-    the cell is T, add gives T."""
+    binary ufunc but the logical ops (truth values of anything) and ldexp (no promotion), and
+    add/multiply/maximum.reduce of a T array too; where the cell is T, add gives T."""
     from conftest import reference_cells
     U = tl.make_ufuncs(rules)
     diag = {a: r for a, b, r in reference_cells(table) if a == b and a[-1:] != "*"}
@@ -360,6 +360,28 @@ def test_types_that_do_not_promote_with_themselves_have_no_binary_ops(rules, tab
                 continue
             with pytest.raises(tl.TypePromotionError, match="even with itself"):
                 uf(x, x)
+            if name in ("add", "multiply", "maximum"):
+                # nor a reduction, where NumPy's sum of bools in the default int would fold
+                with pytest.raises(tl.TypePromotionError, match="even with itself"):
+                    uf.reduce(x)
+
+
+@pytest.mark.parametrize("rules,table", [
+    ("tensorflow", "jax_doc_tensorflow.json"), ("jax_lax", "jax_doc_jax_lax.json")])
+def test_reduction_with_dtype_that_does_not_join_raises_the_rule_sets_error(rules, table):
+    """add.reduce(bool array, dtype=t), where the reference table has no (t, bool) cell: the
+    rule set's TypePromotionError naming both types (it was NumPy's generic no-loop error), as
+    the plain call with dtype= gives."""
+    from conftest import reference_cells
+    U = tl.make_ufuncs(rules)
+    cells = {(a, b): r for a, b, r in reference_cells(table)}
+    x = np.array([True, False, True])
+    for t in ("int8", "int32", "float32"):
+        assert cells[(t, "bool")] is None
+        for call in (lambda: U["add"].reduce(x, dtype=t),
+                     lambda: U["add"](x.astype(t), x, dtype=t)):
+            with pytest.raises(tl.TypePromotionError, match=rf"{t}.*bool.*'{rules}'"):
+                call()
 
 
 @pytest.mark.parametrize("rules", ["tensorflow", "jax", "jax32", "numpy"])

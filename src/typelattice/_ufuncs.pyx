@@ -963,6 +963,10 @@ def _resolve_names(op, CompiledRules r, names, fixed, bint reduction):
         raise TypeError(f"{r.name}.{op.name}: no operand dtypes to promote")
     if reduction and op.out == "bool" and op.name.startswith("logical_"):
         return ("bool",) * (op.nin + op.nout)   # NumPy reduces logical ops in bool
+    if ins[0] == ins[1] and _no_binary_op(op, r, ins[0]):
+        # (before the op's own rules for bool pairs, which are JAX's, and before the sum of
+        # bools in the default int: tensorflow's add.reduce of bools has no add to fold with)
+        raise TypePromotionError((ins[0], ins[1]), r.name, hint=f"(in {r.name}.{op.name})")
     if reduction and op.name in ("add", "multiply") and names[2] is None \
             and all(f is None for f in fixed):
         # sum/prod of bool and small ints in the default int, as NumPy's add/multiply reduce
@@ -975,10 +979,6 @@ def _resolve_names(op, CompiledRules r, names, fixed, bint reduction):
         if k in "biu" and default is not None \
                 and (k == "b" or _bits(default) >= _bits(ins[0])):
             return (default,) * 3
-
-    if ins[0] == ins[1] and _no_binary_op(op, r, ins[0]):
-        # (before the op's own rules for bool pairs, which are JAX's)
-        raise TypePromotionError((ins[0], ins[1]), r.name, hint=f"(in {r.name}.{op.name})")
 
     def join(a, b):
         return r.join_names(a, b)
@@ -1059,7 +1059,11 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
     except TypePromotionError as exc:
         # NumPy replaces errors raised in a promoter by its generic no-loop error: dispatch to
         # an error loop instead, whose resolve_descriptors raises this TypePromotionError.
-        classes = _error_loop(uf, op, r, names, exc)
+        ins = None
+        if reduction:       # the operand twice (or the fixed type and it), as the loop sees it
+            ins = [sig_classes[i] if sig_classes[i] is not None else op_classes[op.nin - 1]
+                   for i in range(op.nin)]
+        classes = _error_loop(uf, op, r, names, exc, ins)
         if classes is None:
             raise
         return classes
@@ -1154,6 +1158,11 @@ cdef inline object _class_or_none(void *dt):
     return <object><PyObject *>dt if dt != NULL else None
 
 
+cdef dict _ERR_SLOT = {}        # ufunc -> error slot
+cdef list _ERR_UFUNC = []       # slot -> ufunc
+cdef dict _ERR_INFO = {}        # (slot, DType classes) -> TypePromotionError args
+
+
 cdef int _promoter(PyObject *ufunc, void *const *op_dtypes, void *const *signature,
                    void **new_op_dtypes) except -1:
     uf = <object>ufunc
@@ -1168,7 +1177,7 @@ cdef int _promoter(PyObject *ufunc, void *const *op_dtypes, void *const *signatu
     # (sqrt(x, dtype=int32)), NumPy would call the promoter again with the same DTypes, forever
     key = (uf, tuple(classes))
     unchanged = all(classes[i] is ops[i] for i in range(nargs)) \
-        and (key in _LOOP_OF or key in _MIXED_DONE)
+        and (key in _LOOP_OF or key in _MIXED_DONE or (_ERR_SLOT.get(uf), key[1]) in _ERR_INFO)
     for i in range(nargs):
         if unchanged and i >= op.nin:
             new_op_dtypes[i] = NULL
@@ -1177,11 +1186,6 @@ cdef int _promoter(PyObject *ufunc, void *const *op_dtypes, void *const *signatu
         Py_INCREF(c)
         new_op_dtypes[i] = <void *><PyObject *>c
     return 0
-
-
-cdef dict _ERR_SLOT = {}        # ufunc -> error slot
-cdef list _ERR_UFUNC = []       # slot -> ufunc
-cdef dict _ERR_INFO = {}        # (slot, DType classes) -> TypePromotionError args
 
 
 cdef object _error_loop(uf, op, CompiledRules r, names, exc, in_classes=None):
