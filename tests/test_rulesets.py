@@ -353,6 +353,23 @@ def test_ufunc_errors_for_types_a_rule_set_lacks():
     assert tl.make_ufuncs("anvil")["add"](np.int8([1]), 1).dtype == np.int8
 
 
+@pytest.mark.parametrize("rules,op,dtype", [
+    ("anvil", "sqrt", "float16"), ("anvil", "negative", "complex64"),
+    ("max", "negative", "complex64"), ("kernel_float", "negative", "complex128")])
+def test_unary_error_on_a_scalar_after_the_array_call(rules, op, dtype):
+    """A unary op of a type the rule set lacks (result_type says so) raises on a NumPy scalar
+    and a 0-d array too, in any order: NumPy's scalar fast path runs the loop it cached for the
+    array call without its resolve_descriptors, so the error loop's getter raises as well (it
+    returned uninitialised memory: sqrt(np.float16(1.5)) gave -14.375 under anvil)."""
+    with pytest.raises(tl.TypePromotionError, match="not a type of rule set"):
+        tl.result_type(dtype, rules=rules)
+    uf = tl.make_ufuncs(rules)[op]
+    for x in (np.ones(3, dtype), np.dtype(dtype).type(2), np.ones((), dtype),
+              np.dtype(dtype).type(2)):
+        with pytest.raises(tl.TypePromotionError, match=f"rule set {rules!r}"):
+            uf(x)
+
+
 def test_promotion_error_suggests_a_cast_that_loses_nothing():
     """The suggested explicit cast holds both operands where one type can: int8 and uint8 in
     int16, bfloat16 and float16 in float32."""

@@ -93,11 +93,57 @@ def test_python_scalars_are_weak():
     assert tl.absolute.resolve_dtypes((complex, None)) == (np.dtype("c16"), np.dtype("f8"))
     assert tl.frexp.resolve_dtypes((int, None, None))[2] == np.int32
     assert tl.isnan.resolve_dtypes((float, None))[1] == np.bool_
-    # Known difference: NumPy coerces a lone Python int beyond int64 to a strong uint64 (or
-    # object) array before the promoter sees it; JAX raises OverflowError.
-    assert tl.negative(2**63).dtype == np.uint64
-    with pytest.raises(TypeError, match="object"):
-        tl.negative(2**64)
+    # NumPy coerces a lone Python int beyond int64 to a strong uint64 (or object) array before
+    # the promoter sees it; typelattice raises OverflowError there, as JAX does
+    for big in (2**63, 2**64, -2**63 - 1, 2**70):
+        with pytest.raises(OverflowError, match=r"does not fit int64.*'jax'"):
+            tl.negative(big)
+    assert tl.negative(2**63 - 1) == -(2**63 - 1) and tl.negative(-2**63).dtype == np.int64
+
+
+@pytest.mark.parametrize("rules", ["torch", "tensorflow", "jax32", "anvil", "numpy", "jax"])
+def test_lone_python_scalar_of_a_unary_op_takes_the_rule_sets_type(rules):
+    """A unary op never promotes in NumPy: it turns a lone Python scalar into int64/float64/
+    complex128 before any promoter runs. typelattice gives it the rule set's weak type: the ops
+    that keep their operand's type return result_type(x, rules=...) (torch's float32 for 2.5),
+    valued as NumPy's op on x in that type; sqrt of a Python int follows the weak rule of
+    resolve_dtypes((int, None)); an int that does not fit is an OverflowError."""
+    U = tl.make_ufuncs(rules)
+    for x in (3, -2.5, 1.5 - 2j):
+        try:
+            want = tl.result_type(x, rules=rules)
+        except tl.TypePromotionError:
+            with pytest.raises(tl.TypePromotionError, match=f"rule set {rules!r}"):
+                U["negative"](x)
+            continue
+        for name in ("negative", "positive", "square"):
+            for fast in (True, False):
+                tl._ufuncs.set_fastcall(fast)
+                try:
+                    got = U[name](x)
+                finally:
+                    tl._ufuncs.set_fastcall(True)
+                assert got.dtype == want, (name, x, got.dtype, want)
+                assert got == getattr(np, name)(want.type(x)), (name, x, got)
+    assert U["sqrt"](3).dtype == U["sqrt"].resolve_dtypes((int, None))[1]
+    if rules == "torch":                # dtype= takes x as given, not rounded to float32
+        assert U["sqrt"](0.1, dtype=np.float64) == np.sqrt(0.1)
+    big = np.iinfo(tl.result_type(1, rules=rules)).max + 1
+    with pytest.raises(OverflowError, match=f"rule set {rules!r}"):
+        U["negative"](big)
+
+
+@pytest.mark.parametrize("rules", ["array_api", "max", "kernel_float"])
+def test_lone_python_scalar_where_the_rule_set_has_none(rules):
+    """Rule sets without Python scalar types raise for a unary op of one, as result_type does
+    (NumPy's conversion took it as a float64)."""
+    U = tl.make_ufuncs(rules)
+    for x in (2, 2.0, 2j):
+        with pytest.raises(tl.TypePromotionError) as exc:
+            tl.result_type(x, rules=rules)
+        with pytest.raises(tl.TypePromotionError, match=f"rule set {rules!r}"):
+            U["sqrt"](x)
+        assert U["sqrt"](np.float32(x.real)).dtype == np.float32
 
 
 def test_errors_are_clear():

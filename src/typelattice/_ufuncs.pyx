@@ -143,7 +143,9 @@ cdef extern from "_loops.h":
     tl_err_cb_t tl_err_cb
     int TL_N_ERR_SLOTS
     void *const tl_err_resolvers[]
-    void *tl_err_loop_ptr "(void *)tl_err_loop"
+    ctypedef int (*tl_err_loop_cb_t)(PyObject *caller, PyArray_Descr *const *descrs)
+    tl_err_loop_cb_t tl_err_loop_cb
+    void *tl_err_get_loop_ptr "(void *)tl_err_get_loop"
     void *tl_logical_and_bx_ptr "(void *)tl_logical_and_bx"
     void *tl_logical_or_bx_ptr "(void *)tl_logical_or_bx"
     void *tl_logical_xor_bx_ptr "(void *)tl_logical_xor_bx"
@@ -269,6 +271,8 @@ cdef extern from *:
     int tl_fast_get()
     Py_ssize_t tl_fast_count()
     void tl_fast_set_overflow_hook(object hook)
+    void tl_fast_set_unary_hook(object hook)
+    void tl_fast_set_unary_convert(int slot, int on)
     int TL_FAST_NTYPES, TL_FAST_PYINT
 
 from cpython.bytes cimport PyBytes_FromStringAndSize
@@ -1220,14 +1224,14 @@ cdef object _error_loop(uf, op, CompiledRules r, names, exc, in_classes=None):
     key = (slot, classes)
     if key not in _ERR_INFO:
         _ERR_INFO[key] = (exc.operands, exc.rules, hint)
-        _add_spec(uf, op, classes, tl_err_loop_ptr, NULL, NULL, tl_err_resolvers[slot], b"tl_error")
+        _add_spec(uf, op, classes, NULL, NULL, NULL, tl_err_resolvers[slot], b"tl_error",
+                  False, None, tl_err_get_loop_ptr)
     return classes
 
 
-cdef int _err_cb(int slot, PyArray_DTypeMeta *const *dtypes) noexcept with gil:
-    uf = _ERR_UFUNC[slot]
+cdef int _raise_err(uf, slot, classes) noexcept with gil:
+    """Set the TypePromotionError of error loop ``classes`` of ufunc ``uf``; -1."""
     op, r = _REGISTRY[uf]
-    classes = tuple(<object><PyObject *>dtypes[i] for i in range(op.nin + op.nout))
     info = _ERR_INFO.get((slot, classes))
     if info is None:
         info = (tuple(c.__name__ for c in classes[:op.nin]), (<CompiledRules>r).name, None)
@@ -1236,7 +1240,19 @@ cdef int _err_cb(int slot, PyArray_DTypeMeta *const *dtypes) noexcept with gil:
     return -1
 
 
+cdef int _err_cb(int slot, PyArray_DTypeMeta *const *dtypes) noexcept with gil:
+    uf = _ERR_UFUNC[slot]
+    return _raise_err(uf, slot, tuple(<object><PyObject *>dtypes[i] for i in range(uf.nargs)))
+
+
+cdef int _err_loop_cb(PyObject *caller, PyArray_Descr *const *descrs) noexcept with gil:
+    uf = <object>caller
+    return _raise_err(uf, _ERR_SLOT.get(uf),
+                      tuple(type(<object><PyObject *>descrs[i]) for i in range(uf.nargs)))
+
+
 tl_err_cb = <tl_err_cb_t>_err_cb
+tl_err_loop_cb = <tl_err_loop_cb_t>_err_loop_cb
 
 
 cdef int _weak_fpe(int flags) noexcept:
@@ -1338,7 +1354,7 @@ cdef int _add_spec(uf, op, classes, void *loop, void *indexed, void *initial, vo
     spec.dtypes = dtypes
     spec.slots = slots
     PyUFunc_AddLoopFromSpec(uf, &spec)
-    if loop != tl_err_loop_ptr and get_loop == NULL:   # (error loops raise in resolve_descriptors)
+    if get_loop == NULL:
         _LOOP_OF[(uf, tuple(classes))] = (<size_t>slots[0].pfunc,
                                           not spec.flags & NPY_METH_NO_FLOATINGPOINT_ERRORS)
     return spec.flags & NPY_METH_RUNTIME_FLAGS
@@ -1481,6 +1497,43 @@ def _overflow_error(uf, args, err):
 tl_fast_set_overflow_hook(_overflow_error)
 
 
+cdef object _weak_dtype(CompiledRules r, kind, call):
+    """The dtype a lone Python scalar of ``kind`` ('int', 'float', 'complex') takes under r (its
+    weak type materialized: result_type(x, rules=r)); TypePromotionError where r has none, or
+    None if ``call`` is None."""
+    name = r.python_scalars.get(kind)
+    if name is None:
+        if call is None:
+            return None
+        raise TypePromotionError((f"Python {kind}",), r.name,
+                                 hint=f"rule set {r.name!r} has no Python {kind} type (in {call})")
+    w = r.weak_target(name)
+    return dtype_of(w if w is not None else name)
+
+
+def _unary_weak_operand(uf, x, kwnames):
+    """The operand unary ufunc ``uf`` takes for a lone Python int/float/complex ``x`` (called by
+    kernels/tl_fastcall.h): x as a NumPy scalar of the loop type the promoter gives its weak type
+    (torch's sqrt of a Python int: float32), an int first range-checked against the type x
+    alone takes, as the binary ops check it; ``x`` itself under dtype=/signature=."""
+    if kwnames is not None and ("dtype" in kwnames or "signature" in kwnames):
+        return x
+    op, r = _REGISTRY[uf]
+    kind = type(x).__name__
+    dt = _weak_dtype(r, kind, uf.__name__)
+    if kind == "int":
+        err = python_int_overflow(uf.__name__, (x,), x, dt, r.name)
+        if err is not None:
+            raise err
+    compute = _resolve_names(op, r, [r.python_scalars[kind]] + [None] * op.nout,
+                             [None] * (1 + op.nout), False)[0]
+    w = r.weak_target(compute) if compute in r.index else None
+    return dtype_of(w if w is not None else compute).type(x)
+
+
+tl_fast_set_unary_hook(_unary_weak_operand)
+
+
 if os.environ.get("TYPELATTICE_FASTCALL", "1").strip() in ("0", "false", "off", "no"):
     set_fastcall(False)
 
@@ -1534,8 +1587,13 @@ cdef object _make_ufunc(op, CompiledRules r, set types):
     _REGISTRY[uf] = (op, r)
     _SAME[uf] = same
     uf.__module__ = __name__
-    if tl_fast_install(uf) >= 0:
+    slot = tl_fast_install(uf)
+    if slot >= 0:
         _FAST_UFUNC.append(uf)
+        if op.nin == 1:
+            tl_fast_set_unary_convert(slot, any(
+                _weak_dtype(r, k, None) != dtype_of(d)
+                for k, d in (("int", "int64"), ("float", "float64"), ("complex", "complex128"))))
     return uf
 
 

@@ -803,8 +803,15 @@ def emit_header(parts):
     # ufunc (slot) tells the callback which ufunc it is.
     out.append("typedef NPY_CASTING (*tl_err_cb_t)(int slot, PyArray_DTypeMeta *const *dtypes);")
     out.append("static tl_err_cb_t tl_err_cb = NULL;")
-    out.append("static int tl_err_loop(TL_LOOP_ARGS) { (void)ctx; (void)data; (void)dims; "
-               "(void)st; (void)aux; return 0; }")
+    # NumPy's scalar fast path (one input, one output of its type) may skip resolve_descriptors:
+    # the loop's getter raises the same error, so no error loop ever runs
+    out.append("typedef int (*tl_err_loop_cb_t)(PyObject *caller, PyArray_Descr *const *descrs);")
+    out.append("static tl_err_loop_cb_t tl_err_loop_cb = NULL;")
+    out.append("static int tl_err_get_loop(PyArrayMethod_Context *ctx, int aligned, int move_refs, "
+               "const npy_intp *strides, PyArrayMethod_StridedLoop **out_loop, "
+               "NpyAuxData **out_aux, NPY_ARRAYMETHOD_FLAGS *flags) { (void)aligned; "
+               "(void)move_refs; (void)strides; (void)out_loop; (void)out_aux; (void)flags; "
+               "return tl_err_loop_cb(ctx->caller, ctx->descriptors); }")
     for k in range(N_ERR_SLOTS):
         out.append(f"static NPY_CASTING tl_err_resolve_{k}(struct PyArrayMethodObject_tag *m, "
                    "PyArray_DTypeMeta *const *dt, PyArray_Descr *const *g, PyArray_Descr **l, "

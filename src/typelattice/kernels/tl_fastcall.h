@@ -274,6 +274,62 @@ static void tl_fast_set_overflow_hook(PyObject *hook)
     Py_XSETREF(tl_fast_overflow_hook, hook);
 }
 
+/* The lone operand of a unary op that is an exact Python int/float/complex: NumPy converts it to
+ * int64/float64/complex128 (uint64 or object past int64) before any promoter sees it, since
+ * unary ufuncs do not promote. tl_fast_unary_hook(ufunc, x, kwnames) returns the operand to use
+ * instead, on every path (threads, fastcall off): a NumPy scalar of the rule set's type for x
+ * alone (torch: float32), range-checked, or x itself (dtype=/signature= given). Per slot: 1 where
+ * those types are not NumPy's (every Python scalar goes through the hook), 0 where only an int
+ * outside int64 does (its OverflowError). */
+static PyObject *tl_fast_unary_hook = NULL;
+static unsigned char tl_fast_unary_convert[TL_FAST_NSLOT];
+
+static void tl_fast_set_unary_hook(PyObject *hook)
+{
+    Py_XINCREF(hook);
+    Py_XSETREF(tl_fast_unary_hook, hook);
+}
+
+static inline int tl_fast_unary_weak_operand(int slot, PyObject *o)
+{
+    int overflow = 0;
+    if (PyLong_CheckExact(o)) {
+        if (tl_fast_unary_convert[slot]) return 1;
+        (void)PyLong_AsLongLongAndOverflow(o, &overflow);
+        return overflow != 0;
+    }
+    return tl_fast_unary_convert[slot] && (PyFloat_CheckExact(o) || PyComplex_CheckExact(o));
+}
+
+static PyObject *tl_fast_call(int slot, PyObject *self, PyObject *const *args, size_t nargsf,
+                              PyObject *kwnames);
+
+static PyObject *tl_fast_unary_weak(int slot, PyObject *self, PyObject *const *args,
+                                    size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf), i;
+    Py_ssize_t n = nargs + (kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0);
+    PyObject *x, *r, **buf;
+    x = PyObject_CallFunctionObjArgs(tl_fast_unary_hook, self, args[0],
+                                     kwnames != NULL ? kwnames : Py_None, NULL);
+    if (x == NULL) return NULL;
+    if (x == args[0]) {
+        Py_DECREF(x);
+        return tl_fast_fallback(self, args, nargsf, kwnames);
+    }
+    buf = (PyObject **)PyMem_Malloc(n * sizeof(PyObject *));
+    if (buf == NULL) {
+        Py_DECREF(x);
+        return PyErr_NoMemory();
+    }
+    buf[0] = x;
+    for (i = 1; i < n; i++) buf[i] = args[i];
+    r = tl_fast_call(slot, self, buf, (size_t)nargs, kwnames);
+    PyMem_Free(buf);
+    Py_DECREF(x);
+    return r;
+}
+
 static PyObject *tl_fast_call(int slot, PyObject *self, PyObject *const *args, size_t nargsf,
                               PyObject *kwnames)
 {
@@ -286,6 +342,9 @@ static PyObject *tl_fast_call(int slot, PyObject *self, PyObject *const *args, s
     union { double d[2]; char b[16]; } val[2];
     PyArrayObject *outs[2] = {NULL, NULL}, *given = NULL;
 
+    if (nin == 1 && nargs >= 1 && tl_fast_unary_hook != NULL
+            && tl_fast_unary_weak_operand(slot, args[0]))
+        return tl_fast_unary_weak(slot, self, args, nargsf, kwnames);
     if (!tl_fast_enabled || nargs != nin || table == NULL)
         goto numpy;
     if (kwnames != NULL) {                      /* only out=, of a single-output ufunc */
@@ -455,6 +514,7 @@ static int tl_fast_install(PyObject *obj)
     tl_fast_entries[slot] = (tl_fast_entry *)PyMem_RawCalloc(n, sizeof(tl_fast_entry));
     if (tl_fast_entries[slot] == NULL) return -1;
     tl_fast_numpy = uf->vectorcall;
+    tl_fast_unary_convert[slot] = 0;
     uf->vectorcall = tl_fast_thunks[slot];
     tl_fast_nslots++;
     return slot;
@@ -463,6 +523,10 @@ static int tl_fast_install(PyObject *obj)
 static void tl_fast_set_scalar_type(int code, PyObject *type)
 {
     if (code >= 0 && code < TL_FAST_NTYPES) tl_fast_scalar_types[code] = (PyTypeObject *)type;
+}
+static void tl_fast_set_unary_convert(int slot, int on)
+{
+    if (slot >= 0 && slot < TL_FAST_NSLOT) tl_fast_unary_convert[slot] = (unsigned char)on;
 }
 static void tl_fast_set(int on) { tl_fast_enabled = on; }
 static int tl_fast_get(void) { return tl_fast_enabled; }
