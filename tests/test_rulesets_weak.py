@@ -209,6 +209,16 @@ def test_operators_with_python_scalars_and_comparisons():
     lt = w < h
     assert type(lt) is np.ndarray and lt.dtype == bool and lt.tolist() == [True, False]
     assert (w == None).tolist() == [False, False]    # noqa: E711 (NumPy's own answer)
+    # ml_dtypes arrays (kind 'V') compare through typelattice too: the weak float takes their
+    # type, as in w + x (1.001 is 1.0 in bfloat16; NumPy's own == compares in float64)
+    import ml_dtypes
+    near = tl.weak(np.asarray([1.001, 3.0]))
+    for t in (ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn):
+        x = np.asarray([1.0, 2.0], t)
+        assert (near == x).tolist() == (x == near.astype(t)).tolist() == [True, False]
+        assert (near > x).tolist() == [False, True]
+    with pytest.raises(tl.TypePromotionError):      # the numpy table has no bfloat16
+        tl.weak(np.asarray([1.5]), rules="numpy") < np.asarray([1.0], ml_dtypes.bfloat16)
     i = tl.weak(np.asarray([6, 7]))
     for got, want in ((i & np.asarray([3, 3], np.uint8), np.uint8),
                       (i << np.int8(1), np.int8), (i // np.asarray([4, 4], np.int16), np.int16),

@@ -135,10 +135,19 @@ class WeakArray(np.ndarray):
         return make_ufuncs(rules)[name]
 
 
+def _promotable(x):
+    """Does x have a dtype typelattice promotes (the ml_dtypes ones included)?"""
+    from ._dtypes import name_of_dtype
+    try:
+        name_of_dtype(np.asarray(x).dtype)
+    except TypeError:
+        return False
+    return True
+
+
 def _binary(name, reflected=False, inplace=False, compare=False):
     def method(self, other):
-        if compare and np.asarray(other).dtype.kind not in "biufc" and \
-                not hasattr(other, "__typelattice_type__"):
+        if compare and not hasattr(other, "__typelattice_type__") and not _promotable(other):
             return getattr(np.ndarray, f"__{name}__")(self, other)   # `w == None`, as NumPy's
         uf = self._op(_OPERATOR_UFUNCS[name])
         if reflected:
