@@ -353,6 +353,21 @@ def test_ufunc_errors_for_types_a_rule_set_lacks():
     assert tl.make_ufuncs("anvil")["add"](np.int8([1]), 1).dtype == np.int8
 
 
+def test_a_large_python_int_of_a_pair_that_does_not_promote():
+    """A Python int with an array its weak type does not join (the tensorflow table has no
+    i* + int8 cell; max has no Python int): the rule set's TypePromotionError whatever the int's
+    size, not NumPy's OverflowError from converting it first."""
+    from conftest import reference_cells
+    cells = {(a, b): c for a, b, c in reference_cells("jax_doc_tensorflow.json")}
+    assert cells[("i*", "int8")] is None
+    tf, mx = tl.make_ufuncs("tensorflow"), tl.make_ufuncs("max")
+    for call in (lambda v: tf["add"](v, np.ones(2, np.int8)),
+                 lambda v: mx["add"](np.ones(2, np.int16), v)):
+        for v in (5, 2**40, 2**63, -2**70):
+            with pytest.raises(tl.TypePromotionError, match="rule set '(tensorflow|max)'"):
+                call(v)
+
+
 @pytest.mark.parametrize("rules,op,dtype", [
     ("anvil", "sqrt", "float16"), ("anvil", "negative", "complex64"),
     ("max", "negative", "complex64"), ("kernel_float", "negative", "complex128")])

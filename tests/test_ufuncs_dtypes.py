@@ -384,6 +384,24 @@ def test_reduction_with_dtype_that_does_not_join_raises_the_rule_sets_error(rule
                 call()
 
 
+@pytest.mark.parametrize("rules,table", [
+    ("torch", "jax_doc_pytorch.json"), ("numpy", "jax_doc_numpy.json"),
+    ("jax", "jax_doc_jax_numpy.json")])
+def test_sum_of_small_unsigned_ints(rules, table):
+    """add/multiply.reduce of uint8: in the unsigned default where the reference table gives it
+    arithmetic (a uint64 diagonal cell: NumPy, jnp.sum), else in the signed default (torch's
+    table has no uint64 + uint64: torch.sum of uint8 is int64); the sum is NumPy's of the cast
+    array."""
+    from conftest import reference_cells
+    cells = {(a, b): c for a, b, c in reference_cells(table)}
+    want = "uint64" if cells[("uint64", "uint64")] == "uint64" else "int64"
+    U = tl.make_ufuncs(rules)
+    x = np.array([200, 100, 250], np.uint8)
+    for name in ("add", "multiply"):
+        got = U[name].reduce(x)
+        assert got.dtype == want and got == getattr(np, name).reduce(x.astype(want)), (name, got)
+
+
 @pytest.mark.parametrize("rules", ["tensorflow", "jax", "jax32", "numpy"])
 def test_sum_of_ints_never_narrows(rules):
     """add/multiply.reduce widen small ints to the rule set's default int, never narrow: under

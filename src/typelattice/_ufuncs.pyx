@@ -979,7 +979,13 @@ def _resolve_names(op, CompiledRules r, names, fixed, bint reduction):
         k = _ops.kind(ins[0])
         default = r.weak_target("i*") if "i*" in r.index else None
         if k == "u" and default is not None:
-            default = "u" + default if "u" + default in r.index else None
+            # the unsigned default where it has arithmetic (NumPy's, jnp.sum's uint64), else the
+            # signed one if wider (torch.sum of uint8 is int64; torch has no uint64 arithmetic)
+            u = "u" + default
+            if u in r.index and r.join_names(u, u) is not None:
+                default = u
+            elif _bits(default) <= _bits(ins[0]):
+                default = None
         if k in "biu" and default is not None \
                 and (k == "b" or _bits(default) >= _bits(ins[0])):
             return (default,) * 3
@@ -1472,13 +1478,15 @@ def fastcall_count():
 def _overflow_error(uf, args, err):
     """The OverflowError a plain call raises instead of NumPy's ``err`` when a Python int operand
     does not fit the dtype it takes (the array's, by the weak-int rule), the TypeError when
-    ml_dtypes cannot convert it (``err`` a TypeError), or None (NumPy's error stands). Called by
-    kernels/tl_fastcall.h."""
+    ml_dtypes cannot convert it (``err`` a TypeError), the TypePromotionError of operand types
+    that do not promote, or None (NumPy's error stands). Called by kernels/tl_fastcall.h."""
     try:
         op, r = _REGISTRY[uf]
         kinds = tuple(type(x) if type(x) in (int, float, complex) else np.asarray(x).dtype
                       for x in args)
         got = uf.resolve_dtypes(kinds + (None,) * op.nout)
+    except TypePromotionError as exc:
+        return exc      # the types do not promote (NumPy converted the int before saying so)
     except Exception:
         return None
     for i, x in enumerate(args):
