@@ -353,6 +353,28 @@ def test_ufunc_errors_for_types_a_rule_set_lacks():
     assert tl.make_ufuncs("anvil")["add"](np.int8([1]), 1).dtype == np.int8
 
 
+def test_kernel_float_float8_with_float16():
+    """kernel_float.json: f8 with float16 is float16. ml_dtypes registers float8_e4m3fn ->
+    float16 as an unsafe cast (it is exact), which NumPy's same_kind check refused: the loop
+    converts the float8 operand itself. Values: NumPy's op on both operands cast to float16,
+    in either order, strided and broadcast."""
+    import ml_dtypes
+    from conftest import reference_cells
+    cells = {(a, b): c for a, b, c in reference_cells("kernel_float.json")}
+    assert cells[("f8", "float16")] == cells[("float16", "f8")] == "float16"
+    U = tl.make_ufuncs("kernel_float")
+    a = np.array([1, 2, -448, 2**-9, np.nan, 3, 0.5, -0.0], ml_dtypes.float8_e4m3fn)
+    b = np.array([3, 4, 1.5, 1e-4, 1, 2, -7, 65504], np.float16)
+    for name in ("add", "multiply", "maximum", "less", "divide", "hypot"):
+        for x, y in ((a, b), (b, a), (a[::-2], b[::2]), (a, b[3])):
+            with np.errstate(all="ignore"):
+                got = U[name](x, y)
+                want = getattr(np, name)(np.asarray(x).astype(np.float16),
+                                         np.asarray(y).astype(np.float16))
+            assert got.dtype == want.dtype, (name, got.dtype)
+            np.testing.assert_array_equal(got, want)
+
+
 def test_a_large_python_int_of_a_pair_that_does_not_promote():
     """A Python int with an array its weak type does not join (the tensorflow table has no
     i* + int8 cell; max has no Python int): the rule set's TypePromotionError whatever the int's

@@ -185,6 +185,7 @@ cdef extern from *:
         int canon[2]
         int compute[2]
         int compute_size[2]
+        int src_size[2]
         tl_canon_cast_fn *to_compute[2]
         PyArray_Descr *compute_descr[2]
     ctypedef struct tl_canon_cfg:
@@ -755,6 +756,30 @@ cdef int _canon_input(CompiledRules r, int i, oc, target_cls, tl_canon_inputs *i
     return 1
 
 
+cdef int _cast_input(int i, oc, target_cls, tl_canon_inputs *inp) except -1:
+    """Fill input i of ``inp`` when NumPy would refuse its same_kind cast of an operand of
+    DType class ``oc`` to the loop's ``target_cls`` although the rules join them there
+    (kernel_float's float8_e4m3fn + float16: ml_dtypes registers that exact cast as unsafe):
+    the operand's own cast, applied by the loop; 1 if so, else 0."""
+    if oc is None or oc is target_cls or oc is _PY_INT_DT or oc is _PY_FLOAT_DT \
+            or oc is _PY_COMPLEX_DT or oc is _PY_INT_CARRIER or oc._abstract:
+        return 0
+    own, target = oc(), target_cls()
+    if own.num < 256 or np.can_cast(own, target, "same_kind"):
+        return 0
+    f = PyDataType_GetArrFuncs(<PyArray_Descr *><PyObject *>own)
+    cap = (<object>f.castdict).get(target.num) if f.castdict != NULL else None
+    if cap is None or own.itemsize > 16 or target.itemsize > 16:
+        return 0                        # (NumPy's casting error stands)
+    inp.src[i] = inp.compute[i] = TL_CN_CAST
+    inp.src_size[i] = own.itemsize
+    inp.compute_size[i] = target.itemsize
+    inp.to_compute[i] = <tl_canon_cast_fn *>PyCapsule_GetPointer(cap, NULL)
+    _KEEP.append(target)
+    inp.compute_descr[i] = <PyArray_Descr *><PyObject *>target
+    return 1
+
+
 cdef object _canon_loop(uf, op, CompiledRules r, op_classes, classes, sig_classes):
     """The loop classes with each input the rule set canonicalizes taken in its own dtype,
     converted by a canon loop around the loop of ``classes``; ``classes`` where no input needs
@@ -771,7 +796,8 @@ cdef object _canon_loop(uf, op, CompiledRules r, op_classes, classes, sig_classe
     for i in range(op.nin):
         if op.rule == _ops.FIRST_INEXACT and i == 1:
             continue    # ldexp's exponent: NumPy's int64, whole (past int32 it gives inf or 0)
-        if _canon_input(r, i, op_classes[i], classes[i], &inp):
+        if _canon_input(r, i, op_classes[i], classes[i], &inp) \
+                or _cast_input(i, op_classes[i], classes[i], &inp):
             new[i] = op_classes[i]
             todo = 1
     if not todo:
@@ -1156,8 +1182,9 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
             classes = _logical_loop(uf, op, r, names, ["bool"] * 3, fixed)
         if classes is None:
             classes = [_dtype_class(r, t) for t in res]
-    if not reduction and r.aliases:
-        # an operand the rule set canonicalizes (jax32's int64 array is an int32 array)
+    if not reduction:
+        # an operand the rule set canonicalizes (jax32's int64 array is an int32 array), or one
+        # NumPy would not cast to the loop's type (kernel_float's float8_e4m3fn + float16)
         canon = _canon_loop(uf, op, r, op_classes, tuple(classes), sig_classes)
         if canon is not None:
             classes = canon

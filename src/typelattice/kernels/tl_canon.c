@@ -196,6 +196,12 @@ static int tl_canon_strided(PyArrayMethod_Context *ctx, char *const data[],
             int cs = tl_canon_size[in->canon[i]];
             char *cb = (char *)buf[i].canon, *ob = (char *)buf[i].compute;
             if (in->src[i] < 0) continue;
+            if (in->src[i] == TL_CN_CAST) {     /* gathered, then its own cast */
+                npy_intp sz = in->src_size[i];
+                for (j = 0; j < cm; j++) memcpy(cb + j * sz, src[i] + j * st[i], (size_t)sz);
+                in->to_compute[i](cb, ob, cm, NULL, NULL);
+                continue;
+            }
             if (!tl_cn_fast_to_canon(in->src[i], in->canon[i], src[i], st[i], cb, cm))
                 for (j = 0; j < cm; j++)
                     tl_cn_store(in->canon[i], cb + j * cs,
@@ -234,6 +240,13 @@ tl_canon_cfg *tl_canon_new(PyArrayMethod_StridedLoop *loop, int nin, int nout,
     for (i = 0; i < nin; i++) {
         int s = in->src[i], c = in->canon[i], t = in->compute[i];
         if (s < 0) continue;
+        if (s == TL_CN_CAST) {
+            if (t != TL_CN_CAST || in->to_compute[i] == NULL || in->compute_descr[i] == NULL
+                || in->src_size[i] < 1 || in->src_size[i] > TL_CANON_MAXSIZE
+                || in->compute_size[i] < 1 || in->compute_size[i] > TL_CANON_MAXSIZE)
+                goto bad;
+            continue;
+        }
         if (tl_cn_kind(s) < 0 || tl_cn_kind(c) < 0 || tl_canon_size[c] > 8
             || in->compute_descr[i] == NULL || in->compute_size[i] < 1
             || in->compute_size[i] > TL_CANON_MAXSIZE

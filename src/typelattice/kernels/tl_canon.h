@@ -24,9 +24,12 @@ typedef void tl_canon_cast_fn(void *from, void *to, npy_intp n, void *fromarr, v
 /* How input i reaches the loop: src[i] < 0 passes it as it is; else its items (type src[i]) are
  * cast as C casts them, as NumPy does, to the canonical type canon[i] (one of the loop types of
  * 32 bits or less: int64 -> int32 wraps), then to compute[i], the loop's type (TL_CN_CAST: by
- * to_compute[i], compute_size[i] bytes), and the loop sees compute_descr[i] for it. */
+ * to_compute[i], compute_size[i] bytes), and the loop sees compute_descr[i] for it. src[i] ==
+ * TL_CN_CAST (with compute[i] TL_CN_CAST): an ml_dtypes operand of src_size[i] bytes that
+ * to_compute[i], its own cast, takes straight to the loop's type (float8_e4m3fn to float16, a
+ * cast ml_dtypes registers as unsafe, though exact, so NumPy's same_kind check refuses it). */
 typedef struct {
-    int src[2], canon[2], compute[2], compute_size[2];
+    int src[2], canon[2], compute[2], compute_size[2], src_size[2];
     tl_canon_cast_fn *to_compute[2];
     PyArray_Descr *compute_descr[2];
 } tl_canon_inputs;
