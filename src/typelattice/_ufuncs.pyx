@@ -40,7 +40,7 @@ import warnings
 import numpy as np
 
 from ._core cimport CompiledRules, get_rules
-from ._errors import TypePromotionError, python_int_beyond_int64, python_int_overflow
+from ._errors import TypePromotionError, int_info, python_int_beyond_int64, python_int_overflow
 from . import _ops
 
 cdef extern from "Python.h":
@@ -1546,6 +1546,10 @@ cdef object _weak_dtype(CompiledRules r, kind, call):
     return dtype_of(w if w is not None else name)
 
 
+# (ufunc, Python scalar type) -> (the dtype it takes alone, that int range, the loop type)
+cdef dict _UNARY_WEAK = {}
+
+
 def _unary_weak_operand(uf, x, kwnames):
     """The operand unary ufunc ``uf`` takes for a lone Python int/float/complex ``x`` (called by
     kernels/tl_fastcall.h): x as a NumPy scalar of the loop type the promoter gives its weak type
@@ -1553,17 +1557,22 @@ def _unary_weak_operand(uf, x, kwnames):
     alone takes, as the binary ops check it; ``x`` itself under dtype=/signature=."""
     if kwnames is not None and ("dtype" in kwnames or "signature" in kwnames):
         return x
-    op, r = _REGISTRY[uf]
-    kind = type(x).__name__
-    dt = _weak_dtype(r, kind, uf.__name__)
-    if kind == "int":
-        err = python_int_overflow(uf.__name__, (x,), x, dt, r.name)
-        if err is not None:
-            raise err
-    compute = _resolve_names(op, r, [r.python_scalars[kind]] + [None] * op.nout,
-                             [None] * (1 + op.nout), False)[0]
-    w = r.weak_target(compute) if compute in r.index else None
-    return dtype_of(w if w is not None else compute).type(x)
+    key = (uf, type(x))
+    hit = _UNARY_WEAK.get(key)
+    if hit is None:
+        op, r = _REGISTRY[uf]
+        kind = type(x).__name__
+        dt = _weak_dtype(r, kind, uf.__name__)
+        info = int_info(dt) if kind == "int" else None
+        compute = _resolve_names(op, r, [r.python_scalars[kind]] + [None] * op.nout,
+                                 [None] * (1 + op.nout), False)[0]
+        w = r.weak_target(compute) if compute in r.index else None
+        hit = _UNARY_WEAK[key] = (dt, None if info is None else (int(info.min), int(info.max)),
+                                  dtype_of(w if w is not None else compute).type)
+    dt, bounds, to = hit
+    if bounds is not None and not bounds[0] <= x <= bounds[1]:
+        raise python_int_overflow(uf.__name__, (x,), x, dt, _REGISTRY[uf][1].name)
+    return to(x)
 
 
 tl_fast_set_unary_hook(_unary_weak_operand)
