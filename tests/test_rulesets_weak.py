@@ -209,6 +209,8 @@ def test_operators_with_python_scalars_and_comparisons():
     lt = w < h
     assert type(lt) is np.ndarray and lt.dtype == bool and lt.tolist() == [True, False]
     assert (w == None).tolist() == [False, False]    # noqa: E711 (NumPy's own answer)
+    for other in (None, "abc", np.asarray(["a", "b"])):      # plain bool arrays, not weak
+        assert type(w == other) is np.ndarray and not tl.is_weak(w != other)
     # ml_dtypes arrays (kind 'V') compare through typelattice too: the weak float takes their
     # type, as in w + x (1.001 is 1.0 in bfloat16; NumPy's own == compares in float64)
     import ml_dtypes

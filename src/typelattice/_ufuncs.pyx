@@ -978,6 +978,19 @@ cdef bint _no_binary_op(op, CompiledRules r, t):
         and r.join_names(t, t) is None
 
 
+cdef object _default_int(CompiledRules r):
+    """The integer type sums of bools and small ints reduce in (jnp.sum's promote_integers): the
+    type of a Python int alone (anvil's int32), else NumPy's int64 where the rule set has it
+    (max, kernel_float have no Python int); None if neither."""
+    name = r.python_scalars.get("int")
+    if name is not None:
+        w = r.weak_target(name) if name in r.index else None
+        name = w if w is not None else name
+        if name in r.index and _ops.kind(name) == "i":
+            return name
+    return "int64" if "int64" in r.index else None
+
+
 def _resolve_names(op, CompiledRules r, names, fixed, bint reduction):
     """The loop's dtype names for operand names (None for a missing reduce operand), given the
     names fixed by ``signature`` (None where free)."""
@@ -997,13 +1010,16 @@ def _resolve_names(op, CompiledRules r, names, fixed, bint reduction):
         # (before the op's own rules for bool pairs, which are JAX's, and before the sum of
         # bools in the default int: tensorflow's add.reduce of bools has no add to fold with)
         raise TypePromotionError((ins[0], ins[1]), r.name, hint=f"(in {r.name}.{op.name})")
+    if ins[0] == ins[1] and op.name in _LOGICAL_BX and ins[0] in r.index \
+            and r.join_names(ins[0], ins[0]) is None:
+        return (ins[0], ins[0], "bool")     # truth values of one type: no join needed
     if reduction and op.name in ("add", "multiply") and names[2] is None \
             and all(f is None for f in fixed):
         # sum/prod of bool and small ints in the default int, as NumPy's add/multiply reduce
         # and jnp.sum/jnp.prod (promote_integers=True) do
         # (never narrower than the array's own: tensorflow's int32 default and an int64 array)
         k = _ops.kind(ins[0])
-        default = r.weak_target("i*") if "i*" in r.index else None
+        default = _default_int(r)
         if k == "u" and default is not None:
             # the unsigned default where it has arithmetic (NumPy's, jnp.sum's uint64), else the
             # signed one if wider (torch.sum of uint8 is int64; torch has no uint64 arithmetic)
@@ -1550,12 +1566,14 @@ cdef object _weak_dtype(CompiledRules r, kind, call):
 cdef dict _UNARY_WEAK = {}
 
 
-def _unary_weak_operand(uf, x, kwnames):
+def _unary_weak_operand(uf, x, kwnames, kwvalues):
     """The operand unary ufunc ``uf`` takes for a lone Python int/float/complex ``x`` (called by
-    kernels/tl_fastcall.h): x as a NumPy scalar of the loop type the promoter gives its weak type
-    (torch's sqrt of a Python int: float32), an int first range-checked against the type x
-    alone takes, as the binary ops check it; ``x`` itself under dtype=/signature=."""
-    if kwnames is not None and ("dtype" in kwnames or "signature" in kwnames):
+    kernels/tl_fastcall.h with the call's keyword names and values): x as a NumPy scalar of the
+    loop type the promoter gives its weak type (torch's sqrt of a Python int: float32), an int
+    first range-checked against the type x alone takes, as the binary ops check it; ``x``
+    itself under dtype=/signature= (other than None)."""
+    if kwnames is not None and any(v is not None for k, v in zip(kwnames, kwvalues)
+                                   if k == "dtype" or k == "signature"):
         return x
     key = (uf, type(x))
     hit = _UNARY_WEAK.get(key)

@@ -148,7 +148,8 @@ def _promotable(x):
 def _binary(name, reflected=False, inplace=False, compare=False):
     def method(self, other):
         if compare and not hasattr(other, "__typelattice_type__") and not _promotable(other):
-            return getattr(np.ndarray, f"__{name}__")(self, other)   # `w == None`, as NumPy's
+            # `w == None`, as NumPy's, a plain bool array (not typed as w's weak type)
+            return getattr(np.ndarray, f"__{name}__")(self.view(np.ndarray), other)
         uf = self._op(_OPERATOR_UFUNCS[name])
         if reflected:
             return uf(other, self)

@@ -276,11 +276,11 @@ static void tl_fast_set_overflow_hook(PyObject *hook)
 
 /* The lone operand of a unary op that is an exact Python int/float/complex: NumPy converts it to
  * int64/float64/complex128 (uint64 or object past int64) before any promoter sees it, since
- * unary ufuncs do not promote. tl_fast_unary_hook(ufunc, x, kwnames) returns the operand to use
- * instead, on every path (threads, fastcall off): a NumPy scalar of the rule set's type for x
- * alone (torch: float32), range-checked, or x itself (dtype=/signature= given). Per slot: 1 where
- * those types are not NumPy's (every Python scalar goes through the hook), 0 where only an int
- * outside int64 does (its OverflowError). */
+ * unary ufuncs do not promote. tl_fast_unary_hook(ufunc, x, kwnames, kwvalues) returns the
+ * operand to use instead, fastcall on or off: a NumPy scalar of the loop type the promoter gives
+ * x's weak type (torch: float32), an int range-checked, or x itself (dtype=/signature= given).
+ * Per slot: 1 where the rule set's types for Python scalars are not NumPy's (every Python
+ * scalar goes through the hook), 0 where only an int outside int64 does (its OverflowError). */
 static PyObject *tl_fast_unary_hook = NULL;
 static unsigned char tl_fast_unary_convert[TL_FAST_NSLOT];
 
@@ -309,9 +309,21 @@ static PyObject *tl_fast_unary_weak(int slot, PyObject *self, PyObject *const *a
 {
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf), i;
     Py_ssize_t n = nargs + (kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0);
-    PyObject *x, *r, **buf;
+    PyObject *x, *r, **buf, *kwvalues = Py_None;
+    if (kwnames != NULL) {
+        kwvalues = PyTuple_New(n - nargs);
+        if (kwvalues == NULL) return NULL;
+        for (i = nargs; i < n; i++) {
+            Py_INCREF(args[i]);
+            PyTuple_SET_ITEM(kwvalues, i - nargs, args[i]);
+        }
+    }
+    else {
+        Py_INCREF(kwvalues);
+    }
     x = PyObject_CallFunctionObjArgs(tl_fast_unary_hook, self, args[0],
-                                     kwnames != NULL ? kwnames : Py_None, NULL);
+                                     kwnames != NULL ? kwnames : Py_None, kwvalues, NULL);
+    Py_DECREF(kwvalues);
     if (x == NULL) return NULL;
     if (x == args[0]) {
         Py_DECREF(x);
