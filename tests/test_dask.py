@@ -281,6 +281,7 @@ def test_other_rule_sets_and_pickling():
 @pytest.mark.parametrize("name,dtype", [("add", "int8"), ("multiply", "uint8"),
                                         ("subtract", "int16"), ("maximum", "float16"),
                                         ("bitwise_and", "uint8"), ("logical_or", "bool"),
+                                        ("logical_or", "int16"), ("logical_and", "float32"),
                                         ("divide", "int8"), ("add", "float32"),
                                         ("gcd", "int32")])
 def test_accumulate(name, dtype):

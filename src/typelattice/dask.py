@@ -244,11 +244,27 @@ def _accumulate(uf, a, axis=0, dtype=None, out=None):
     # prefix scan: each block accumulated, then combined with the running last values
     ident = uf.reduce(np.empty((0,), res_dtype))          # the identity in the result dtype
     from dask.array.reductions import cumreduction
-    return cumreduction(uf.accumulate, uf, ident, a, axis=axis, dtype=res_dtype)
+    return cumreduction(_BlockAccumulate(uf, dtype), uf, ident, a, axis=axis, dtype=res_dtype)
 
 
 def _accumulate_block(x, *, uf, axis, dtype_):
     return uf.accumulate(x, axis=axis, dtype=dtype_)
+
+
+class _BlockAccumulate:
+    """``uf.accumulate`` of one block with the caller's dtype=: given ``uf.accumulate`` itself,
+    dask's cumreduction passes the result dtype, which NumPy looks up as the mixed loop of
+    (result, operand) and then refuses (``logical_or.accumulate(int16 block, dtype=bool)``)."""
+
+    def __init__(self, uf, dtype):
+        self.uf, self.dtype = uf, dtype
+        self.__name__ = f"{uf.__name__}.accumulate"
+
+    def __call__(self, x, axis):
+        return self.uf.accumulate(x, axis=axis, dtype=self.dtype)
+
+    def __dask_tokenize__(self):
+        return (self.__name__, str(self.dtype))
 
 
 def _agg_reduce_one(x, *, uf, axis, dtype, keepdims, initial):
