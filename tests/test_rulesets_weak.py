@@ -232,6 +232,24 @@ def test_operators_with_python_scalars_and_comparisons():
         np.asarray([1], np.int8) + tl.weak(np.asarray([300]))
 
 
+@pytest.mark.parametrize("rules", ["jax", "jax32", "torch", "tensorflow"])
+def test_unary_ops_of_a_weak_array_as_of_a_python_scalar(rules):
+    """A unary op applies its rule to the weak type, as for a Python scalar of that type: torch's
+    sqrt of a weak int array is float32 (its float for a Python scalar alone, result_type(2.0)),
+    not the float64 of the materialized int64; the values are NumPy's op on the array cast to
+    that dtype."""
+    U = tl.make_ufuncs(rules)
+    for wt, v in (("i*", 2), ("f*", 2.5), ("c*", 1.5j)):
+        w = tl.asarray(np.array([v, v]), type=wt, rules=rules)
+        for name in ("sqrt", "negative", "absolute"):
+            want = U[name](v)
+            got = U[name](w)
+            assert got.dtype == want.dtype, (rules, wt, name, got.dtype, want.dtype)
+            assert got.tolist() == [want.item()] * 2
+    sq = U["sqrt"](tl.asarray(np.array([2]), type="i*", rules=rules))
+    assert sq.dtype == tl.result_type(2.0, rules=rules) and tl.is_weak(sq, rules=rules)
+
+
 def test_in_place_operators_keep_the_array_and_its_weak_type():
     w = tl.weak(np.asarray([1.0, 2.0]))
     view = w[:]

@@ -349,6 +349,14 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
     dt = r.dtypes[r.index[target]]
     if dt is None:
         raise TypeError(f"type {target!r} of rule set {r.name!r} has no NumPy dtype")
+    if len(ops) == 1 and method == "__call__":
+        # a unary op applies its rule to the weak type, as for a Python scalar of it: the
+        # ufunc's loop type for that scalar (torch's sqrt of a weak int: float32, not int64's
+        # float64)
+        py = next((t for t, k in ((int, "int"), (float, "float"), (complex, "complex"))
+                   if r.python_scalars.get(k) == join), None)
+        if py is not None:
+            dt = ufunc.resolve_dtypes((py,) + (None,) * ufunc.nout)[0]
     call = []
     for x, c in zip(ops, codes):
         if r.weak_target(r.types[c]) is not None:     # weak operand: adopt the join's dtype
