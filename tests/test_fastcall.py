@@ -371,3 +371,23 @@ def test_every_rule_set_and_switch():
     assert _ufuncs.set_fastcall(True) is True
     tl.add(i8, 1)
     assert _ufuncs.fastcall_count() == before + 1
+
+
+def test_many_rule_sets_keep_the_call_entry():
+    """Each ufunc of a rule set gets one of 4096 call-entry slots (85 ufuncs a rule set): the
+    40th rule set a process makes still converts a unary op's lone Python scalar to its own
+    weak type (float32 here, result_type(2.0)), which NumPy's call path would take as float64."""
+    import subprocess
+    import sys
+    code = """
+import numpy as np, typelattice as tl
+for k in range(40):
+    r = tl.rules_from_dict({"name": f"r{k}", "weak": {"i*": "int32", "f*": "float32"},
+        "edges": {"bool": ["i*"], "i*": ["int32", "f*"], "int32": ["float32"], "f*": ["float32"]}})
+    u = tl.make_ufuncs(r)
+assert tl.result_type(2.0, rules=r) == np.float32
+assert u["sqrt"](2.0).dtype == np.float32 and u["negative"](3).dtype == np.int32, u["sqrt"](2.0)
+print("ok")
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]

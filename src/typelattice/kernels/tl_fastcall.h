@@ -42,7 +42,7 @@
 #define TL_FAST_PYFLOAT 16
 #define TL_FAST_PYCOMPLEX 17
 #define TL_FAST_NCODES 18
-#define TL_FAST_NSLOT 1024          /* ufuncs: 85 per rule set */
+#define TL_FAST_NSLOT 4096          /* ufuncs: 85 per rule set, 48 rule sets */
 #define TL_FAST_GIL_MIN 500         /* NumPy's NPY_BEGIN_THREADS_THRESHOLDED */
 
 /* One pair (or one) of operand kinds of one ufunc. state 0: not resolved yet; 1: loop, descrs,
@@ -508,10 +508,8 @@ numpy:
                                         PyObject *kwnames)                                      \
     { return tl_fast_call(0x##a##b##c, self, args, nargsf, kwnames); }
 #define TL_FAST_PTR(a, b, c) tl_fast_t_##a##b##c,
-#define TL_FAST_1024(M) TL_THUNKS_256(M, 0) TL_THUNKS_256(M, 1) TL_THUNKS_256(M, 2)              \
-    TL_THUNKS_256(M, 3)
-TL_FAST_1024(TL_FAST_THUNK)
-static const vectorcallfunc tl_fast_thunks[TL_FAST_NSLOT] = { TL_FAST_1024(TL_FAST_PTR) };
+TL_THUNKS_4096(TL_FAST_THUNK)
+static const vectorcallfunc tl_fast_thunks[TL_FAST_NSLOT] = { TL_THUNKS_4096(TL_FAST_PTR) };
 
 /* Give ufunc `uf` (nin 1 or 2, nout 1 or 2) a thunk: its slot, or -1 (NumPy's path stays) */
 static int tl_fast_install(PyObject *obj)
