@@ -143,6 +143,10 @@ def test_broken_user_lattice_is_a_readable_error(capsys, tmp_path):
     f.write_text('{"edges": ')
     status, _, err = run(capsys, "table", "--rules", str(f))
     assert status == 2 and "cannot read rule set file" in err
+    f.write_text('{"table": [1, 2]}')                  # a list where rows are expected
+    for cmd in ("table", "check", "graph"):
+        status, _, err = run(capsys, cmd, "--rules", str(f))
+        assert status == 2 and "table must map rows" in err, err
 
 
 def test_module_entry_point_subprocess(tmp_path):

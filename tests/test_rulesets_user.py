@@ -198,3 +198,26 @@ def test_compiled_user_rule_set_pickles():
     assert tl.promote_types("int8", "float32", rules=back) == np.float32
     w = tl.asarray(np.ones(2, np.int8), rules=rs)
     assert np.array_equal(pickle.loads(pickle.dumps(w)), w)
+
+
+def test_ufuncs_of_rule_sets_the_loops_cannot_serve():
+    """A table whose diagonal grows (uint16 with uint16 is int32, C's integer promotion): the
+    ufuncs refuse it when made, naming the cell (a uint16 loop would answer before any
+    promoter and wrap 60000 + 60000), while result_type follows the table; a weak int with no
+    dtype to materialize as: sums stay in the array's type, a Python int alone is a TypeError
+    naming the rule set, as result_type's."""
+    t = tl.promotion_table({"uint16": {"uint16": "int32"}, "int32": {"int32": "int32"}},
+                           name="grows")
+    assert tl.result_type(np.uint16, np.uint16, rules=t) == np.int32
+    with pytest.raises(ValueError, match="uint16 with uint16 is int32"):
+        tl.make_ufuncs(t)
+    r = tl.lattice({"i*": ["int8"], "uint8": ["int16"], "int8": ["int16"]}, name="nodtype")
+    u = tl.make_ufuncs(r)
+    x = np.array([1, 2], np.int8)
+    assert u["add"].reduce(x) == 3 and u["add"].reduce(x).dtype == np.int8
+    assert u["multiply"].accumulate(x.astype(np.uint8)).tolist() == [1, 2]
+    with pytest.raises(TypeError, match="'i\\*' of rule set 'nodtype' has no NumPy dtype"):
+        tl.result_type(2, rules=r)
+    for name in ("sqrt", "negative"):
+        with pytest.raises(TypeError, match="'i\\*' of rule set 'nodtype' has no NumPy dtype"):
+            u[name](2)

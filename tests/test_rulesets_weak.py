@@ -250,6 +250,19 @@ def test_unary_ops_of_a_weak_array_as_of_a_python_scalar(rules):
     assert sq.dtype == tl.result_type(2.0, rules=rules) and tl.is_weak(sq, rules=rules)
 
 
+def test_ldexp_of_weak_arrays_as_of_python_scalars():
+    """ldexp promotes nothing (jax_ops_rules.md: the first operand made inexact, the second any
+    integer, never weak): a weak int array as the exponent stays an int (it became float32, the
+    join, and raised), as the mantissa it is int64 made inexact (float64), as Python ints are."""
+    f = np.ones(3, np.float32)
+    wi = tl.weak(np.array([1, 2, 3]))
+    for a, b, py in ((f, wi, (f, 2)), (wi, np.ones(3, np.uint8), (3, np.ones(3, np.uint8)))):
+        got, want = tl.ldexp(a, b), tl.ldexp(*py)
+        assert got.dtype == want.dtype and not tl.is_weak(got), (got.dtype, want.dtype)
+        assert got.tolist() == np.ldexp(np.asarray(a).astype(got.dtype),
+                                        np.asarray(b).astype(np.int64)).tolist()
+
+
 def test_in_place_operators_keep_the_array_and_its_weak_type():
     w = tl.weak(np.asarray([1.0, 2.0]))
     view = w[:]

@@ -986,7 +986,7 @@ cdef object _default_int(CompiledRules r):
     if name is not None:
         w = r.weak_target(name) if name in r.index else None
         name = w if w is not None else name
-        if name in r.index and _ops.kind(name) == "i":
+        if name in r.index and _ops.kind(name) == "i" and dtype_of(name) is not None:
             return name
     return "int64" if "int64" in r.index else None
 
@@ -1561,7 +1561,11 @@ cdef object _weak_dtype(CompiledRules r, kind, call):
         raise TypePromotionError((f"Python {kind}",), r.name,
                                  hint=f"rule set {r.name!r} has no Python {kind} type (in {call})")
     w = r.weak_target(name)
-    return dtype_of(w if w is not None else name)
+    dt = dtype_of(w if w is not None else name)
+    if dt is None and call is not None:
+        raise TypeError(f"type {name!r} of rule set {r.name!r} has no NumPy dtype (a Python "
+                        f"{kind} alone, in {call})")
+    return dt
 
 
 # (ufunc, Python scalar type) -> (the dtype it takes alone, that int range, the loop type)
@@ -1587,8 +1591,12 @@ def _unary_weak_operand(uf, x, kwnames, kwvalues):
         compute = _resolve_names(op, r, [r.python_scalars[kind]] + [None] * op.nout,
                                  [None] * (1 + op.nout), False)[0]
         w = r.weak_target(compute) if compute in r.index else None
+        to = dtype_of(w if w is not None else compute)
+        if to is None:
+            raise TypeError(f"type {compute!r} of rule set {r.name!r} has no NumPy dtype (a "
+                            f"Python {kind} in {uf.__name__})")
         hit = _UNARY_WEAK[key] = (dt, None if info is None else (int(info.min), int(info.max)),
-                                  dtype_of(w if w is not None else compute).type)
+                                  to.type)
     dt, bounds, to = hit
     if bounds is not None and not bounds[0] <= x <= bounds[1]:
         raise python_int_overflow(uf.__name__, (x,), x, dt, _REGISTRY[uf][1].name)
@@ -1676,6 +1684,14 @@ def make_ufuncs(rules=None):
     if got is not None:
         return dict(got)
     types = {t for t in r.types if t in _ops.LOOP_TYPES and r.aliases.get(t, t) == t}
+    grows = [(t, r.join_names(t, t)) for t in r.types if t in types
+             and r.join_names(t, t) not in (None, t)]
+    if grows:
+        # a loop of t's own serves two t arrays before any promoter is asked
+        raise ValueError(f"rule set {r.name!r}: typelattice's ufuncs need a type's join with "
+                         f"itself to be itself (or none), but "
+                         + ", ".join(f"{t} with {t} is {j}" for t, j in grows)
+                         + "; promote_types/result_type follow the table")
     res = {}
     for op in _ops.OPS:
         res[op.name] = _make_ufunc(op, r, types)

@@ -146,6 +146,9 @@ def promotion_table(table, *, name="user", types=None, weak=None, python_scalars
     first operand; None, "-" or a missing cell: no promotion). Tables need not be lattices."""
     canon = _namer(names)
     cells = {}
+    if not isinstance(table, dict):
+        raise LatticeError(f"rule set {name!r}: table must map rows to {{column: result}} "
+                           f"(or (row, column) pairs to results), not a {type(table).__name__}")
     if table and all(isinstance(k, tuple) for k in table):
         items = [(a, b, r) for (a, b), r in table.items()]
     else:

@@ -341,33 +341,58 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
     ops = [x if (type(x) in _PY_SCALARS or isinstance(x, (np.ndarray, np.generic))) else
            np.asarray(x) for x in inputs]
     codes = [r.code_of(x) for x in ops]
-    join = r.join_names(*(r.types[c] for c in codes))
-    if join is None:
+    names = [r.types[c] for c in codes]
+    join = r.join_names(*names)
+    # (not power's: jnp.power special-cases a concrete Python int exponent, which a weak array
+    # is not: power(bool array, weak int array) joins to int64, test_power_of_a_weak_base...)
+    described = _op_of(ufunc) if _op_name(ufunc) != "power" else None
+    if described is not None and len(ops) == described.nin:
+        # the op's own rule on the weak names, as its promoter applies it to Python scalars
+        # (ldexp's weak exponent stays an int; power(bool, i*) is int32; torch's sqrt of a weak
+        # int is float32): each weak operand takes the loop's type at its position
+        from ._ufuncs import _resolve_names
+        nargs = described.nin + described.nout
+        loop = _resolve_names(described, r, names + [None] * described.nout, [None] * nargs,
+                              False)[:described.nin]
+    elif join is None:
         from ._errors import TypePromotionError
-        raise TypePromotionError(tuple(r.types[c] for c in codes), r.name)
-    target = r.weak_target(join) or join
-    dt = r.dtypes[r.index[target]]
-    if dt is None:
-        raise TypeError(f"type {target!r} of rule set {r.name!r} has no NumPy dtype")
-    if len(ops) == 1 and method == "__call__":
-        # a unary op applies its rule to the weak type, as for a Python scalar of it: the
-        # ufunc's loop type for that scalar (torch's sqrt of a weak int: float32, not int64's
-        # float64)
-        py = next((t for t, k in ((int, "int"), (float, "float"), (complex, "complex"))
-                   if r.python_scalars.get(k) == join), None)
-        if py is not None:
-            dt = ufunc.resolve_dtypes((py,) + (None,) * ufunc.nout)[0]
+        raise TypePromotionError(tuple(names), r.name)
+    else:
+        loop = [join] * len(ops)
     call = []
-    for x, c in zip(ops, codes):
-        if r.weak_target(r.types[c]) is not None:     # weak operand: adopt the join's dtype
+    for x, name, t in zip(ops, names, loop):
+        if r.weak_target(name) is not None:     # weak operand: adopt the loop's dtype there
+            dt = _dtype_in(r, t)
             if isinstance(x, (np.ndarray, np.generic)):
                 _check_weak_ints_fit(x, dt, ufunc, inputs, r)
             x = np.asarray(_strip(x), dtype=dt)
         call.append(_strip(x))
     result = getattr(ufunc, method)(*call, **_strip_kwargs(kwargs))
-    if "out" in kwargs or r.weak_target(join) is None or _strong_power(ufunc, r, codes, join):
-        return result
+    if "out" in kwargs or join is None or r.weak_target(join) is None \
+            or _strong_power(ufunc, r, codes, join) or _op_name(ufunc) == "ldexp":
+        return result       # (jax.numpy's ldexp is never weak)
     return _mark(result, join, r, name_of_dtype)
+
+
+def _op_name(ufunc):
+    return getattr(ufunc, "__name__", "").rsplit(".", 1)[-1]
+
+
+def _op_of(ufunc):
+    """The op description of a typelattice ufunc, None for another."""
+    from ._ufuncs import ufunc_info
+    info = ufunc_info(ufunc)
+    return None if info is None else info[0]
+
+
+def _dtype_in(r, t):
+    """The NumPy dtype of type name t of rules r (a weak one materialized)."""
+    from ._dtypes import dtype_of
+    t = r.weak_target(t) or t
+    dt = r.dtypes[r.index[t]] if t in r.index else dtype_of(t)
+    if dt is None:
+        raise TypeError(f"type {t!r} of rule set {r.name!r} has no NumPy dtype")
+    return dt
 
 
 def _check_weak_ints_fit(x, dt, ufunc, inputs, r):
@@ -397,7 +422,7 @@ def _strong_power(ufunc, r, codes, join):
     int64, i*|i*) and for a strong integer exponent (f*|int8 -> float64, c*|int8 -> complex128);
     f*|bool and f*|i* stay weak (jax_ops_rules.md, and JAX's weakly typed arrays)."""
     from ._names import kind
-    if len(codes) != 2 or getattr(ufunc, "__name__", "").rsplit(".", 1)[-1] != "power":
+    if len(codes) != 2 or _op_name(ufunc) != "power":
         return False
     exponent = r.types[codes[1]]
     return (kind(r.weak_target(join)) in "bui"
