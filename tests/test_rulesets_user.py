@@ -221,3 +221,17 @@ def test_ufuncs_of_rule_sets_the_loops_cannot_serve():
     for name in ("sqrt", "negative"):
         with pytest.raises(TypeError, match="'i\\*' of rule set 'nodtype' has no NumPy dtype"):
             u[name](2)
+
+
+def test_unary_python_scalar_a_rule_sets_type_cannot_hold():
+    """A user rule set whose weak int is bfloat16: a Python int ml_dtypes cannot convert (past
+    int64) raises a TypeError naming the call and the rule set (ml_dtypes' own says only
+    "expected number, got int"); a small one is NumPy's op on bfloat16."""
+    import ml_dtypes
+    r = tl.lattice({"i*": ["bfloat16"], "bfloat16": ["float32"]}, weak={"i*": "bfloat16"},
+                   name="bfweak")
+    u = tl.make_ufuncs(r)
+    got = u["negative"](3)
+    assert got.dtype == ml_dtypes.bfloat16 and float(got) == -3.0
+    with pytest.raises(TypeError, match=r"bfweak.negative\(.*'bfweak'.*bfloat16"):
+        u["negative"](2**70)

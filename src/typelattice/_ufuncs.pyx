@@ -1600,7 +1600,12 @@ def _unary_weak_operand(uf, x, kwnames, kwvalues):
     dt, bounds, to = hit
     if bounds is not None and not bounds[0] <= x <= bounds[1]:
         raise python_int_overflow(uf.__name__, (x,), x, dt, _REGISTRY[uf][1].name)
-    return to(x)
+    try:
+        return to(x)
+    except (TypeError, ValueError, OverflowError) as exc:     # (ml_dtypes: "expected number")
+        raise type(exc)(f"{uf.__name__}({x!r}): the rule set {_REGISTRY[uf][1].name!r} gives a "
+                        f"Python {type(x).__name__} the type {np.dtype(to)}, which cannot hold "
+                        f"it ({exc})") from None
 
 
 tl_fast_set_unary_hook(_unary_weak_operand)
