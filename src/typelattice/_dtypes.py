@@ -27,6 +27,14 @@ def dtype_of(name):
     return _DTYPES.get(name)
 
 
+def materialized_dtype(rules, name):
+    """The NumPy dtype of type ``name`` of CompiledRules ``rules``, a weak type materialized
+    (``i*``: int64 under jax), a type of the rule set's own by its storage; None if none."""
+    w = rules.weak_target(name) if name in rules.index else None
+    name = w if w is not None else name
+    return rules.dtypes[rules.index[name]] if name in rules.index else dtype_of(name)
+
+
 def name_of_dtype(dt):
     """Canonical name of a NumPy dtype; TypeError for dtypes no rule set can promote."""
     dt = np.dtype(dt)

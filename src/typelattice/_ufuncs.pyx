@@ -344,7 +344,7 @@ def _take_numpy_loops():
 _take_numpy_loops()
 
 import ml_dtypes  # noqa: F401  (registers bfloat16 before its DType class is looked up)
-from ._dtypes import dtype_of
+from ._dtypes import dtype_of, materialized_dtype
 
 # DType class of each loop type, in _ops.LOOP_TYPES order (= the C table's type indices)
 cdef list _LOOP_DTYPES = [type(dtype_of(t)) for t in _ops.LOOP_TYPES]
@@ -1560,8 +1560,7 @@ cdef object _weak_dtype(CompiledRules r, kind, call):
             return None
         raise TypePromotionError((f"Python {kind}",), r.name,
                                  hint=f"rule set {r.name!r} has no Python {kind} type (in {call})")
-    w = r.weak_target(name)
-    dt = dtype_of(w if w is not None else name)
+    dt = materialized_dtype(r, name)
     if dt is None and call is not None:
         raise TypeError(f"type {name!r} of rule set {r.name!r} has no NumPy dtype (a Python "
                         f"{kind} alone, in {call})")
@@ -1590,8 +1589,7 @@ def _unary_weak_operand(uf, x, kwnames, kwvalues):
         info = int_info(dt) if kind == "int" else None
         compute = _resolve_names(op, r, [r.python_scalars[kind]] + [None] * op.nout,
                                  [None] * (1 + op.nout), False)[0]
-        w = r.weak_target(compute) if compute in r.index else None
-        to = dtype_of(w if w is not None else compute)
+        to = materialized_dtype(r, compute)
         if to is None:
             raise TypeError(f"type {compute!r} of rule set {r.name!r} has no NumPy dtype (a "
                             f"Python {kind} in {uf.__name__})")

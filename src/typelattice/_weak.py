@@ -387,9 +387,8 @@ def _op_of(ufunc):
 
 def _dtype_in(r, t):
     """The NumPy dtype of type name t of rules r (a weak one materialized)."""
-    from ._dtypes import dtype_of
-    t = r.weak_target(t) or t
-    dt = r.dtypes[r.index[t]] if t in r.index else dtype_of(t)
+    from ._dtypes import materialized_dtype
+    dt = materialized_dtype(r, t)
     if dt is None:
         raise TypeError(f"type {t!r} of rule set {r.name!r} has no NumPy dtype")
     return dt
