@@ -348,8 +348,8 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
     described = _op_of(ufunc) if _op_name(ufunc) != "power" else None
     if described is not None and len(ops) == described.nin:
         # the op's own rule on the weak names, as its promoter applies it to Python scalars
-        # (ldexp's weak exponent stays an int; power(bool, i*) is int32; torch's sqrt of a weak
-        # int is float32): each weak operand takes the loop's type at its position
+        # (ldexp's weak exponent stays an int; torch's sqrt of a weak int is float32): each
+        # weak operand takes the loop's type at its position
         from ._ufuncs import _resolve_names
         nargs = described.nin + described.nout
         loop = _resolve_names(described, r, names + [None] * described.nout, [None] * nargs,
