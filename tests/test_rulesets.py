@@ -373,6 +373,47 @@ def test_dtype_naming_a_type_the_rule_set_lacks(rules, op, x, dtype):
     np.testing.assert_array_equal(uf(x), getattr(np, op)(x))
 
 
+def test_python_int_calls_register_no_loop_for_strong_pairs():
+    """A call with a Python int registers a mixed loop reading its array and the int taken as
+    the loop type; NumPy later finds that loop for two arrays of those types before any
+    promoter. Under "numpy", int32 / Python int is float32 but int32 / float32 is float64
+    (promote_types); under jax_lax float64 / int64 does not promote. In a fresh process, each
+    order of calls gives the answer of a fresh call."""
+    import subprocess
+    import sys
+    code = """
+import numpy as np, typelattice as tl
+u, lax = tl.make_ufuncs("numpy"), tl.make_ufuncs("jax_lax")
+i32, i64, f64 = np.arange(1, 4, dtype=np.int32), np.arange(1, 4), np.ones(3)
+assert u["divide"](i32, 3).dtype == np.float32
+got = u["divide"](i32, np.array([3.0], np.float32))
+assert got.dtype == tl.promote_types("int32", "float32", rules="numpy") == np.float64, got
+assert lax["divide"](7, i64).dtype == np.float64
+try:
+    lax["divide"](f64, i64)
+    raise SystemExit("jax_lax float64 / int64 promoted")
+except tl.TypePromotionError:
+    pass
+print("ok")
+"""
+    failed_first = """
+import numpy as np, typelattice as tl
+lax, i64, f64 = tl.make_ufuncs("jax_lax"), np.arange(1, 4), np.ones(3)
+for name in ("divide", "heaviside"):
+    try:
+        lax[name](f64, i64)
+        raise SystemExit(name)
+    except tl.TypePromotionError:
+        pass
+    assert lax[name](7, i64).dtype == np.float64, name   # (NumPy said 'already registered')
+print("ok")
+"""
+    for src in (code, failed_first):
+        out = subprocess.run([sys.executable, "-c", src], capture_output=True, text=True,
+                             timeout=300)
+        assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
 def test_kernel_float_float8_with_float16():
     """kernel_float.json: f8 with float16 is float16. ml_dtypes registers float8_e4m3fn ->
     float16 as an unsafe cast (it is exact), which NumPy's same_kind check refused: the loop

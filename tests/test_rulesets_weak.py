@@ -263,6 +263,41 @@ def test_ldexp_of_weak_arrays_as_of_python_scalars():
                                         np.asarray(b).astype(np.int64)).tolist()
 
 
+@pytest.mark.parametrize("rules,dtype", [("jax", "int4"), ("numpy", "int32"),
+                                         ("tensorflow", "int8"), ("jax_strict", "int16"),
+                                         ("jax_lax", "int64")])
+def test_float_ops_of_an_int_array_and_a_weak_int_array(rules, dtype):
+    """divide/arctan2/hypot of an int array and a weak int array: the weak int takes the join
+    with the array, as a Python int does (result dtype and values of the Python-int call: under
+    numpy int32 / i* is float32, not the float64 of int32 / float32)."""
+    import ml_dtypes
+    U = tl.make_ufuncs(rules)
+    x = np.array([1, 2, 3], getattr(ml_dtypes, dtype, dtype))
+    w = tl.asarray(np.array([3]), type="i*", rules=rules)
+    for name in ("divide", "arctan2", "hypot"):
+        got, want = U[name](x, w), U[name](x, 3)
+        assert got.dtype == want.dtype, (name, got.dtype, want.dtype)
+        np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_weak_ints_must_fit_where_they_are_made_and_under_dtype():
+    """A weak int array's values must fit the dtype its weak type materializes to when it is
+    made (uint64 2**63 wrapped to -2**63; jax32's 2**40 to 0), and an integer dtype= it is
+    computed in (int8 + weak [300], dtype=int8 gave 45), as a Python int must."""
+    for make in (lambda: tl.weak(np.array([2**63], np.uint64)),
+                 lambda: tl.asarray(2**40, type="i*", rules="jax32"),
+                 lambda: tl.asarray([2**31], type="int32?", rules="anvil")):
+        with pytest.raises(OverflowError, match="rule set"):
+            make()
+    assert tl.asarray(5, type="i*", rules="jax32").dtype == np.int32
+    x = np.ones(3, np.int8)
+    with pytest.raises(OverflowError, match="300"):
+        tl.add(x, tl.weak(np.array([300])), dtype=np.int8)
+    with pytest.raises(OverflowError):
+        tl.add(x, 300, dtype=np.int8)
+    assert tl.add(x, tl.weak(np.array([3])), dtype=np.int8).tolist() == [4, 4, 4]
+
+
 def test_in_place_operators_keep_the_array_and_its_weak_type():
     w = tl.weak(np.asarray([1.0, 2.0]))
     view = w[:]

@@ -661,6 +661,19 @@ cdef object _weak_loop(uf, op, CompiledRules r, names, res, int side, scalar_cla
     return classes
 
 
+cdef bint _serves_strong_pair(op, CompiledRules r, names, ins, res) except -1:
+    """May a mixed loop reading input types ``ins`` serve this call? Where a weak operand of
+    ``names`` became the loop's type, NumPy later finds the loop for two arrays of ``ins``
+    before any promoter: only where the rule set resolves those alike (under "numpy", int32 with
+    a Python int divides in float32, an int32 and a float32 array in float64)."""
+    if list(ins) == list(names[:2]):
+        return True
+    try:
+        return list(_resolve_names(op, r, list(ins) + [None], [None] * 3, False)) == list(res)
+    except (TypeError, ValueError):
+        return False
+
+
 cdef object _mixed_loop(uf, op, CompiledRules r, names, res):
     """DType classes of a loop reading the operands' own dtypes (fused or blocked), or None."""
     if op.nin != 2 or op.nout != 1:
@@ -677,6 +690,8 @@ cdef object _mixed_loop(uf, op, CompiledRules r, names, res):
     a, b = [n if n in _LOOP_TYPE_SET else t for n in names[:2]]
     fused = _FUSED.get((op.name, a, b, t))
     if fused is not None:
+        if not _serves_strong_pair(op, r, names, (a, b), res):
+            return None
         classes = (_dtype_class(r, a), _dtype_class(r, b), _dtype_class(r, res[2]))
         key = (uf, classes)
         if key not in _MIXED_DONE:
@@ -695,7 +710,7 @@ cdef object _mixed_loop(uf, op, CompiledRules r, names, res):
         if a is not None and a != t and a in exact:
             ins[i] = a
             changed = True
-    if not changed:
+    if not changed or not _serves_strong_pair(op, r, names, ins, res):
         return None
     classes = (_dtype_class(r, ins[0]), _dtype_class(r, ins[1]), _dtype_class(r, res[2]))
     key = (uf, classes)

@@ -250,6 +250,7 @@ def weak(x, type=None, *, rules=None):
     """
     from ._core import get_rules
     from ._dtypes import name_of_dtype
+    from ._errors import int_info
     r = get_rules(rules)
     if isinstance(x, WeakArray):
         x = np.asarray(_strip(x))
@@ -278,7 +279,13 @@ def weak(x, type=None, *, rules=None):
     if dt is None:
         raise ValueError(f"weak type {type!r} of rule set {r.name!r} materializes to {target!r}, "
                          "which has no NumPy dtype")
-    out = np.asarray(x).astype(dt, copy=False).view(WeakArray)
+    src = np.asarray(x)
+    info = int_info(dt)
+    if info is not None and src.dtype.kind in "iu" and src.size \
+            and not (info.min <= src.min() and src.max() <= info.max):
+        raise OverflowError(f"{_describe(x)} holds values outside {dt}, which weak type "
+                            f"{type!r} of rule set {r.name!r} materializes to")
+    out = src.astype(dt, copy=False).view(WeakArray)
     out._tl_type = type
     out._tl_rules = _rules_ref(r)
     return out
@@ -331,7 +338,12 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
     from ._dtypes import name_of_dtype
     r = get_rules(rules)
     if method not in ("__call__", "outer") or "dtype" in kwargs or "signature" in kwargs:
-        # Reductions, .at, or types fixed by the caller: no promotion to do here.
+        # Reductions, .at, or types fixed by the caller: no promotion to do here. (A weak int
+        # must still fit an integer dtype= it is computed in, as a Python int must.)
+        if method == "__call__" and kwargs.get("dtype") is not None:
+            for x in inputs:
+                if getattr(x, "__typelattice_type__", None) is not None:
+                    _check_weak_ints_fit(x, np.dtype(kwargs["dtype"]), ufunc, inputs, r)
         result = _plain(ufunc, method, inputs, kwargs)
         src = inputs[0] if inputs else None
         t = _marker_name(getattr(src, "__typelattice_type__", None), r)
@@ -343,13 +355,13 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
     codes = [r.code_of(x) for x in ops]
     names = [r.types[c] for c in codes]
     join = r.join_names(*names)
-    # (not power's: jnp.power special-cases a concrete Python int exponent, which a weak array
-    # is not: power(bool array, weak int array) joins to int64, test_power_of_a_weak_base...)
-    described = _op_of(ufunc) if _op_name(ufunc) != "power" else None
-    if described is not None and len(ops) == described.nin:
-        # the op's own rule on the weak names, as its promoter applies it to Python scalars
-        # (ldexp's weak exponent stays an int; torch's sqrt of a weak int is float32): each
-        # weak operand takes the loop's type at its position
+    described = _op_of(ufunc)
+    if described is not None and len(ops) == described.nin \
+            and (described.nin == 1 or _op_name(ufunc) == "ldexp"):
+        # ops that do not join their operands: the op's own rule on the weak names, as its
+        # promoter applies it to Python scalars (torch's sqrt of a weak int is float32; ldexp's
+        # weak exponent stays an int). (A joining op's weak operand takes the join, and the
+        # strong one stays itself, as the promoter sees them.)
         from ._ufuncs import _resolve_names
         nargs = described.nin + described.nout
         loop = _resolve_names(described, r, names + [None] * described.nout, [None] * nargs,
