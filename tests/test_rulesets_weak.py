@@ -261,6 +261,11 @@ def test_ldexp_of_weak_arrays_as_of_python_scalars():
         assert got.dtype == want.dtype and not tl.is_weak(got), (got.dtype, want.dtype)
         assert got.tolist() == np.ldexp(np.asarray(a).astype(got.dtype),
                                         np.asarray(b).astype(np.int64)).tolist()
+    anvil = tl.make_ufuncs("anvil")        # a weak bool? mantissa, as a Python bool (bool?)
+    e = np.array([1, 2, 3], np.int8)
+    got = anvil["ldexp"](tl.asarray([False, True, True], type="bool?", rules="anvil"), e)
+    want = anvil["ldexp"](True, e)
+    assert got.dtype == want.dtype and got.tolist() == [0.0, 4.0, 8.0]
 
 
 @pytest.mark.parametrize("rules,dtype", [("jax", "int4"), ("numpy", "int32"),
