@@ -250,7 +250,6 @@ def weak(x, type=None, *, rules=None):
     """
     from ._core import get_rules
     from ._dtypes import name_of_dtype
-    from ._errors import int_info
     r = get_rules(rules)
     if isinstance(x, WeakArray):
         x = np.asarray(_strip(x))
@@ -280,9 +279,7 @@ def weak(x, type=None, *, rules=None):
         raise ValueError(f"weak type {type!r} of rule set {r.name!r} materializes to {target!r}, "
                          "which has no NumPy dtype")
     src = np.asarray(x)
-    info = int_info(dt)
-    if info is not None and src.dtype.kind in "iu" and src.size \
-            and not (info.min <= src.min() and src.max() <= info.max):
+    if _int_outside(src, dt) is not None:
         raise OverflowError(f"{_describe(x)} holds values outside {dt}, which weak type "
                             f"{type!r} of rule set {r.name!r} materializes to")
     out = src.astype(dt, copy=False).view(WeakArray)
@@ -335,6 +332,7 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
     """Call ``getattr(ufunc, method)(*inputs, **kwargs)`` with lattice semantics for weak operands
     under ``rules``; see the module docstring."""
     from ._core import get_rules
+    from ._ops import FIRST_INEXACT
     from ._dtypes import name_of_dtype
     r = get_rules(rules)
     if method not in ("__call__", "outer") or "dtype" in kwargs or "signature" in kwargs:
@@ -357,7 +355,7 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
     join = r.join_names(*names)
     described = _op_of(ufunc)
     if described is not None and len(ops) == described.nin \
-            and (described.nin == 1 or _op_name(ufunc) == "ldexp"):
+            and (described.nin == 1 or described.rule == FIRST_INEXACT):
         # ops that do not join their operands: the op's own rule on the weak names, as its
         # promoter applies it to Python scalars (torch's sqrt of a weak int is float32; ldexp's
         # weak exponent stays an int). (A joining op's weak operand takes the join, and the
@@ -409,19 +407,24 @@ def _dtype_in(r, t):
     return dt
 
 
+def _int_outside(src, dt):
+    """A value of integer array ``src`` outside integer dtype ``dt``, or None (all fit, or
+    either is not an integer type)."""
+    from ._errors import int_info
+    info = int_info(dt)
+    if src.dtype.kind not in "iu" or src.size == 0 or info is None:
+        return None
+    lo, hi = src.min(), src.max()
+    return int(hi) if hi > info.max else int(lo) if lo < info.min else None
+
+
 def _check_weak_ints_fit(x, dt, ufunc, inputs, r):
     """A weak integer array's values must fit the integer dtype it adopts, as a Python int's
     must (NumPy's cast would wrap them: 300 as int8 is 44)."""
-    from ._errors import int_info
-    src = np.asarray(_strip(x))
-    info = int_info(dt)
-    if src.dtype.kind not in "iu" or src.size == 0 or info is None:
-        return
-    lo, hi = src.min(), src.max()
-    if info.min <= lo and hi <= info.max:
+    bad = _int_outside(np.asarray(_strip(x)), dt)
+    if bad is None:
         return
     from ._errors import _describe_operand
-    bad = int(hi) if hi > info.max else int(lo)
     ops = ", ".join(("weak " if getattr(a, "__typelattice_type__", None) else "")
                     + _describe_operand(a) for a in inputs)
     raise OverflowError(
