@@ -323,6 +323,28 @@ def test_operators_use_the_arrays_rule_set():
     assert (w + np.asarray([1], np.float16)).dtype == np.float16 and w.dtype == np.float32
 
 
+def test_comparison_operators_under_an_asymmetric_table():
+    """Python runs `c < w` as w.__gt__(c) (a WeakArray is an ndarray subclass), which swapped
+    the operands: under tensorflow's asymmetric table, join(complex64, f*) is complex64 but
+    join(f*, complex64) has none, so `c < w` raised where tensorflow.less(c, w) computes. The
+    operators now take the other order where the first does not promote. Reference: the
+    ufunc in the written order, and NumPy's comparison of the values."""
+    tf = tl.make_ufuncs("tensorflow")
+    w = tl.weak(np.array([1.5, 2.5, -1.0]), rules="tensorflow")
+    c = np.array([1 + 0j, 3 + 0j, -1 + 0j], np.complex64)
+    v = w.view(np.ndarray)
+    for op, name in [("<", "less"), ("<=", "less_equal"), (">", "greater"),
+                     (">=", "greater_equal"), ("==", "equal"), ("!=", "not_equal")]:
+        got = eval(f"c {op} w")
+        want = tf[name](c, w)
+        assert got.dtype == want.dtype == bool and np.array_equal(got, want), op
+        assert np.array_equal(got, eval(f"c.astype(np.complex128) {op} v")), op
+    with pytest.raises(tl.TypePromotionError):      # the ufunc keeps the table's order
+        tf["greater"](w, c)
+    with pytest.raises(tl.TypePromotionError):      # no order promotes: the error stands
+        np.array([True, False, True]) < w
+
+
 def test_weak_integers_that_do_not_fit_raise_as_python_ints_do():
     """A weak int array adopts the dtype it meets, as a Python int does, and must fit it
     (NumPy's cast would wrap 300 to 44 in int8); out= is left untouched."""

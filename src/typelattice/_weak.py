@@ -43,6 +43,7 @@ is needed. Explicit casts (``astype``) and ``strong(x)`` return plain arrays; in
 that yields a NumPy scalar yields a strong scalar (NumPy scalars are strong).
 """
 import numpy as np
+from ._errors import TypePromotionError
 
 __all__ = ["WeakArray", "weak", "asarray", "strong", "is_weak", "register_ufunc",
            "apply_ufunc", "may_be_weak", "ufunc_rules"]
@@ -151,6 +152,17 @@ def _binary(name, reflected=False, inplace=False, compare=False):
             # `w == None`, as NumPy's, a plain bool array (not typed as w's weak type)
             return getattr(np.ndarray, f"__{name}__")(self.view(np.ndarray), other)
         uf = self._op(_OPERATOR_UFUNCS[name])
+        if compare:
+            try:
+                return uf(self, other)
+            except TypePromotionError:
+                # Python runs `x < w` as w.__gt__(x) when w's class is a subclass of x's: try
+                # the operands in x's order too (they differ under an asymmetric table)
+                try:
+                    return self._op(_OPERATOR_UFUNCS[_MIRRORED[name]])(other, self)
+                except TypePromotionError:
+                    pass
+                raise
         if reflected:
             return uf(other, self)
         if inplace:     # NumPy's in-place semantics: the array keeps its dtype and weak type
@@ -176,6 +188,7 @@ _OPERATOR_UFUNCS = {
     "ge": "greater_equal", "eq": "equal", "ne": "not_equal",
     "neg": "negative", "pos": "positive", "abs": "absolute", "invert": "invert",
 }
+_MIRRORED = {"lt": "gt", "gt": "lt", "le": "ge", "ge": "le", "eq": "eq", "ne": "ne"}
 for _name in _OPERATOR_UFUNCS:
     if _name in ("neg", "pos", "abs", "invert"):
         setattr(WeakArray, f"__{_name}__", _unary(_name))
