@@ -375,20 +375,24 @@ def test_types_that_do_not_promote_with_themselves_have_no_binary_ops(rules, tab
 
 @pytest.mark.parametrize("rules,table", [
     ("tensorflow", "jax_doc_tensorflow.json"), ("jax_lax", "jax_doc_jax_lax.json")])
-def test_reduction_with_dtype_that_does_not_join_raises_the_rule_sets_error(rules, table):
-    """add.reduce(bool array, dtype=t), where the reference table has no (t, bool) cell: the
-    rule set's TypePromotionError naming both types (it was NumPy's generic no-loop error), as
-    the plain call with dtype= gives."""
+def test_reduction_with_dtype_casts_where_the_types_do_not_join(rules, table):
+    """add.reduce(bool array, dtype=t), where the reference table has no (t, bool) cell: dtype=
+    of a reduction is an explicit request to compute in t, so the bools are cast to t and
+    summed there, as NumPy's and jnp.sum's dtype= do (reference: NumPy's add.reduce with the
+    same dtype=). The plain call with dtype=, which promotes its operands, keeps the rule set's
+    TypePromotionError naming both types."""
     from conftest import reference_cells
     U = tl.make_ufuncs(rules)
     cells = {(a, b): r for a, b, r in reference_cells(table)}
     x = np.array([True, False, True])
     for t in ("int8", "int32", "float32"):
         assert cells[(t, "bool")] is None
-        for call in (lambda: U["add"].reduce(x, dtype=t),
-                     lambda: U["add"](x.astype(t), x, dtype=t)):
-            with pytest.raises(tl.TypePromotionError, match=rf"{t}.*bool.*'{rules}'"):
-                call()
+        for method in ("reduce", "accumulate"):
+            got = getattr(U["add"], method)(x, dtype=t)
+            want = getattr(np.add, method)(x, dtype=t)
+            assert got.dtype == want.dtype == t and np.array_equal(got, want), (t, method)
+        with pytest.raises(tl.TypePromotionError, match=rf"{t}.*bool.*'{rules}'"):
+            U["add"](x.astype(t), x, dtype=t)
 
 
 @pytest.mark.parametrize("rules,table", [

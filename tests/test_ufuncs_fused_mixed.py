@@ -289,17 +289,28 @@ def test_reduce_with_mixed_out():
     np.testing.assert_array_equal(out, np.multiply.reduce(m[:3].astype(np.float64), axis=0))
 
 
-def test_accumulate_with_a_registered_mixed_loop_raises():
+def test_accumulate_with_a_registered_mixed_loop_casts_the_operand():
     """accumulate needs one dtype for its three operands; once a call registered the mixed loop
-    (t, x) -> t, NumPy's dispatch hands it to accumulate(x, dtype=t / out=t) too and refuses it:
-    a TypeError (as with the blocked loops), never a wrong value. Before: the same-dtype loop."""
+    (t, x) -> t, NumPy's dispatch hands it to accumulate(x, dtype=t / out=t) too and refuses it
+    ("the resolved dtypes are not compatible"). The method now runs on x cast to t, which is
+    what NumPy's own accumulate does with dtype=t. Reference: NumPy's method on x.astype(t)."""
     ufs = _ufuncs.make_ufuncs("jax")
     i8 = np.arange(-5, 5, dtype=np.int8)
     ufs["subtract"](np.zeros(10, np.int16), i8)
-    with pytest.raises(TypeError, match="accumulate"):
-        ufs["subtract"].accumulate(i8, dtype=np.int16)
-    np.testing.assert_array_equal(ufs["subtract"].accumulate(i8.astype(np.int16)),
-                                  np.subtract.accumulate(i8.astype(np.int16)))
+    ufs["add"](np.zeros(10, np.float32), i8)
+    want = np.subtract.accumulate(i8.astype(np.int16))
+    for got in (ufs["subtract"].accumulate(i8, dtype=np.int16),
+                ufs["subtract"].accumulate(i8, out=np.empty(10, np.int16))):
+        assert got.dtype == np.int16 and np.array_equal(got, want)
+    out = np.empty(10, np.float32)
+    got = ufs["add"].accumulate(i8, out=out)
+    assert got is out and np.array_equal(out, np.add.accumulate(i8.astype(np.float32)))
+    got = ufs["add"].reduceat(i8, [0, 4, 7], dtype=np.float32)
+    assert got.dtype == np.float32
+    assert np.array_equal(got, np.add.reduceat(i8.astype(np.float32), [0, 4, 7]))
+    # out= alone of a type that is not the join stays NumPy's: the join's loop, out= cast
+    got = ufs["add"].accumulate(np.linspace(0, 2, 10), out=np.empty(10, np.int16))
+    assert np.array_equal(got, np.add.accumulate(np.linspace(0, 2, 10)).astype(np.int16))
 
 
 def test_python_scalar_operand():

@@ -203,3 +203,96 @@ def test_an_int64_array_is_not_a_python_int_in_any_call_order():
         out = subprocess.run([sys.executable, "-c", code, order], capture_output=True,
                              text=True, check=True).stdout.strip()
         assert out == str([want[k] for k in order.split(",")]), (order, out)
+
+
+@pytest.mark.parametrize("name", SUB)
+@pytest.mark.parametrize("op", ["maximum", "minimum", "bitwise_or", "add"])
+def test_reduce_initial_outside_the_loop_type_raises(name, op):
+    """An integer initial= is stored in the reduction's loop type; ml_dtypes' setitem wrapped it
+    (maximum.reduce(int4 [1, 2], initial=20) gave 4). Reference: the initial folded in with
+    NumPy's int64 reduction where it fits the loop type, an OverflowError (as NumPy's for int8)
+    where it does not; add.reduce's loop is int64 (the sum widens) unless dtype=/out= ask for
+    the sub-byte type."""
+    dt = _dtype(name)
+    lo, hi = _range(name)
+    x = np.array([lo, hi], np.int64)
+    uf, ref = getattr(tl, op), getattr(np, op)
+    for init in (lo, hi, lo - 1, hi + 1, 20, np.int64(hi + 1)):
+        fits = lo <= int(init) <= hi
+        for kw in ({}, {"dtype": dt}, {"out": np.zeros((), dt)}):
+            loop_is_sub_byte = op != "add" or kw
+            if not loop_is_sub_byte:            # the sum's int64/uint64 (NumPy's own checks)
+                wide = x.astype(np.int64 if name.startswith("int") else np.uint64)
+                try:
+                    want = ref.reduce(wide, initial=init)
+                except OverflowError:
+                    with pytest.raises(OverflowError):
+                        uf.reduce(x.astype(dt), initial=init)
+                    continue
+                got = uf.reduce(x.astype(dt), initial=init)
+                assert got.dtype == want.dtype and got == want, init
+            elif fits:
+                got = np.asarray(uf.reduce(x.astype(dt), initial=init, **kw))
+                want = ref.reduce(x, initial=int(init))
+                assert np.array_equal(got.astype(np.int64), _wrap(want, name)), (init, kw)
+            else:
+                with pytest.raises(OverflowError, match=f"initial=.*does not fit {name}"):
+                    uf.reduce(x.astype(dt), initial=init, **kw)
+    out = np.full((), lo, dt)
+    with pytest.raises(OverflowError):
+        uf.reduce(x.astype(dt), initial=hi + 1, out=out)
+    assert int(out.astype(np.int64)) == lo                  # the user's out= untouched
+
+
+def test_checked_reduce_is_the_method_for_every_other_call():
+    """The reduce in the ufunc's __dict__ names, documents and pickles as the method does, and
+    passes every other call to NumPy's method unchanged (reference: np.ufunc.reduce itself)."""
+    import pickle
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    method = np.ufunc.reduce.__get__(tl.add)
+    assert tl.add.reduce.__name__ == "reduce" and tl.add.reduce.__self__ is tl.add
+    assert tl.add.reduce.__doc__ == np.ufunc.reduce.__doc__
+    assert pickle.loads(pickle.dumps(tl.add.reduce)) is tl.add.reduce
+    for args, kw in [((x,), {}), ((x, 1), {"keepdims": True}), ((x, None), {"initial": 2.5}),
+                     ((x, 0, None, None, False, 3), {}), ((x,), {"where": x > 3, "initial": 0})]:
+        got, want = tl.add.reduce(*args, **kw), method(*args, **kw)
+        assert got.dtype == want.dtype and np.array_equal(got, want), (args, kw)
+
+
+@pytest.mark.parametrize("name", SUB)
+def test_python_int_outside_the_type_raises_with_no_element_computed(name):
+    """The sub-byte loops check a Python int operand element by element, so an empty array or
+    where= everywhere False returned without the OverflowError a non-empty call raises (as
+    NumPy's for int8 at any size): now the same error, either side, out= untouched; a
+    fitting int still computes (reference: the values wrapped from NumPy's int64 op)."""
+    dt = _dtype(name)
+    lo, hi = _range(name)
+    x = np.array([lo, hi], np.int64)
+    for big in (hi + 1, lo - 1, 2**40):
+        for a, kw in [(np.zeros(0, dt), {}), (np.zeros((2, 0), dt), {}),
+                      (x.astype(dt), {"where": False, "out": np.full(2, lo, dt)}),
+                      (x.astype(dt), {"where": np.array([True, False])})]:
+            for args in ((a, big), (big, a)):
+                with pytest.raises(OverflowError, match=f"does not fit {name}"):
+                    tl.add(*args, **kw)
+            if "out" in kw:
+                assert np.array_equal(kw["out"].astype(np.int64), [lo, lo])
+    out = np.full(2, lo, dt)
+    got = tl.maximum(x.astype(dt), hi, where=np.array([False, True]), out=out)
+    assert np.array_equal(got.astype(np.int64), [lo, _wrap(np.maximum(hi, hi), name)])
+    assert tl.add(np.zeros(0, dt), lo).dtype == dt
+
+
+@pytest.mark.parametrize("name", SUB)
+def test_reductions_with_a_wider_dtype_cast_the_operand(name):
+    """sum(int4_array, dtype=int8): int4 and int8 do not promote under JAX's rules, but dtype=
+    of a reduction asks for the cast, as jnp.sum's does (it raised the TypePromotionError).
+    Reference: NumPy's int64 method on the values, wrapped to int8 / exact in float32."""
+    dt = _dtype(name)
+    lo, hi = _range(name)
+    x = np.resize(np.arange(lo, hi + 1), 9)
+    for t in (np.int8, np.float32):
+        for method in ("reduce", "accumulate"):
+            got = getattr(tl.add, method)(x.astype(dt), dtype=t)
+            want = getattr(np.add, method)(x.astype(t))
+            assert np.asarray(got).dtype == t and np.array_equal(got, want), (t, method)

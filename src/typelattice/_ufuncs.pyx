@@ -33,6 +33,7 @@ from libc.string cimport memset
 
 import atexit
 import contextlib
+import functools
 import operator
 import os
 import warnings
@@ -1211,6 +1212,19 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
             # reduce(x, dtype=bool), reduce(x, out=array of another dtype) (NumPy fixes bool
             # there): the loop reduce(x, out=bool array) takes
             classes = _logical_loop(uf, op, r, names, ["bool"] * 3, fixed)
+        elif op.nin == 2 and op.nout == 1 and sig_classes[0] is not None \
+                and sig_classes[1] is None and sig_classes[2] in (None, sig_classes[0]) \
+                and op_classes[1] is not None and op_classes[1] is not sig_classes[0] \
+                and not op_classes[1]._abstract:
+            # reduce(x, dtype=t) (signature (t, None, t)): NumPy caches this answer under the
+            # DTypes (t, x, t) that the plain call op(t_array, x_array) reaches through the
+            # promoter too, so give that call's loop where it computes in t (a mixed loop
+            # reading x, which reduce takes; accumulate refuses it, and typelattice's method
+            # then runs on x cast to t): t's own loop here would make the plain call cast x
+            plain = _loop_classes(uf, op, r, [sig_classes[0], op_classes[1], None],
+                                  [None] * nargs)
+            if plain[0] is sig_classes[0] and plain[nargs - 1] is sig_classes[0]:
+                classes = plain
         if classes is None:
             classes = [_dtype_class(r, t) for t in res]
     if not reduction:
@@ -1641,6 +1655,88 @@ cdef int _identity_code(op, bint reorderable):
     return PyUFunc_Zero
 
 
+cdef object _NO_INITIAL = object()
+
+
+cdef extern from *:
+    """
+    #include "tl_methods.h"
+    """
+    object tl_method_new(object ufunc, object name, object method, object check, object retry)
+
+
+# where reduce(array, axis, dtype, out, ...), accumulate(array, axis, dtype, out) and
+# reduceat(array, indices, axis, dtype, out) take dtype and out positionally
+cdef dict _METHOD_DTYPE_OUT = {"reduce": (2, 3), "accumulate": (2, 3), "reduceat": (3, 4)}
+
+
+def _retry_method(uf, name, exc, *args, **kwargs):
+    """After ``exc`` (a TypeError) from uf.<name>(x, ..., dtype=t) (or accumulate/reduceat with
+    out= of t), the method on x.astype(t) (kernels/tl_methods.h): the result NumPy's own cast of
+    the operand to t gives, and JAX's dtype= (an explicit request for t: jnp.sum(int4_array,
+    dtype=int8) sums in int8 although int4 and int8 do not promote). NumPy looks the method up
+    under the DTypes of the plain call op(t_array, x_array), so it finds that call's loop (or
+    its error), which computes in the join or reads x itself: accumulate refuses the latter
+    ("the resolved dtypes are not compatible"). Raises ``exc`` where no cast applies."""
+    refused = str(exc).startswith("the resolved dtypes are not compatible")
+    args = list(args)
+    x = args[0] if args else kwargs.get("array")
+    di, oi = _METHOD_DTYPE_OUT[name]
+    dtype = args[di] if len(args) > di else kwargs.get("dtype")
+    out = args[oi] if len(args) > oi else kwargs.get("out")
+    if type(out) is tuple and len(out) == 1:
+        out = out[0]
+    try:
+        x = np.asarray(x)
+        if dtype is not None:
+            t = np.dtype(dtype)
+        elif refused and isinstance(out, np.ndarray):
+            # out= alone: the loop is the join's; only where it is out's dtype is this a cast
+            t = out.dtype
+            got = uf.resolve_dtypes((t, x.dtype, None))
+            if got[0] != t or got[2] != t:
+                raise exc
+        else:
+            raise exc
+    except TypeError:
+        raise exc from None
+    if x.dtype == t:
+        raise exc
+    try:
+        cast = x.astype(t)              # (NumPy's reduce-likes cast their operand unsafely too)
+    except (TypeError, ValueError):
+        raise exc from None
+    if args:
+        args[0] = cast
+    else:
+        kwargs["array"] = cast
+    return getattr(np.ufunc, name)(uf, *args, **kwargs)
+
+
+def _check_reduce_initial(uf, array, axis=0, dtype=None, out=None, keepdims=False,
+                          initial=_NO_INITIAL, where=True):
+    """Raise where an integer ``initial=`` of ``uf.reduce(array, ...)`` does not fit the loop's
+    sub-byte integer type (kernels/tl_methods.h calls it before NumPy's reduce)."""
+    if type(out) is tuple and len(out) == 1:
+        out = out[0]
+    try:
+        xt = array.dtype if isinstance(array, np.ndarray) else np.asarray(array).dtype
+        first = out.dtype if isinstance(out, np.ndarray) else (
+            None if dtype is None else np.dtype(dtype))
+        if not {xt.name, getattr(first, "name", None)} & _EXTI_TYPES:
+            return
+        loop = uf.resolve_dtypes((first, xt, None), reduction=True)[0]
+    except Exception:
+        return                          # NumPy's reduce raises its own error
+    value = int(initial)
+    info = int_info(loop)
+    if loop.name in _EXTI_TYPES and not info.min <= value <= info.max:
+        raise OverflowError(
+            f"{uf.__name__}.reduce({xt} array, initial={value}): initial= does not fit {loop}, "
+            f"the dtype the reduction runs in (rule set {_REGISTRY[uf][1].name!r}); ml_dtypes "
+            f"would wrap it")
+
+
 cdef object _make_ufunc(op, CompiledRules r, set types):
     # "<rules>.<op>": dask/CuPy/pandas look foreign ufuncs up by __name__ and must not find
     # their NumPy-rule namesake; pickle finds it as typelattice._ufuncs.<rules>.<op>
@@ -1677,6 +1773,13 @@ cdef object _make_ufunc(op, CompiledRules r, set types):
     _REGISTRY[uf] = (op, r)
     _SAME[uf] = same
     uf.__module__ = __name__
+    if op.nin == 2 and op.nout == 1:
+        check = functools.partial(_check_reduce_initial, uf) \
+            if _EXTI_TYPES.intersection(r.types) else None
+        for m in ("reduce", "accumulate", "reduceat"):
+            uf.__dict__[m] = tl_method_new(uf, m, getattr(np.ufunc, m).__get__(uf),
+                                           check if m == "reduce" else None,
+                                           functools.partial(_retry_method, uf, m))
     slot = tl_fast_install(uf)
     if slot >= 0:
         _FAST_UFUNC.append(uf)

@@ -231,11 +231,59 @@ static int tl_fast_take_out(PyArrayObject *out, const PyArray_Descr *want, int *
  * tl_fast_overflow_hook(ufunc, args, error) may return a clearer one, raised from it. */
 static PyObject *tl_fast_overflow_hook = NULL;
 
+static PyObject *tl_fast_args_tuple(PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *argt = PyTuple_New(nargs);
+    Py_ssize_t i;
+    if (argt != NULL) {
+        for (i = 0; i < nargs; i++) {
+            Py_INCREF(args[i]);
+            PyTuple_SET_ITEM(argt, i, args[i]);
+        }
+    }
+    return argt;
+}
+
+/* A sub-byte integer loop checks a Python int operand's range element by element (ml_dtypes
+ * would wrap it), so a call that runs it on no element (an empty array, where=) would not raise:
+ * there, an exact Python int with an array of a user DType gets the hook's check first. */
+static int tl_fast_precheck_int(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+    PyObject *argt, *err;
+    Py_ssize_t i, side;
+    PyArrayObject *a;
+    if (nargs != 2 || tl_fast_overflow_hook == NULL) return 0;
+    side = PyLong_CheckExact(args[0]) ? 0 : PyLong_CheckExact(args[1]) ? 1 : -1;
+    if (side < 0 || !PyArray_Check(args[1 - side])) return 0;
+    a = (PyArrayObject *)args[1 - side];
+    if (PyArray_DESCR(a)->type_num < NPY_USERDEF) return 0;
+    if (PyArray_SIZE(a) != 0) {
+        int where = 0;
+        for (i = 0; kwnames != NULL && i < PyTuple_GET_SIZE(kwnames); i++)
+            where |= PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, i), "where") == 0;
+        if (!where) return 0;
+    }
+    if ((argt = tl_fast_args_tuple(args, nargs)) == NULL) return -1;
+    err = PyObject_CallFunctionObjArgs(tl_fast_overflow_hook, self, argt, Py_None, NULL);
+    Py_DECREF(argt);
+    if (err == NULL) return -1;
+    if (PyExceptionInstance_Check(err) && PyErr_GivenExceptionMatches(err, PyExc_OverflowError)) {
+        PyErr_SetObject((PyObject *)Py_TYPE(err), err);
+        Py_DECREF(err);
+        return -1;
+    }
+    Py_DECREF(err);
+    return 0;
+}
+
 static PyObject *tl_fast_fallback(PyObject *self, PyObject *const *args, size_t nargsf,
                                   PyObject *kwnames)
 {
-    PyObject *r = tl_fast_numpy(self, args, nargsf, kwnames), *t, *v, *tb, *argt, *better;
+    PyObject *r, *t, *v, *tb, *argt, *better;
     Py_ssize_t i, nargs = PyVectorcall_NARGS(nargsf);
+    if (tl_fast_precheck_int(self, args, nargs, kwnames) < 0) return NULL;
+    r = tl_fast_numpy(self, args, nargsf, kwnames);
     if (r != NULL || tl_fast_overflow_hook == NULL
             || !(PyErr_ExceptionMatches(PyExc_OverflowError)
                  || PyErr_ExceptionMatches(PyExc_TypeError)))
@@ -246,13 +294,9 @@ static PyObject *tl_fast_fallback(PyObject *self, PyObject *const *args, size_t 
     PyErr_Fetch(&t, &v, &tb);
     PyErr_NormalizeException(&t, &v, &tb);
     if (tb != NULL) PyException_SetTraceback(v, tb);
-    argt = PyTuple_New(nargs);
+    argt = tl_fast_args_tuple(args, nargs);
     better = NULL;
     if (argt != NULL) {
-        for (i = 0; i < nargs; i++) {
-            Py_INCREF(args[i]);
-            PyTuple_SET_ITEM(argt, i, args[i]);
-        }
         better = PyObject_CallFunctionObjArgs(tl_fast_overflow_hook, self, argt, v, NULL);
         Py_DECREF(argt);
     }
