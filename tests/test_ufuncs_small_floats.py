@@ -92,3 +92,28 @@ def test_reductions_with_where_and_empty_ones_use_the_identity(name, op):
         got, want = uf.reduce(empty, axis=axis), ref.reduce(empty, axis=axis)
         assert np.asarray(got).dtype == dt
         assert np.asarray(got).tobytes() == np.asarray(want).tobytes(), (axis, got, want)
+
+
+@pytest.mark.parametrize("name", SMALL)
+def test_divmod_matches_ml_dtypes(name):
+    """divmod of a small float keeps its dtype in both outputs, as jax.numpy's (it raised "no
+    loop"). Reference: ml_dtypes' np.divmod, value for value (NaN's sign aside: typelattice's
+    float32 remainder gives -NaN, as README says), and typelattice's own floor_divide and
+    remainder, bit for bit."""
+    dt = np.dtype(getattr(ml_dtypes, name))
+    x, y = _vals(dt)[:, None], _vals(dt)[None, :]
+    with np.errstate(all="ignore"):
+        q, r = tl.divmod(x, y)
+        wq, wr = np.divmod(x, y)
+        fq, fr = tl.floor_divide(x, y), tl.remainder(x, y)
+    for got, want, same in ((q, wq, fq), (r, wr, fr)):
+        assert got.dtype == want.dtype == dt
+        assert np.array_equal(got.astype(np.float32), want.astype(np.float32), equal_nan=True)
+        assert got.tobytes() == same.tobytes()
+    out = (np.empty(x.shape[0], dt), np.empty(x.shape[0], dt))
+    with np.errstate(all="ignore"):
+        got = tl.divmod(x[::-1, 0], y[0, 2::-1].repeat(4), out=out)
+        want = np.divmod(x[::-1, 0], y[0, 2::-1].repeat(4))
+    assert got[0] is out[0] and got[1] is out[1]
+    for g, w in zip(got, want):
+        assert np.array_equal(g.astype(np.float32), w.astype(np.float32), equal_nan=True)

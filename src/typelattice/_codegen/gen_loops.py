@@ -253,8 +253,8 @@ def ext_ok(op):
         # unary: outputs of the operand's type or bool (not signbit: JAX raises there)
         return (all(o in ("same", "real", "bool") for o in op.outs()) and not op.native16
                 and "f" in op.kinds and op.name != "signbit")
-    return (op.nin == 2 and op.nout == 1 and op.rule != FIRST_INEXACT and not op.native16
-            and "f" in op.kinds)
+    return (op.nin == 2 and op.rule != FIRST_INEXACT and not op.native16 and "f" in op.kinds
+            and (op.nout == 1 or all(o == "same" for o in op.outs())))
 
 
 def emit_unary(op, out):
@@ -722,8 +722,9 @@ def ext_units():
         if ext_ok(op):
             unit = new_unit()
             name = f"tl_ext_{op.name}"
-            if op.nin == 1 and op.nout == 2:
-                unit["lines"].append(f"TL_LOOP_EXT1_2({name}, tl_{op.kernel_bf16}_f32)")
+            if op.nout == 2:
+                mac = "TL_LOOP_EXT1_2" if op.nin == 1 else "TL_LOOP_EXT2_2"
+                unit["lines"].append(f"{mac}({name}, tl_{op.kernel_bf16}_f32)")
             else:
                 mac = "TL_LOOP_EXT1" if op.nin == 1 else "TL_LOOP_EXT"
                 unit["lines"].append(f"{mac}({name}, tl_{op.kernel_bf16}_f32, "

@@ -3731,6 +3731,33 @@ static int NAME(TL_LOOP_ARGS)                                                   
     return tl_finish(fpe);                                                                       \
 }
 
+/* two-output binary ops (divmod) on ml_dtypes' small floats: (E, E) -> (E, E) in float32 */
+#define TL_LOOP_EXT2_2(NAME, FN)                                                                 \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    npy_intp n = dims[0], i, j;                                                                  \
+    float ba[TL_BLOCK], bb[TL_BLOCK], b1[TL_BLOCK], b2[TL_BLOCK];                                \
+    unsigned fpe = 0;                                                                            \
+    const tl_ext_t *xa = tl_ext_find(ctx->descriptors[0]), *xb = tl_ext_find(ctx->descriptors[1]); \
+    const tl_ext_t *x1 = tl_ext_find(ctx->descriptors[2]), *x2 = tl_ext_find(ctx->descriptors[3]); \
+    (void)aux;                                                                                   \
+    if (xa == NULL || xb == NULL || x1 == NULL || x2 == NULL) {                                  \
+        PyGILState_STATE gs = PyGILState_Ensure();                                               \
+        PyErr_SetString(PyExc_SystemError, "typelattice: unknown small float dtype");            \
+        PyGILState_Release(gs);                                                                  \
+        return -1;                                                                               \
+    }                                                                                            \
+    for (i = 0; i < n; i += TL_BLOCK) {                                                          \
+        npy_intp m = n - i < TL_BLOCK ? n - i : TL_BLOCK;                                        \
+        tl_ext_load(xa, data[0] + i * st[0], st[0], ba, m);                                      \
+        tl_ext_load(xb, data[1] + i * st[1], st[1], bb, m);                                      \
+        for (j = 0; j < m; j++) FN(ba[j], bb[j], &b1[j], &b2[j], &fpe);                          \
+        tl_ext_store(x1, b1, data[2] + i * st[2], st[2], m);                                     \
+        tl_ext_store(x2, b2, data[3] + i * st[3], st[3], m);                                     \
+    }                                                                                            \
+    return tl_finish(fpe);                                                                       \
+}
+
 /* ==== fused mixed-input loops: out = FN(CVT1(a), CVT2(b)) with the conversions to the compute type
  * inline as C casts, which are NumPy's casts (int -> float rounds once, bool is 0/1), so the loop
  * computes what NumPy computes on the operands cast first, reading each input once.
