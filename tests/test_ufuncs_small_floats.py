@@ -117,3 +117,19 @@ def test_divmod_matches_ml_dtypes(name):
     assert got[0] is out[0] and got[1] is out[1]
     for g, w in zip(got, want):
         assert np.array_equal(g.astype(np.float32), w.astype(np.float32), equal_nan=True)
+
+
+@pytest.mark.parametrize("name", SMALL)
+def test_nextafter_every_pair_of_codes(name):
+    """nextafter keeps the small float's dtype, as jax.numpy's (jax_ops_rules.md '='; it raised
+    'no loop'), stepping on the format's codes: bit for bit ml_dtypes' own nextafter for every
+    pair of codes (NaNs, both zeros, the fnuz formats' lone zero, e8m0's unsigned codes)."""
+    dt = np.dtype(getattr(ml_dtypes, name))
+    codes = np.arange(1 << ml_dtypes.finfo(dt).bits, dtype=np.uint8)
+    a, b = np.repeat(codes, codes.size).view(dt), np.tile(codes, codes.size).view(dt)
+    with np.errstate(all="ignore"):
+        want = np.nextafter(a, b)
+        got = tl.nextafter(a, b)
+        strided = tl.nextafter(a[::-3], b[::-3])
+    assert got.dtype == dt and got.tobytes() == want.tobytes()
+    assert strided.tobytes() == want[::-3].tobytes()

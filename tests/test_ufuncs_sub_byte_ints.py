@@ -102,8 +102,8 @@ def test_promotion_layouts_and_methods(name):
                   np.ones(37, ml_dtypes.bfloat16), 1.5):
         with pytest.raises(tl.TypePromotionError, match=name):
             tl.add(xd, other)
-    # what jax.numpy refuses for them stays refused, naming the type
-    for op in ("power", "gcd"):
+    # what jax.numpy refuses for them stays refused, naming the type (gcd: the signed ones)
+    for op in ("power",) + (("gcd",) if name.startswith("int") else ()):
         with pytest.raises(TypeError, match=name):
             getattr(tl, op)(xd, yd)
 
@@ -296,3 +296,46 @@ def test_reductions_with_a_wider_dtype_cast_the_operand(name):
             got = getattr(tl.add, method)(x.astype(dt), dtype=t)
             want = getattr(np.add, method)(x.astype(t))
             assert np.asarray(got).dtype == t and np.array_equal(got, want), (t, method)
+
+
+@pytest.mark.parametrize("name", SUB)
+def test_divmod_every_pair_of_values(name):
+    """divmod keeps the sub-byte type in both outputs, as jax.numpy's (jax_ops_rules.md: (E,E);
+    it raised 'no loop'). Reference: NumPy's int64 divmod of the values, wrapped; a Python int
+    operand on either side, and one that does not fit (OverflowError)."""
+    dt = _dtype(name)
+    a, b = _all_pairs(name)
+    with np.errstate(all="ignore"):
+        q, r = tl.divmod(a.astype(dt), b.astype(dt))
+        wq, wr = np.divmod(a, b)
+    assert q.dtype == r.dtype == dt
+    assert np.array_equal(q.astype(np.int64), _wrap(wq, name))
+    assert np.array_equal(r.astype(np.int64), _wrap(wr, name))
+    lo, hi = _range(name)
+    with np.errstate(all="ignore"):
+        for k in {lo, hi}:
+            for got, want in ((tl.divmod(a.astype(dt), k), np.divmod(a, k)),
+                              (tl.divmod(k, b.astype(dt)), np.divmod(k, b))):
+                for g, w in zip(got, want):
+                    assert g.dtype == dt and np.array_equal(g.astype(np.int64), _wrap(w, name))
+    with pytest.raises(OverflowError, match=f"does not fit {name}"):
+        tl.divmod(a.astype(dt), hi + 1)
+
+
+@pytest.mark.parametrize("name", SUB)
+@pytest.mark.parametrize("op", ["gcd", "lcm"])
+def test_gcd_lcm_of_the_unsigned_ones(name, op):
+    """jax.numpy's gcd/lcm keep uint1/2/4 (jax_ops_rules.md '=') and raise for int2/int4 (TE):
+    every pair of values, against NumPy's int64 op wrapped to the type's bits (lcm(15, 14) of
+    uint4 is 210 mod 16 = 2, as JAX's uint4 arithmetic gives)."""
+    dt = _dtype(name)
+    a, b = _all_pairs(name)
+    uf = getattr(tl, op)
+    if name.startswith("int"):
+        with pytest.raises(TypeError, match="unsigned sub-byte"):
+            uf(a.astype(dt), b.astype(dt))
+        return
+    got = uf(a.astype(dt), b.astype(dt))
+    assert got.dtype == dt
+    assert np.array_equal(got.astype(np.int64), _wrap(getattr(np, op)(a, b), name))
+    assert np.array_equal(uf(a.astype(dt), 1).astype(np.int64), _wrap(getattr(np, op)(a, 1), name))

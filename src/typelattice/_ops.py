@@ -394,7 +394,7 @@ OPS.extend(UNARY_OPS)
 OPS_BY_NAME = {op.name: op for op in OPS}
 # ops jax.numpy runs on the unsigned sub-byte integers (uint1/2/4) but not on the signed ones
 # (int2/int4: TypeError)
-SUB_BYTE_UNSIGNED_ONLY = ("absolute", "bitwise_count")
+SUB_BYTE_UNSIGNED_ONLY = ("absolute", "bitwise_count", "gcd", "lcm")
 # binary ops whose same-dtype float16/bfloat16 loops work on the bits (TL_LOOP_BITS16): they
 # raise no FP flag of their own
 BITS16 = ("copysign", "heaviside", "maximum", "minimum", "fmax", "fmin")

@@ -203,14 +203,12 @@ cdef extern from *:
     /* resolve_descriptors of the sub-byte int + Python int loops, registered under timedelta64
      * for the Python int (see _PY_INT_CARRIER): a timedelta64 operand with a unit is an array,
      * refused as the promoter refuses every timedelta64 operand; NumPy's conversion of the int
-     * has none. */
-    static NPY_CASTING tl_exti_pyint_resolve(
-        struct PyArrayMethodObject_tag *m, PyArray_DTypeMeta *const *dt,
-        PyArray_Descr *const *g, PyArray_Descr **l, npy_intp *view_offset)
+     * has none. NARGS: 3, or 4 for divmod. */
+    static NPY_CASTING tl_exti_pyint_resolve_n(
+        PyArray_DTypeMeta *const *dt, PyArray_Descr *const *g, PyArray_Descr **l, int nargs)
     {
         int k, j;
-        (void)m; (void)view_offset;
-        for (k = 0; k < 3; k++) {
+        for (k = 0; k < nargs; k++) {
             PyArray_Descr *d = g[k];
             if (d != NULL && d->type_num == NPY_TIMEDELTA && ((PyArray_DatetimeDTypeMetaData *)
                     PyDataType_C_METADATA(d))->meta.base != NPY_FR_GENERIC) {
@@ -229,8 +227,17 @@ cdef extern from *:
         }
         return NPY_NO_CASTING;
     }
+    static NPY_CASTING tl_exti_pyint_resolve(
+        struct PyArrayMethodObject_tag *m, PyArray_DTypeMeta *const *dt,
+        PyArray_Descr *const *g, PyArray_Descr **l, npy_intp *view_offset)
+    { (void)m; (void)view_offset; return tl_exti_pyint_resolve_n(dt, g, l, 3); }
+    static NPY_CASTING tl_exti_pyint_resolve4(
+        struct PyArrayMethodObject_tag *m, PyArray_DTypeMeta *const *dt,
+        PyArray_Descr *const *g, PyArray_Descr **l, npy_intp *view_offset)
+    { (void)m; (void)view_offset; return tl_exti_pyint_resolve_n(dt, g, l, 4); }
     """
     void *tl_exti_pyint_resolve_ptr "(void *)tl_exti_pyint_resolve"
+    void *tl_exti_pyint_resolve4_ptr "(void *)tl_exti_pyint_resolve4"
 
 cdef extern from *:
     """
@@ -1189,7 +1196,8 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
                 and op.out != "bool" and classes[0] is classes[len(classes) - 1] else 0
             _add_spec(uf, op, classes, <void *><size_t>ext[0][key], NULL,
                       <void *><size_t>initial,
-                      tl_exti_pyint_resolve_ptr if _PY_INT_CARRIER in classes else NULL, ext[1])
+                      (NULL if _PY_INT_CARRIER not in classes else tl_exti_pyint_resolve_ptr
+                       if len(classes) == 3 else tl_exti_pyint_resolve4_ptr), ext[1])
             _MIXED_DONE[(uf, classes)] = ext[2]
     else:
         for t in res:

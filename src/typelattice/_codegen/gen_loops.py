@@ -731,19 +731,24 @@ def ext_units():
                                      f"{int(op.out == 'bool')})")
             unit["ext"].append(f'    {{"{op.name}", -1, {name}}},')
             units.append(unit)
+    # nextafter works on the codes (kernels/tl_loops_host.h), not in float32
+    unit = new_unit()
+    unit["lines"].append("TL_LOOP_EXT_NEXTAFTER(tl_ext_nextafter)")
+    unit["ext"].append('    {"nextafter", -1, tl_ext_nextafter},')
+    units.append(unit)
     return units
 
 
 # ml_dtypes' sub-byte integers: the ops jax.numpy runs on them in their own type, to bool or
-# (bitwise_count) to uint8 (its power, gcd and lcm raise; absolute and bitwise_count take the
+# (bitwise_count) to uint8 (its power raises; absolute, bitwise_count, gcd and lcm take the
 # unsigned ones only: SUB_BYTE_UNSIGNED_ONLY, checked by the promoter), computed by the int8
-# element function and wrapped (TL_LOOP_EXTI)
+# element function and wrapped (TL_LOOP_EXTI; divmod's two outputs: TL_LOOP_EXTI2_2)
 EXTI_OPS = ("add", "subtract", "multiply", "floor_divide", "remainder", "fmod", "maximum",
             "minimum", "fmax", "fmin", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift",
             "right_shift", "logical_and", "logical_or", "logical_xor", "equal", "not_equal", "less",
             "less_equal", "greater", "greater_equal", "negative", "positive", "sign", "square",
             "invert", "floor", "ceil", "trunc", "conjugate", "logical_not", "isnan", "isinf",
-            "isfinite", "signbit") + SUB_BYTE_UNSIGNED_ONLY
+            "isfinite", "signbit", "divmod") + SUB_BYTE_UNSIGNED_ONLY
 
 
 def exti_units():
@@ -752,16 +757,19 @@ def exti_units():
     for name in EXTI_OPS:
         op = OPS_BY_NAME[name]
         outs = op.outs() if op.nin == 1 else (op.out,)
-        mac = "TL_LOOP_EXTI1" if op.nin == 1 else "TL_LOOP_EXTI"
-        out = {("bool",): "TL_EXTI_OUT_BOOL", ("uint8",): "TL_EXTI_OUT_U8"}.get(outs,
-                                                                            "TL_EXTI_OUT_SAME")
-        unit["lines"].append(f"{mac}(tl_exti_{name}, tl_{kernel_name(op, 'int8')}_"
-                             f"{SUFFIX['int8']}, {out})")
+        fn = f"tl_{kernel_name(op, 'int8')}_{SUFFIX['int8']}"
+        if op.nout == 2:
+            unit["lines"].append(f"TL_LOOP_EXTI2_2(tl_exti_{name}, {fn})")
+        else:
+            mac = "TL_LOOP_EXTI1" if op.nin == 1 else "TL_LOOP_EXTI"
+            out = {("bool",): "TL_EXTI_OUT_BOOL", ("uint8",): "TL_EXTI_OUT_U8"}.get(
+                outs, "TL_EXTI_OUT_SAME")
+            unit["lines"].append(f"{mac}(tl_exti_{name}, {fn}, {out})")
         unit["exti"].append(f'    {{"{name}", -1, tl_exti_{name}}},')
         if op.nin == 2:     # a Python int operand first (0) or second (1), taken as int64
             for side in (0, 1):
                 unit["lines"].append(f"TL_LOOP_EXTI_PYINT(tl_exti_{name}_pyint{side}, "
-                                     f"tl_exti_{name}, {side})")
+                                     f"tl_exti_{name}, {side}, {op.nout})")
                 unit["exti"].append(f'    {{"{name}@pyint{side}", -1, tl_exti_{name}_pyint{side}}},')
     return [unit]
 

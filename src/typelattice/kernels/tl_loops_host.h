@@ -3138,21 +3138,20 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
 typedef void (*tl_exti_overflow_cb_t)(PyObject *ufunc, long long value, PyArray_Descr *descr,
                                       int side);
 TL_SHARED(tl_exti_overflow_cb_t tl_exti_overflow_cb, = NULL);
-#define TL_LOOP_EXTI_PYINT(NAME, INNER, SIDE)                                                    \
+#define TL_LOOP_EXTI_PYINT(NAME, INNER, SIDE, NOUT)                                              \
 static int NAME(TL_LOOP_ARGS)                                                                    \
 {                                                                                                \
     const npy_intp n = dims[0], s = st[SIDE];                                                    \
     const tl_exti_t *xs[3], *x;                                                                  \
-    PyArray_Descr *descrs[3];                                                                    \
+    PyArray_Descr *descrs[4];                                                                    \
     PyArrayMethod_Context c2 = *ctx;                                                             \
-    char *d2[3];                                                                                 \
-    npy_intp s2[3], i, one = 1;                                                                  \
+    char *d2[4];                                                                                 \
+    npy_intp s2[4], i, k, one = 1;                                                               \
     uint8_t bits;                                                                                \
     long long lo, hi;                                                                            \
     int rc = 0;                                                                                  \
     /* INNER's descriptors: the sub-byte type in place of the int64 */                          \
-    descrs[0] = ctx->descriptors[0]; descrs[1] = ctx->descriptors[1];                            \
-    descrs[2] = ctx->descriptors[2];                                                             \
+    for (k = 0; k < 2 + (NOUT); k++) descrs[k] = ctx->descriptors[k];                            \
     descrs[SIDE] = ctx->descriptors[1 - (SIDE)];                                                 \
     c2.descriptors = descrs;                                                                     \
     if (tl_exti_types(&c2, 2, 1, xs) < 0) return -1;     /* (the inputs only) */                \
@@ -3173,16 +3172,40 @@ static int NAME(TL_LOOP_ARGS)                                                   
             return -1;                                                                           \
         }                                                                                        \
     }                                                                                            \
-    s2[1 - (SIDE)] = st[1 - (SIDE)]; s2[2] = st[2]; s2[SIDE] = 0;                                \
+    for (k = 0; k < 2 + (NOUT); k++) s2[k] = st[k];                                              \
+    s2[SIDE] = 0;                                                                                \
     d2[SIDE] = (char *)&bits;                                                                    \
     /* a Python int broadcasts (stride 0): one call; else (not seen) element by element */      \
     for (i = 0; i < n && rc >= 0; i += s == 0 ? n : 1) {                                         \
         bits = (uint8_t)*(const int64_t *)(data[SIDE] + i * s);                                  \
         d2[1 - (SIDE)] = data[1 - (SIDE)] + i * st[1 - (SIDE)];                                  \
-        d2[2] = data[2] + i * st[2];                                                             \
+        for (k = 2; k < 2 + (NOUT); k++) d2[k] = data[k] + i * st[k];                            \
         rc = INNER(&c2, d2, s == 0 ? &n : &one, s2, aux);                                        \
     }                                                                                            \
     return rc;                                                                                   \
+}
+
+/* (E, E) -> (E, E): divmod */
+#define TL_LOOP_EXTI2_2(NAME, FN)                                                                \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    npy_intp i;                                                                                  \
+    const npy_intp n = dims[0];                                                                  \
+    unsigned fpe = 0;                                                                            \
+    const tl_exti_t *x[4];                                                                       \
+    uint8_t ma, mb, m1, m2, ga, gb;                                                              \
+    (void)aux;                                                                                   \
+    if (tl_exti_types(ctx, 3, 0, x) < 0) return -1;     /* (both outputs as "inputs") */        \
+    ma = TL_EXTI_MASK(x[0]), mb = TL_EXTI_MASK(x[1]), m1 = TL_EXTI_MASK(x[2]);                   \
+    m2 = TL_EXTI_MASK(x[3]), ga = TL_EXTI_SIGN(x[0]), gb = TL_EXTI_SIGN(x[1]);                   \
+    for (i = 0; i < n; i++) {                                                                    \
+        int8_t a = TL_EXTI_LD(data[0] + i * st[0], ma, ga), b = TL_EXTI_LD(data[1] + i * st[1], mb, gb); \
+        int8_t q, r;                                                                             \
+        FN(a, b, &q, &r, &fpe);                                                                  \
+        *(uint8_t *)(data[2] + i * st[2]) = (uint8_t)((uint8_t)q & m1);                          \
+        *(uint8_t *)(data[3] + i * st[3]) = (uint8_t)((uint8_t)r & m2);                          \
+    }                                                                                            \
+    return tl_finish(fpe);                                                                       \
 }
 
 /* E -> E, bool or uint8 (OUT) */
@@ -3729,6 +3752,55 @@ static int NAME(TL_LOOP_ARGS)                                                   
         tl_ext_store(x2, b2, data[2] + i * st[2], st[2], m);                                     \
     }                                                                                            \
     return tl_finish(fpe);                                                                       \
+}
+
+/* nextafter on ml_dtypes' small floats (one byte each), on their codes as ml_dtypes' own: NaN
+ * if either is NaN, b if a == b (either zero), from a zero the smallest magnitude with b's
+ * sign, else the code one step away from or toward zero (sign-magnitude codes; the unsigned
+ * e8m0 has no sign and no zero; the fnuz formats' -0 code is NaN, so there +0). The format's
+ * sign bit is found from its own casts of +-1. */
+#define TL_LOOP_EXT_NEXTAFTER(NAME)                                                              \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    npy_intp n = dims[0], i, j;                                                                  \
+    float fa[TL_BLOCK], fb[TL_BLOCK], one = 1.0f, mone = -1.0f, back, qnan = NAN;                \
+    uint8_t ca[TL_BLOCK], cb[TL_BLOCK], co[TL_BLOCK], c1, cm1, cnan, sign, negzero;              \
+    const tl_ext_t *x = tl_ext_find(ctx->descriptors[0]);                                        \
+    (void)aux;                                                                                   \
+    if (x == NULL || x->itemsize != 1 || tl_ext_find(ctx->descriptors[1]) != x                   \
+            || tl_ext_find(ctx->descriptors[2]) != x) {                                          \
+        PyGILState_STATE gs = PyGILState_Ensure();                                               \
+        PyErr_SetString(PyExc_SystemError, "typelattice: unknown small float dtype");            \
+        PyGILState_Release(gs);                                                                  \
+        return -1;                                                                               \
+    }                                                                                            \
+    x->from_f32(&one, &c1, 1, NULL, NULL);                                                       \
+    x->from_f32(&mone, &cm1, 1, NULL, NULL);                                                     \
+    x->to_f32(&cm1, &back, 1, NULL, NULL);                                                       \
+    x->from_f32(&qnan, &cnan, 1, NULL, NULL);                                                    \
+    sign = back == -1.0f ? (uint8_t)(c1 ^ cm1) : (uint8_t)0;                                     \
+    x->to_f32(&sign, &back, 1, NULL, NULL);     /* the fnuz formats: -0's code is their NaN */  \
+    negzero = sign != 0 && !isnan(back) ? sign : (uint8_t)0;                                     \
+    for (i = 0; i < n; i += TL_BLOCK) {                                                          \
+        npy_intp m = n - i < TL_BLOCK ? n - i : TL_BLOCK;                                        \
+        for (j = 0; j < m; j++) {                                                                \
+            ca[j] = *(const uint8_t *)(data[0] + (i + j) * st[0]);                               \
+            cb[j] = *(const uint8_t *)(data[1] + (i + j) * st[1]);                               \
+        }                                                                                        \
+        x->to_f32(ca, fa, m, NULL, NULL);                                                        \
+        x->to_f32(cb, fb, m, NULL, NULL);                                                        \
+        for (j = 0; j < m; j++) {                                                                \
+            if (isnan(fa[j]) || isnan(fb[j])) co[j] = cnan;                                      \
+            else if (fa[j] == fb[j]) co[j] = cb[j];                                              \
+            else if (fa[j] == 0.0f) co[j] = (uint8_t)((cb[j] & sign) | 1u);                      \
+            else {                                                                               \
+                co[j] = (uint8_t)(ca[j] + ((fb[j] > fa[j]) == (fa[j] > 0.0f) ? 1 : -1));         \
+                if (co[j] == sign && sign != 0) co[j] = negzero;    /* to zero from below */     \
+            }                                                                                    \
+        }                                                                                        \
+        for (j = 0; j < m; j++) *(uint8_t *)(data[2] + (i + j) * st[2]) = co[j];                 \
+    }                                                                                            \
+    return 0;                                                                                    \
 }
 
 /* two-output binary ops (divmod) on ml_dtypes' small floats: (E, E) -> (E, E) in float32 */
