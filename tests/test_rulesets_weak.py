@@ -343,6 +343,9 @@ def test_comparison_operators_under_an_asymmetric_table():
         tf["greater"](w, c)
     with pytest.raises(tl.TypePromotionError):      # no order promotes: the error stands
         np.array([True, False, True]) < w
+    wi = tl.weak(np.array([1, 2, -3]), rules="tensorflow")
+    with pytest.raises(tl.TypePromotionError):      # not the other order's OverflowError
+        wi < np.array([1, 2, 3], np.uint8)
 
 
 def test_weak_integers_that_do_not_fit_raise_as_python_ints_do():

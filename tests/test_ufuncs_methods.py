@@ -826,3 +826,29 @@ def test_a_reduction_with_dtype_leaves_the_plain_calls_loop_alone():
             outs.append(run.stdout)
         assert outs[0] == outs[1], (name, t, x, outs)
         assert outs[0].strip() == str([t, x, t]), outs       # the mixed loop reads x
+
+
+@pytest.mark.parametrize("name", ["add", "subtract", "maximum", "bitwise_or", "logical_or"])
+def test_accumulate_and_reduceat_into_an_out_of_another_type(name):
+    """accumulate/reduceat(x, out=o) compute in the type the rule set gives o's and x's dtypes
+    and cast into o, as NumPy's compute in their promoted type: where that loop reads x itself
+    NumPy refused it ("resolved dtypes"; int8 into uint8 is int16 here as in NumPy). Reference:
+    NumPy's method with the same out= (the same promoted types for these pairs)."""
+    uf, ref = getattr(tl, name), getattr(np, name)
+    ints = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint64]
+    for xt in ints + [np.float16]:
+        x = np.array([1, 5, 3, 2, 7, 4]).astype(xt)
+        for ot in ints + [np.float32]:
+            if xt == ot or (name == "bitwise_or" and np.float16 in (xt, ot)) \
+                    or (name == "bitwise_or" and ot == np.float32):
+                continue
+            for method, args in (("accumulate", ()), ("reduceat", ([0, 2, 3],))):
+                shape = x.shape if method == "accumulate" else (3,)
+                with np.errstate(all="ignore"):
+                    try:
+                        want = getattr(ref, method)(x, *args, out=np.zeros(shape, ot))
+                    except TypeError:
+                        continue
+                    out = np.zeros(shape, ot)
+                    got = getattr(uf, method)(x, *args, out=out)
+                assert got is out and np.array_equal(got, want), (xt, ot, method, got, want)

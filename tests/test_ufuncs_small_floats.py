@@ -133,3 +133,36 @@ def test_nextafter_every_pair_of_codes(name):
         strided = tl.nextafter(a[::-3], b[::-3])
     assert got.dtype == dt and got.tobytes() == want.tobytes()
     assert strided.tobytes() == want[::-3].tobytes()
+    # its methods feed the output back (the loop read a whole block before writing it)
+    x = np.array([2, 3, 3, 1, 1, 3, 3, 0.5, -1, 2], np.float32).astype(dt)
+    with np.errstate(all="ignore"):
+        assert tl.nextafter.reduce(x).tobytes() == np.nextafter.reduce(x).tobytes()
+        assert tl.nextafter.accumulate(x).tobytes() == np.nextafter.accumulate(x).tobytes()
+        assert (tl.nextafter.reduceat(x, [0, 4, 5]).tobytes()
+                == np.nextafter.reduceat(x, [0, 4, 5]).tobytes())
+
+
+def test_logical_ops_into_a_small_float_or_sub_byte_type():
+    """logical_and.reduce(x, dtype=float8) has no loop (NumPy: 'no loop matching'); it got the
+    bool-writing loop registered under float8 outputs, which wrote True's byte 0x01 (0.00195 as
+    float8_e4m3fn), also into a later plain call's float8 out= (fresh process: 1.0, the cast of
+    True). Reference: that plain call in a fresh process, and NumPy's cast of True."""
+    import subprocess
+    import sys
+    code = """if 1:
+        import numpy as np, ml_dtypes, typelattice as tl
+        f8 = ml_dtypes.float8_e4m3fn
+        y = np.array([1, 2, 3], f8)
+        for dt in (f8, ml_dtypes.int4):
+            for m in ("reduce", "accumulate"):
+                try:
+                    getattr(tl.logical_and, m)(y.astype(dt), dtype=dt)
+                    print("computed", m)
+                except TypeError:
+                    pass
+        print(tl.logical_and(y, y, out=np.zeros(3, f8)).astype(np.float32).tolist())
+        print(tl.logical_or.reduce(y, out=np.zeros((), f8)).astype(np.float32).tolist())
+    """
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    one = float(np.array(True).astype(ml_dtypes.float8_e4m3fn).astype(np.float32))
+    assert out.stdout.splitlines() == [str([one] * 3), str(one)], out.stdout

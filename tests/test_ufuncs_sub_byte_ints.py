@@ -242,6 +242,16 @@ def test_reduce_initial_outside_the_loop_type_raises(name, op):
     with pytest.raises(OverflowError):
         uf.reduce(x.astype(dt), initial=hi + 1, out=out)
     assert int(out.astype(np.int64)) == lo                  # the user's out= untouched
+    # dtype= of a sub-byte type for another array: the method runs on the cast array, in dt
+    with pytest.raises(OverflowError, match=f"does not fit {name}"):
+        uf.reduce(x.astype(np.int8), dtype=dt, initial=hi + 1)
+    got = uf.reduce(x.astype(np.int8), dtype=dt, initial=hi)
+    assert int(np.asarray(got).astype(np.int64)) == int(_wrap(ref.reduce(x, initial=hi), name))
+    # a call NumPy refuses names reduce(), not the check
+    with pytest.raises(TypeError, match=r"^reduce\(\)"):
+        uf.reduce(x.astype(dt), 0, None, None, False, 0, True, 1)
+    with pytest.raises(TypeError, match=r"^reduce\(\)"):
+        uf.reduce(x.astype(dt), initial=0, foo=1)
 
 
 def test_checked_reduce_is_the_method_for_every_other_call():

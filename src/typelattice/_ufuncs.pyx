@@ -1177,7 +1177,12 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
                         f"{tuple(n for n in names[:op.nin])}, rule set {r.name!r}): jax.numpy "
                         f"runs {op.name} on the unsigned sub-byte integers only; cast to a core "
                         "dtype explicitly, e.g. x.astype('int8')")
-    if ext is not None and op.name in ext[0] and all(x in (res[0], "bool", op.out) for x in res):
+    # (the loop writes the op's own output types: logical_and.reduce(float8, dtype=float8)
+    # would otherwise get the bool-writing loop under float8 outputs)
+    ext_outs = tuple("bool" if o == "bool" else res[0] if o in ("same", "real") else o
+                     for o in op.outs())
+    if ext is not None and op.name in ext[0] and tuple(res[op.nin:]) == ext_outs \
+            and all(x in (res[0], "bool", op.out) for x in res[:op.nin]):
         # an ml_dtypes small float (computed in float32) or sub-byte integer (in int8, wrapped):
         # its loop, registered on first use; a Python int with a sub-byte integer as int64, for
         # the loop to check its range (ml_dtypes' conversion would wrap it)
@@ -1699,11 +1704,13 @@ def _retry_method(uf, name, exc, *args, **kwargs):
         if dtype is not None:
             t = np.dtype(dtype)
         elif refused and isinstance(out, np.ndarray):
-            # out= alone: the loop is the join's; only where it is out's dtype is this a cast
-            t = out.dtype
-            got = uf.resolve_dtypes((t, x.dtype, None))
-            if got[0] != t or got[2] != t:
-                raise exc
+            # out= alone: NumPy's reduce-likes compute in the promoted type of out's and x's
+            # and cast into out=: here the rule set's loop type for them, asked for by dtype=
+            t = uf.resolve_dtypes((out.dtype, x.dtype, None))[2]
+            if len(args) > di:
+                args[di] = t
+            else:
+                kwargs["dtype"] = t
         else:
             raise exc
     except TypeError:
@@ -1721,28 +1728,54 @@ def _retry_method(uf, name, exc, *args, **kwargs):
     return getattr(np.ufunc, name)(uf, *args, **kwargs)
 
 
-def _check_reduce_initial(uf, array, axis=0, dtype=None, out=None, keepdims=False,
-                          initial=_NO_INITIAL, where=True):
+def _reduce_signature(array, axis=0, dtype=None, out=None, keepdims=False,
+                      initial=_NO_INITIAL, where=True):
+    pass
+
+
+cdef object _REDUCE_SIGNATURE = None
+
+
+def _check_reduce_initial(uf, *args, **kwargs):
     """Raise where an integer ``initial=`` of ``uf.reduce(array, ...)`` does not fit the loop's
-    sub-byte integer type (kernels/tl_methods.h calls it before NumPy's reduce)."""
+    sub-byte integer type (kernels/tl_methods.h calls it before NumPy's reduce): dtype=
+    names the loop type (the method computes in it, or runs again on the operand cast to it),
+    else the promoter's answer for out='s type and the array's."""
+    global _REDUCE_SIGNATURE
+    if _REDUCE_SIGNATURE is None:
+        import inspect
+        _REDUCE_SIGNATURE = inspect.signature(_reduce_signature)
+    try:
+        bound = _REDUCE_SIGNATURE.bind(*args, **kwargs).arguments
+    except TypeError:
+        return                          # NumPy's reduce names the call's own error
+    array, dtype, out = bound["array"], bound.get("dtype"), bound.get("out")
     if type(out) is tuple and len(out) == 1:
         out = out[0]
     try:
         xt = array.dtype if isinstance(array, np.ndarray) else np.asarray(array).dtype
-        first = out.dtype if isinstance(out, np.ndarray) else (
-            None if dtype is None else np.dtype(dtype))
-        if not {xt.name, getattr(first, "name", None)} & _EXTI_TYPES:
-            return
-        loop = uf.resolve_dtypes((first, xt, None), reduction=True)[0]
+        if dtype is not None:
+            loop = np.dtype(dtype)
+        else:
+            first = out.dtype if isinstance(out, np.ndarray) else None
+            if not {xt.name, getattr(first, "name", None)} & _EXTI_TYPES:
+                return
+            loop = uf.resolve_dtypes((first, xt, None), reduction=True)[0]
     except Exception:
         return                          # NumPy's reduce raises its own error
-    value = int(initial)
+    if loop.name not in _EXTI_TYPES:
+        return
+    value = int(bound["initial"])
     info = int_info(loop)
-    if loop.name in _EXTI_TYPES and not info.min <= value <= info.max:
+    if not info.min <= value <= info.max:
         raise OverflowError(
             f"{uf.__name__}.reduce({xt} array, initial={value}): initial= does not fit {loop}, "
-            f"the dtype the reduction runs in (rule set {_REGISTRY[uf][1].name!r}); ml_dtypes "
+            f"the dtype the reduction runs in (rule set {_REDUCE_RULES(uf)!r}); ml_dtypes "
             f"would wrap it")
+
+
+cdef object _REDUCE_RULES(uf):
+    return _REGISTRY[uf][1].name
 
 
 cdef object _make_ufunc(op, CompiledRules r, set types):

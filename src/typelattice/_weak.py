@@ -160,8 +160,8 @@ def _binary(name, reflected=False, inplace=False, compare=False):
                 # the operands in x's order too (they differ under an asymmetric table)
                 try:
                     return self._op(_OPERATOR_UFUNCS[_MIRRORED[name]])(other, self)
-                except TypePromotionError:
-                    pass
+                except (TypeError, ValueError, OverflowError):
+                    pass        # the written order's error stands
                 raise
         if reflected:
             return uf(other, self)

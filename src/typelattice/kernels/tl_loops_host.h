@@ -3762,7 +3762,7 @@ static int NAME(TL_LOOP_ARGS)                                                   
 #define TL_LOOP_EXT_NEXTAFTER(NAME)                                                              \
 static int NAME(TL_LOOP_ARGS)                                                                    \
 {                                                                                                \
-    npy_intp n = dims[0], i, j;                                                                  \
+    npy_intp n = dims[0], i, j, blk = TL_BLOCK;                                                  \
     float fa[TL_BLOCK], fb[TL_BLOCK], one = 1.0f, mone = -1.0f, back, qnan = NAN;                \
     uint8_t ca[TL_BLOCK], cb[TL_BLOCK], co[TL_BLOCK], c1, cm1, cnan, sign, negzero;              \
     const tl_ext_t *x = tl_ext_find(ctx->descriptors[0]);                                        \
@@ -3781,8 +3781,11 @@ static int NAME(TL_LOOP_ARGS)                                                   
     sign = back == -1.0f ? (uint8_t)(c1 ^ cm1) : (uint8_t)0;                                     \
     x->to_f32(&sign, &back, 1, NULL, NULL);     /* the fnuz formats: -0's code is their NaN */  \
     negzero = sign != 0 && !isnan(back) ? sign : (uint8_t)0;                                     \
-    for (i = 0; i < n; i += TL_BLOCK) {                                                          \
-        npy_intp m = n - i < TL_BLOCK ? n - i : TL_BLOCK;                                        \
+    /* reduce / accumulate feed the output back: one element at a time */                      \
+    if (tl_feedback(data[0], st[0], data[2], st[2], n) || tl_feedback(data[1], st[1], data[2], st[2], n)) \
+        blk = 1;                                                                                 \
+    for (i = 0; i < n; i += blk) {                                                               \
+        npy_intp m = n - i < blk ? n - i : blk;                                                  \
         for (j = 0; j < m; j++) {                                                                \
             ca[j] = *(const uint8_t *)(data[0] + (i + j) * st[0]);                               \
             cb[j] = *(const uint8_t *)(data[1] + (i + j) * st[1]);                               \
