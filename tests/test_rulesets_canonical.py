@@ -226,3 +226,48 @@ def test_dtype_call_before_any_plain_call():
     c, s = eval(out.stdout)
     assert c == [5 + 1j, 5 + 0j]
     assert s == np.sin(np.float32([5, 3])).tolist()
+
+
+@pytest.mark.parametrize("src", sorted(CANON))
+def test_reductions_read_the_canonical_operand(src):
+    """reduce/accumulate/reduceat of a 64-bit array (with dtype=, out= and where=) read it as
+    its 32-bit sibling, as the plain calls do: divide.reduce(int64) divided the whole int64
+    values (JAX x32: 5 / 3, not 8589934597 / 3). Reference: the same method on the operand
+    converted by astype to the canonical type."""
+    x = np.array(VALUES[src] * 2, dtype=src)
+    c = x.astype(CANON[src])
+    bad = []
+    for name, uf in sorted(U.items()):
+        if uf.nin != 2 or uf.nout != 1 or name in ("true_divide", "mod"):
+            continue
+        for method, args, kw in (("reduce", (), {}), ("accumulate", (), {}),
+                                 ("reduceat", ([0, 3, 4],), {}),
+                                 ("reduce", (), {"dtype": np.float32}),
+                                 ("accumulate", (), {"out": np.zeros(x.size, np.complex64)}),
+                                 ("reduce", (), {"where": np.arange(x.size) % 3 != 0,
+                                                 "initial": 1})):
+            def run(a):
+                kw2 = {k: (v.copy() if isinstance(v, np.ndarray) and k == "out" else v)
+                       for k, v in kw.items()}
+                with np.errstate(all="ignore"), warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    try:
+                        return getattr(uf, method)(a, *args, **kw2)
+                    except (TypeError, ValueError) as e:
+                        return type(e)
+            got, want = run(x), run(c)
+            if isinstance(want, type) or isinstance(got, type):
+                if got is not want:
+                    bad.append((name, method, kw, got, want))
+                continue
+            if np.asarray(got).dtype != np.asarray(want).dtype or not np.array_equal(
+                    got, want, equal_nan=np.asarray(want).dtype.kind in "fc"):
+                bad.append((name, method, list(kw), got, want))
+    assert not bad, bad[:5]
+
+
+def test_only_aliasing_rule_sets_convert_reduction_operands():
+    """jax keeps 64 bits in its reductions (reference: NumPy's sum of the int64 values)."""
+    x = np.array([2**33 + 5, 3], np.int64)
+    assert tl.add.reduce(x) == np.add.reduce(x) == 2**33 + 8
+    assert tl.divide.reduce(x) == np.float64(2**33 + 5) / 3

@@ -1675,7 +1675,8 @@ cdef extern from *:
     """
     #include "tl_methods.h"
     """
-    object tl_method_new(object ufunc, object name, object method, object check, object retry)
+    object tl_method_new(object ufunc, object name, object method, object check, object retry,
+                         object canon)
 
 
 # where reduce(array, axis, dtype, out, ...), accumulate(array, axis, dtype, out) and
@@ -1726,6 +1727,16 @@ def _retry_method(uf, name, exc, *args, **kwargs):
     else:
         kwargs["array"] = cast
     return getattr(np.ufunc, name)(uf, *args, **kwargs)
+
+
+def _canonical_operand(canon, x):
+    """x as the array the rule set reads it as: an exact ndarray of a type ``canon`` maps
+    ({int64: int32, ...} under jax32) converted by C's cast (wrapping), else x itself."""
+    if type(x) is np.ndarray:
+        t = canon.get(x.dtype)
+        if t is not None:
+            return x.astype(t)
+    return x
 
 
 def _reduce_signature(array, axis=0, dtype=None, out=None, keepdims=False,
@@ -1817,10 +1828,13 @@ cdef object _make_ufunc(op, CompiledRules r, set types):
     if op.nin == 2 and op.nout == 1:
         check = functools.partial(_check_reduce_initial, uf) \
             if _EXTI_TYPES.intersection(r.types) else None
+        canon = {dtype_of(a): dtype_of(t) for a, t in r.aliases.items()
+                 if a in _LOOP_TYPE_SET and t in _LOOP_TYPE_SET and a != t}
+        canon = functools.partial(_canonical_operand, canon) if canon else None
         for m in ("reduce", "accumulate", "reduceat"):
             uf.__dict__[m] = tl_method_new(uf, m, getattr(np.ufunc, m).__get__(uf),
                                            check if m == "reduce" else None,
-                                           functools.partial(_retry_method, uf, m))
+                                           functools.partial(_retry_method, uf, m), canon)
     slot = tl_fast_install(uf)
     if slot >= 0:
         _FAST_UFUNC.append(uf)

@@ -12,7 +12,10 @@
  *   computes in the join): accumulate refuses that loop ("the resolved dtypes are not
  *   compatible"), and the promoter refuses to answer the plain call's question with a cast to t.
  *   After a TypeError, retry(error, the method's arguments) returns the method's result on x
- *   cast to t, as NumPy's own cast would give, or raises. */
+ *   cast to t, as NumPy's own cast would give, or raises.
+ * - canon (rule sets that read a 64-bit operand as its 32-bit sibling: jax32): the array
+ *   argument is canon(array) (int64 2**33 + 5 is the int32 5), as the plain calls' canon loops
+ *   read it, before anything else; NumPy's reductions would cast it whole to their loop type. */
 #ifndef TYPELATTICE_TL_METHODS_H
 #define TYPELATTICE_TL_METHODS_H
 
@@ -28,6 +31,7 @@ typedef struct {
     PyObject *method;           /* np.ufunc's method bound to ufunc */
     PyObject *check;            /* or None */
     PyObject *retry;            /* or None */
+    PyObject *canon;            /* or None */
 } tl_method;
 
 static PyObject *tl_method_initial(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
@@ -40,10 +44,39 @@ static PyObject *tl_method_initial(PyObject *const *args, Py_ssize_t nargs, PyOb
     return NULL;
 }
 
+static PyObject *tl_method_run(tl_method *m, PyObject *const *args, size_t nargsf,
+                               PyObject *kwnames);
+
 static PyObject *tl_method_call(PyObject *self, PyObject *const *args, size_t nargsf,
                                 PyObject *kwnames)
 {
     tl_method *m = (tl_method *)self;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf), n, i;
+    PyObject *x, *r, **buf;
+    if (m->canon == Py_None || nargs < 1) return tl_method_run(m, args, nargsf, kwnames);
+    x = PyObject_CallOneArg(m->canon, args[0]);
+    if (x == NULL) return NULL;
+    if (x == args[0]) {
+        Py_DECREF(x);
+        return tl_method_run(m, args, nargsf, kwnames);
+    }
+    n = nargs + (kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0);
+    buf = (PyObject **)PyMem_Malloc(n * sizeof(PyObject *));
+    if (buf == NULL) {
+        Py_DECREF(x);
+        return PyErr_NoMemory();
+    }
+    buf[0] = x;
+    for (i = 1; i < n; i++) buf[i] = args[i];
+    r = tl_method_run(m, buf, (size_t)nargs, kwnames);
+    PyMem_Free(buf);
+    Py_DECREF(x);
+    return r;
+}
+
+static PyObject *tl_method_run(tl_method *m, PyObject *const *args, size_t nargsf,
+                               PyObject *kwnames)
+{
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf), n, i;
     PyObject *r, *t, *v, *tb, **buf;
     if (m->check != Py_None) {
@@ -121,6 +154,7 @@ static int tl_method_traverse(PyObject *self, visitproc visit, void *arg)
     Py_VISIT(m->method);
     Py_VISIT(m->check);
     Py_VISIT(m->retry);
+    Py_VISIT(m->canon);
     Py_VISIT(Py_TYPE(self));
     return 0;
 }
@@ -135,6 +169,7 @@ static void tl_method_dealloc(PyObject *self)
     Py_CLEAR(m->method);
     Py_CLEAR(m->check);
     Py_CLEAR(m->retry);
+    Py_CLEAR(m->canon);
     PyObject_GC_Del(self);
     Py_DECREF(tp);
 }
@@ -175,9 +210,9 @@ static PyType_Spec tl_method_spec = {
 
 static PyObject *tl_method_type = NULL;
 
-/* getattr(np.ufunc, name) bound to ufunc, with check and retry (None: none) */
+/* getattr(np.ufunc, name) bound to ufunc, with check, retry and canon (None: none) */
 static PyObject *tl_method_new(PyObject *ufunc, PyObject *name, PyObject *method,
-                               PyObject *check, PyObject *retry)
+                               PyObject *check, PyObject *retry, PyObject *canon)
 {
     tl_method *m;
     if (tl_method_type == NULL) {
@@ -192,6 +227,7 @@ static PyObject *tl_method_new(PyObject *ufunc, PyObject *name, PyObject *method
     Py_INCREF(method); m->method = method;
     Py_INCREF(check); m->check = check;
     Py_INCREF(retry); m->retry = retry;
+    Py_INCREF(canon); m->canon = canon;
     PyObject_GC_Track((PyObject *)m);
     return (PyObject *)m;
 }
