@@ -194,8 +194,8 @@ def test_ldexp_exponent_is_whole():
 def test_dtype_and_signature_calls():
     """dtype= naming the plain call's own dtype reads the operand as the plain call does, from
     the first call; a dtype= that fails leaves later plain calls alone (no loop registered for
-    the dtype= combination answers them); a signature forcing the input type is NumPy's cast of
-    the operand, whole (documented)."""
+    the dtype= combination answers them); a signature forcing the input type reads the
+    operand as its 32-bit sibling too (it was NumPy's cast of the whole operand)."""
     x = np.array([2**33 + 5, 3], np.int64)
     U2 = tl.make_ufuncs("jax32")
     for _ in range(2):
@@ -211,7 +211,7 @@ def test_dtype_and_signature_calls():
         U2["add"](f, np.int32(1), dtype=np.int32)
     assert U2["add"](f, np.int32(1)).dtype == np.float32
     got = U2["add"](x, np.int32(2), signature=(np.float32, np.float32, None))
-    np.testing.assert_array_equal(got, x.astype(np.float32) + np.float32(2))
+    np.testing.assert_array_equal(got, x.astype(np.int32).astype(np.float32) + np.float32(2))
 
 
 def test_dtype_call_before_any_plain_call():
@@ -271,3 +271,33 @@ def test_only_aliasing_rule_sets_convert_reduction_operands():
     x = np.array([2**33 + 5, 3], np.int64)
     assert tl.add.reduce(x) == np.add.reduce(x) == 2**33 + 8
     assert tl.divide.reduce(x) == np.float64(2**33 + 5) / 3
+
+
+@pytest.mark.parametrize("src", sorted(CANON))
+def test_dtype_and_signature_calls_read_the_canonical_operand(src):
+    """Plain calls whose dtype=/signature= choose another loop than the plain call's
+    (sin(x, dtype=bfloat16), a signature fixing float32 inputs) read a 64-bit operand as its
+    32-bit sibling, as every other path does (NumPy cast it whole). Reference: the same call on
+    the operand converted by astype; the other operand and the output are not converted."""
+    x = np.array(VALUES[src], dtype=src)
+    c = x.astype(CANON[src])
+    bf16 = np.dtype(ml_dtypes.bfloat16)
+    calls = [("sin", (x,), {"dtype": bf16}), ("sqrt", (x,), {"dtype": np.float32}),
+             ("negative", (x,), {"signature": (np.complex64, None)}),
+             ("add", (x, np.float32(2)), {"signature": (np.float32, np.float32, None)}),
+             ("multiply", (x, x), {"dtype": np.complex64}),
+             ("maximum", (np.float16(3), x), {"dtype": np.float32})]
+    for name, args, kw in calls:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                want = U[name](*[c if a is x else a for a in args], **kw)
+            except TypeError:
+                continue                # (no such loop for this source type: not the point)
+            got = U[name](*args, **kw)
+        assert got.dtype == want.dtype, (name, kw)
+        assert np.array_equal(got, want, equal_nan=True), (name, kw, got, want)
+    out = np.zeros(x.size, np.float64)      # an output of a 64-bit type is not converted
+    with np.errstate(all="ignore"):
+        got = U["sqrt"](np.abs(c), dtype=np.float32, out=out, casting="unsafe")
+    assert got is out

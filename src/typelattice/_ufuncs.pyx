@@ -282,6 +282,7 @@ cdef extern from *:
     void tl_fast_set_overflow_hook(object hook)
     void tl_fast_set_unary_hook(object hook)
     void tl_fast_set_unary_convert(int slot, int on)
+    void tl_fast_set_canon(int slot, object canon)
     int TL_FAST_NTYPES, TL_FAST_PYINT
 
 from cpython.bytes cimport PyBytes_FromStringAndSize
@@ -1825,12 +1826,14 @@ cdef object _make_ufunc(op, CompiledRules r, set types):
     _REGISTRY[uf] = (op, r)
     _SAME[uf] = same
     uf.__module__ = __name__
+    # a rule set that reads 64-bit operands as their 32-bit siblings (jax32): its reductions
+    # and dtype=/signature= calls convert such arrays first
+    canon = {dtype_of(a): dtype_of(t) for a, t in r.aliases.items()
+             if a in _LOOP_TYPE_SET and t in _LOOP_TYPE_SET and a != t}
+    canon = functools.partial(_canonical_operand, canon) if canon else None
     if op.nin == 2 and op.nout == 1:
         check = functools.partial(_check_reduce_initial, uf) \
             if _EXTI_TYPES.intersection(r.types) else None
-        canon = {dtype_of(a): dtype_of(t) for a, t in r.aliases.items()
-                 if a in _LOOP_TYPE_SET and t in _LOOP_TYPE_SET and a != t}
-        canon = functools.partial(_canonical_operand, canon) if canon else None
         for m in ("reduce", "accumulate", "reduceat"):
             uf.__dict__[m] = tl_method_new(uf, m, getattr(np.ufunc, m).__get__(uf),
                                            check if m == "reduce" else None,
@@ -1838,6 +1841,8 @@ cdef object _make_ufunc(op, CompiledRules r, set types):
     slot = tl_fast_install(uf)
     if slot >= 0:
         _FAST_UFUNC.append(uf)
+        if canon is not None:
+            tl_fast_set_canon(slot, canon)
         if op.nin == 1:
             tl_fast_set_unary_convert(slot, any(
                 _weak_dtype(r, k, None) != dtype_of(d)

@@ -277,8 +277,67 @@ static int tl_fast_precheck_int(PyObject *self, PyObject *const *args, Py_ssize_
     return 0;
 }
 
-static PyObject *tl_fast_fallback(PyObject *self, PyObject *const *args, size_t nargsf,
-                                  PyObject *kwnames)
+/* Per slot, for rule sets that read a 64-bit operand as its 32-bit sibling (jax32): canon(x)
+ * converts such an array (a new reference; x itself otherwise). A call with dtype= or
+ * signature= that fixes another loop than the plain call's would make NumPy cast the operand
+ * whole to that loop's type, so those calls get their input arrays converted first. */
+static PyObject *tl_fast_canon[TL_FAST_NSLOT];
+
+static void tl_fast_set_canon(int slot, PyObject *canon)
+{
+    if (slot < 0 || slot >= TL_FAST_NSLOT) return;
+    Py_XINCREF(canon);
+    Py_XSETREF(tl_fast_canon[slot], canon);
+}
+
+static int tl_fast_fixes_loop(PyObject *kwnames)
+{
+    Py_ssize_t i;
+    for (i = 0; kwnames != NULL && i < PyTuple_GET_SIZE(kwnames); i++) {
+        PyObject *k = PyTuple_GET_ITEM(kwnames, i);
+        if (PyUnicode_CompareWithASCIIString(k, "dtype") == 0
+                || PyUnicode_CompareWithASCIIString(k, "signature") == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static PyObject *tl_fast_fallback_args(PyObject *self, PyObject *const *args, size_t nargsf,
+                                       PyObject *kwnames);
+
+static PyObject *tl_fast_fallback(int slot, PyObject *self, PyObject *const *args,
+                                  size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf), nin = ((PyUFuncObject *)self)->nin, n, i;
+    PyObject **buf, *r;
+    int changed = 0;
+    if (tl_fast_canon[slot] == NULL || !tl_fast_fixes_loop(kwnames))
+        return tl_fast_fallback_args(self, args, nargsf, kwnames);
+    n = nargs + PyTuple_GET_SIZE(kwnames);
+    buf = (PyObject **)PyMem_Malloc((n > 0 ? n : 1) * sizeof(PyObject *));
+    if (buf == NULL) return PyErr_NoMemory();
+    for (i = 0; i < n; i++) {
+        if (i < nin && i < nargs) {
+            buf[i] = PyObject_CallOneArg(tl_fast_canon[slot], args[i]);
+            if (buf[i] == NULL) {
+                while (--i >= 0) if (i < nin) Py_DECREF(buf[i]);
+                PyMem_Free(buf);
+                return NULL;
+            }
+            changed |= buf[i] != args[i];
+        }
+        else {
+            buf[i] = args[i];
+        }
+    }
+    r = tl_fast_fallback_args(self, changed ? buf : args, nargsf, kwnames);
+    for (i = 0; i < nin && i < nargs; i++) Py_DECREF(buf[i]);
+    PyMem_Free(buf);
+    return r;
+}
+
+static PyObject *tl_fast_fallback_args(PyObject *self, PyObject *const *args, size_t nargsf,
+                                       PyObject *kwnames)
 {
     PyObject *r, *t, *v, *tb, *argt, *better;
     Py_ssize_t i, nargs = PyVectorcall_NARGS(nargsf);
@@ -371,7 +430,7 @@ static PyObject *tl_fast_unary_weak(int slot, PyObject *self, PyObject *const *a
     if (x == NULL) return NULL;
     if (x == args[0]) {
         Py_DECREF(x);
-        return tl_fast_fallback(self, args, nargsf, kwnames);
+        return tl_fast_fallback(slot, self, args, nargsf, kwnames);
     }
     buf = (PyObject **)PyMem_Malloc(n * sizeof(PyObject *));
     if (buf == NULL) {
@@ -543,7 +602,7 @@ fail:
     for (i = 0; i < nout; i++) Py_XDECREF(outs[i]);
     return NULL;
 numpy:
-    return tl_fast_fallback(self, args, nargsf, kwnames);
+    return tl_fast_fallback(slot, self, args, nargsf, kwnames);
 }
 
 /* TL_FAST_NSLOT thunks tl_fast_t_XYZ (hex index), each passing its index to tl_fast_call */
