@@ -301,3 +301,45 @@ def test_dtype_and_signature_calls_read_the_canonical_operand(src):
     with np.errstate(all="ignore"):
         got = U["sqrt"](np.abs(c), dtype=np.float32, out=out, casting="unsafe")
     assert got is out
+
+
+def test_numpy_scalars_and_casting_read_the_canonical_operand():
+    """A 64-bit NumPy scalar under dtype=/signature=, and a 64-bit array under casting=, are read
+    as their 32-bit sibling too (the scalar was read whole; casting='safe' refused float64 ->
+    float32, a cast jax32 does on entry). Reference: the same call on the converted operand."""
+    s = np.int64(2**33 + 5)
+    f32 = np.float32
+    assert U["sqrt"](s, signature=(f32, None)) == np.sqrt(f32(5))
+    assert U["add"](s, f32(1), signature=(f32, f32, None)) == f32(6)
+    assert U["negative"](s, dtype=f32) == f32(-5)
+    got = U["maximum"](np.int16([3]), np.uint64(2**32), signature=(np.float16, np.float16, None))
+    assert got.tolist() == [3.0]
+    x = np.array([1.5, 2.5, 1e-50])
+    for call in (lambda a: U["add"](a, a, casting="safe"), lambda a: U["ceil"](a, casting="no"),
+                 lambda a: U["add"](a, f32(1), out=np.zeros(3), casting="safe")):
+        want = call(x.astype(f32))
+        got = call(x)
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_a_dtype_call_first_leaves_the_plain_call_reading_canonically():
+    """In a fresh process, add(int64, float64, dtype=float32) as the op's first call made every
+    later plain add(int64, float64) read the int64 whole: NumPy cached the dtype= call's loop
+    under the DTypes the plain call's promoter answer is looked up with. Reference: the plain
+    call on the converted operands, in the same process."""
+    code = """if 1:
+        import numpy as np, typelattice as tl
+        U = tl.make_ufuncs("jax32")
+        a = np.array([2**33 + 5, -(2**31) - 7], np.int64)
+        b = np.array([0.5, 1.0])
+        for name, kw in (("add", {"dtype": np.float32}), ("less", {"dtype": bool}),
+                         ("hypot", {"dtype": np.float32})):
+            first = U[name](a, b, **kw)
+            plain = U[name](a, b)
+            want = U[name](a.astype(np.int32), b.astype(np.float32))
+            print(name, first.tolist() == want.tolist(), plain.tolist() == want.tolist(),
+                  plain.dtype == want.dtype)
+    """
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    lines = out.stdout.split("\n")
+    assert lines[:3] == [f"{n} True True True" for n in ("add", "less", "hypot")], out.stdout

@@ -286,16 +286,20 @@ def test_reduce_dtype_never_depends_on_earlier_calls(name):
 
 def test_partial_signature_in_a_fresh_process():
     """A signature fixing one input, before any call filled NumPy's dispatch cache: ldexp keeps
-    its (float, int) loop; a join that is not the fixed type raises a TypeError naming the call;
-    so does a comparison's reduce of a non-bool array. A reduction's dtype= casts the operand,
-    as NumPy's (the float64 sum in float32)."""
+    its (float, int) loop; a signature the plain call's loop satisfies takes it (uint8 + int8
+    reads uint8 and computes in int16, as the plain call and NumPy's add); a join that is not
+    the fixed type raises a TypeError naming the call; so does a comparison's reduce of a
+    non-bool array. A reduction's dtype= casts the operand, as NumPy's (the float64 sum in
+    float32)."""
     code = """if True:
         import numpy as np, typelattice as tl
         x = np.float32([1.5])
         print(tl.ldexp(x, np.int8([3]), signature=(np.float32, None, None)).tolist())
         r = tl.add.reduce(np.float64([1.5, 2.25]), dtype=np.float32)
         print(repr(r))
-        for f in (lambda: tl.add(np.uint8([1]), np.int8([1]), signature=(np.uint8, None, None)),
+        r = tl.add(np.uint8([200]), np.int8([-1]), signature=(np.uint8, None, None))
+        print(repr(r) == repr(np.add(np.uint8([200]), np.int8([-1]))))
+        for f in (lambda: tl.add(np.complex64([1]), np.float64([1]), signature=(np.complex64, None, None)),
                   lambda: tl.less.reduce(np.float32([3, 2, 1]))):
             try:
                 f()
@@ -304,7 +308,7 @@ def test_partial_signature_in_a_fresh_process():
         print(tl.add.reduce(np.float32([1.5, 2.25]), dtype=np.float64))
     """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split("\n")[:5] == ["[12.0]", repr(np.float32(3.75)), "jax.add",
+    assert out.stdout.split("\n")[:6] == ["[12.0]", repr(np.float32(3.75)), "True", "jax.add",
                                           "jax.less.reduce/accumulate of a float32 array", "3.75"]
 
 
@@ -852,3 +856,27 @@ def test_accumulate_and_reduceat_into_an_out_of_another_type(name):
                     out = np.zeros(shape, ot)
                     got = getattr(uf, method)(x, *args, out=out)
                 assert got is out and np.array_equal(got, want), (xt, ot, method, got, want)
+
+
+def test_reduce_likes_with_dtype_of_another_kind_and_out_of_their_own_type():
+    """gcd.reduce(float64, dtype=int32) and hypot.reduce(complex, dtype=float64) compute on the
+    cast operand, as NumPy's (they raised the op's ValueError for float/complex operands); an
+    out= of the method's own result type works where that type does not promote with the
+    operand's (multiply.reduce(uint4) is uint64: out= uint64 raised). Reference: NumPy's method
+    with the same dtype=, and typelattice's own result without out=."""
+    import ml_dtypes
+    x = np.array([6.0, 4.0, 10.0])
+    for uf, ref, method, dt in ((tl.gcd, np.gcd, "reduce", np.int32),
+                                (tl.lcm, np.lcm, "accumulate", np.uint8),
+                                (tl.hypot, np.hypot, "reduce", np.float64)):
+        a = x + 0j if uf is tl.hypot else x
+        got, want = getattr(uf, method)(a, dtype=dt), getattr(ref, method)(a, dtype=dt)
+        assert np.asarray(got).dtype == np.asarray(want).dtype and np.array_equal(got, want)
+    u = np.array([2, 3, 5], ml_dtypes.uint4)
+    own = tl.multiply.reduce(u)
+    out = np.zeros((), own.dtype)
+    assert tl.multiply.reduce(u, out=out) is out and out == own == 30
+    i = np.array([-1, 0, 3], ml_dtypes.int4)
+    own = tl.heaviside.reduceat(i, [0, 2])
+    out = np.zeros(2, own.dtype)
+    assert tl.heaviside.reduceat(i, [0, 2], out=out) is out and np.array_equal(out, own)

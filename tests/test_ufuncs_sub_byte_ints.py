@@ -349,3 +349,21 @@ def test_gcd_lcm_of_the_unsigned_ones(name, op):
     assert got.dtype == dt
     assert np.array_equal(got.astype(np.int64), _wrap(getattr(np, op)(a, b), name))
     assert np.array_equal(uf(a.astype(dt), 1).astype(np.int64), _wrap(getattr(np, op)(a, 1), name))
+
+
+@pytest.mark.parametrize("name", SUB)
+def test_python_int_outside_the_type_raises_under_dtype_and_signature(name):
+    """dtype=/signature= of the sub-byte type make NumPy convert a Python int with ml_dtypes'
+    setitem, which wraps (add(9, int4_array, dtype=int4) gave [-6, -7]): the same OverflowError
+    as the plain call's (and as NumPy's for int8 with dtype=int8); an int that fits computes
+    (reference: NumPy's int64 op of the values, wrapped)."""
+    dt = _dtype(name)
+    lo, hi = _range(name)
+    x = np.array([lo, hi], np.int64)
+    for kw in ({"dtype": dt}, {"signature": (dt, dt, None)}):
+        with pytest.raises(OverflowError, match=f"does not fit {name}"):
+            tl.add(hi + 1, x.astype(dt), **kw)
+        with pytest.raises(OverflowError, match=f"does not fit {name}"):
+            tl.maximum(x.astype(dt), lo - 1, **kw)
+        got = tl.add(x.astype(dt), hi, **kw)
+        assert got.dtype == dt and np.array_equal(got.astype(np.int64), _wrap(x + hi, name))

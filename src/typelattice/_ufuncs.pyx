@@ -1130,6 +1130,20 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
         msg = str(exc) if "rule set" in str(exc) else f"{exc} (rule set {r.name!r})"
         raise TypeError(f"{uf.__name__}({call}): {msg}") from None
     cdef bint reduction = op_classes[0] is None
+    if not reduction and any(f is not None for f in sig_classes) \
+            and all(c is not None for c in op_classes[:op.nin]):
+        # dtype=/signature= (a reduction's dtype=: (t, None, t) with the operand (t, x, t)):
+        # where the plain call on these operands already gives the fixed types, its loop.
+        # NumPy caches this answer under the operand DTypes, which the plain call's own
+        # re-dispatch reaches too (jax32's int64 + float64 is looked up as int32 + float32):
+        # another loop there would answer the plain call (a cast of the whole operand)
+        try:
+            plain = _loop_classes(uf, op, r, list(op_classes[:op.nin]) + [None] * op.nout,
+                                  [None] * nargs)
+        except (TypeError, ValueError):
+            plain = None
+        if plain is not None and all(f is None or f is p for f, p in zip(sig_classes, plain)):
+            return plain
     try:
         res = _resolve_names(op, r, names, fixed, reduction)
     except TypePromotionError as exc:
@@ -1226,19 +1240,6 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
             # reduce(x, dtype=bool), reduce(x, out=array of another dtype) (NumPy fixes bool
             # there): the loop reduce(x, out=bool array) takes
             classes = _logical_loop(uf, op, r, names, ["bool"] * 3, fixed)
-        elif op.nin == 2 and op.nout == 1 and sig_classes[0] is not None \
-                and sig_classes[1] is None and sig_classes[2] in (None, sig_classes[0]) \
-                and op_classes[1] is not None and op_classes[1] is not sig_classes[0] \
-                and not op_classes[1]._abstract:
-            # reduce(x, dtype=t) (signature (t, None, t)): NumPy caches this answer under the
-            # DTypes (t, x, t) that the plain call op(t_array, x_array) reaches through the
-            # promoter too, so give that call's loop where it computes in t (a mixed loop
-            # reading x, which reduce takes; accumulate refuses it, and typelattice's method
-            # then runs on x cast to t): t's own loop here would make the plain call cast x
-            plain = _loop_classes(uf, op, r, [sig_classes[0], op_classes[1], None],
-                                  [None] * nargs)
-            if plain[0] is sig_classes[0] and plain[nargs - 1] is sig_classes[0]:
-                classes = plain
         if classes is None:
             classes = [_dtype_class(r, t) for t in res]
     if not reduction:
@@ -1694,6 +1695,8 @@ def _retry_method(uf, name, exc, *args, **kwargs):
     its error), which computes in the join or reads x itself: accumulate refuses the latter
     ("the resolved dtypes are not compatible"). Raises ``exc`` where no cast applies."""
     refused = str(exc).startswith("the resolved dtypes are not compatible")
+    if not isinstance(exc, TypeError) and dtype_given(name, args, kwargs) is None:
+        raise exc                       # (a ValueError: only a dtype= asks for the cast)
     args = list(args)
     x = args[0] if args else kwargs.get("array")
     di, oi = _METHOD_DTYPE_OUT[name]
@@ -1705,10 +1708,17 @@ def _retry_method(uf, name, exc, *args, **kwargs):
         x = np.asarray(x)
         if dtype is not None:
             t = np.dtype(dtype)
-        elif refused and isinstance(out, np.ndarray):
+        elif isinstance(out, np.ndarray) and (refused or isinstance(exc, TypePromotionError)):
             # out= alone: NumPy's reduce-likes compute in the promoted type of out's and x's
-            # and cast into out=: here the rule set's loop type for them, asked for by dtype=
-            t = uf.resolve_dtypes((out.dtype, x.dtype, None))[2]
+            # and cast into out=: here the rule set's loop type for them, asked for by dtype=;
+            # where they do not promote, out= of the method's own result type (uint4's product
+            # is uint64) is that result
+            try:
+                t = uf.resolve_dtypes((out.dtype, x.dtype, None))[2]
+            except TypeError:
+                t = uf.resolve_dtypes((None, x.dtype, None), reduction=True)[2]
+                if t != out.dtype:
+                    raise exc from None
             if len(args) > di:
                 args[di] = t
             else:
@@ -1731,13 +1741,18 @@ def _retry_method(uf, name, exc, *args, **kwargs):
 
 
 def _canonical_operand(canon, x):
-    """x as the array the rule set reads it as: an exact ndarray of a type ``canon`` maps
+    """x as the rule set reads it: an exact ndarray or NumPy scalar of a type ``canon`` maps
     ({int64: int32, ...} under jax32) converted by C's cast (wrapping), else x itself."""
-    if type(x) is np.ndarray:
+    if type(x) is np.ndarray or isinstance(x, np.generic):
         t = canon.get(x.dtype)
         if t is not None:
             return x.astype(t)
     return x
+
+
+cdef object dtype_given(name, args, kwargs):
+    di = _METHOD_DTYPE_OUT[name][0]
+    return args[di] if len(args) > di else kwargs.get("dtype")
 
 
 def _reduce_signature(array, axis=0, dtype=None, out=None, keepdims=False,

@@ -245,8 +245,11 @@ static PyObject *tl_fast_args_tuple(PyObject *const *args, Py_ssize_t nargs)
 }
 
 /* A sub-byte integer loop checks a Python int operand's range element by element (ml_dtypes
- * would wrap it), so a call that runs it on no element (an empty array, where=) would not raise:
- * there, an exact Python int with an array of a user DType gets the hook's check first. */
+ * would wrap it), so a call that runs it on no element (an empty array, where=) would not raise,
+ * nor one whose dtype=/signature= chose another loop (NumPy converts the int with ml_dtypes'
+ * setitem): there, an exact Python int with an array of a user DType gets the hook's check
+ * first. */
+static int tl_fast_fixes_loop(PyObject *kwnames, int casting);
 static int tl_fast_precheck_int(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames)
 {
@@ -258,7 +261,7 @@ static int tl_fast_precheck_int(PyObject *self, PyObject *const *args, Py_ssize_
     if (side < 0 || !PyArray_Check(args[1 - side])) return 0;
     a = (PyArrayObject *)args[1 - side];
     if (PyArray_DESCR(a)->type_num < NPY_USERDEF) return 0;
-    if (PyArray_SIZE(a) != 0) {
+    if (PyArray_SIZE(a) != 0 && !tl_fast_fixes_loop(kwnames, 0)) {
         int where = 0;
         for (i = 0; kwnames != NULL && i < PyTuple_GET_SIZE(kwnames); i++)
             where |= PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, i), "where") == 0;
@@ -280,7 +283,8 @@ static int tl_fast_precheck_int(PyObject *self, PyObject *const *args, Py_ssize_
 /* Per slot, for rule sets that read a 64-bit operand as its 32-bit sibling (jax32): canon(x)
  * converts such an array (a new reference; x itself otherwise). A call with dtype= or
  * signature= that fixes another loop than the plain call's would make NumPy cast the operand
- * whole to that loop's type, so those calls get their input arrays converted first. */
+ * whole to that loop's type (and casting= check that cast), so those calls get their input
+ * arrays and NumPy scalars converted first. */
 static PyObject *tl_fast_canon[TL_FAST_NSLOT];
 
 static void tl_fast_set_canon(int slot, PyObject *canon)
@@ -290,13 +294,14 @@ static void tl_fast_set_canon(int slot, PyObject *canon)
     Py_XSETREF(tl_fast_canon[slot], canon);
 }
 
-static int tl_fast_fixes_loop(PyObject *kwnames)
+static int tl_fast_fixes_loop(PyObject *kwnames, int casting)
 {
     Py_ssize_t i;
     for (i = 0; kwnames != NULL && i < PyTuple_GET_SIZE(kwnames); i++) {
         PyObject *k = PyTuple_GET_ITEM(kwnames, i);
         if (PyUnicode_CompareWithASCIIString(k, "dtype") == 0
-                || PyUnicode_CompareWithASCIIString(k, "signature") == 0)
+                || PyUnicode_CompareWithASCIIString(k, "signature") == 0
+                || (casting && PyUnicode_CompareWithASCIIString(k, "casting") == 0))
             return 1;
     }
     return 0;
@@ -311,7 +316,8 @@ static PyObject *tl_fast_fallback(int slot, PyObject *self, PyObject *const *arg
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf), nin = ((PyUFuncObject *)self)->nin, n, i;
     PyObject **buf, *r;
     int changed = 0;
-    if (tl_fast_canon[slot] == NULL || !tl_fast_fixes_loop(kwnames))
+    /* (casting= too: NumPy would check a cast of the whole operand to the loop's type) */
+    if (tl_fast_canon[slot] == NULL || !tl_fast_fixes_loop(kwnames, 1))
         return tl_fast_fallback_args(self, args, nargsf, kwnames);
     n = nargs + PyTuple_GET_SIZE(kwnames);
     buf = (PyObject **)PyMem_Malloc((n > 0 ? n : 1) * sizeof(PyObject *));

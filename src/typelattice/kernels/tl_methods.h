@@ -7,7 +7,7 @@
  *   the loop dtype's setitem, which for ml_dtypes' int4/int2/uint4/uint2 wraps (20 as an int4 is
  *   4) where np.int8's raises, and the loop never sees the value. A call with an integer
  *   initial= runs check(reduce's arguments) first, which raises or returns.
- * - retry: NumPy looks a reduction with dtype=t (or accumulate with out= of t) up under the same
+ * - retry (after a TypeError, or a ValueError with dtype=): NumPy looks a reduction with dtype=t (or accumulate with out= of t) up under the same
  *   DTypes as the plain call op(t_array, x_array), whose typelattice loop reads x itself (or
  *   computes in the join): accumulate refuses that loop ("the resolved dtypes are not
  *   compatible"), and the promoter refuses to answer the plain call's question with a cast to t.
@@ -89,7 +89,8 @@ static PyObject *tl_method_run(tl_method *m, PyObject *const *args, size_t nargs
         }
     }
     r = PyObject_Vectorcall(m->method, args, nargsf, kwnames);
-    if (r != NULL || m->retry == Py_None || !PyErr_ExceptionMatches(PyExc_TypeError))
+    if (r != NULL || m->retry == Py_None || !(PyErr_ExceptionMatches(PyExc_TypeError)
+                                              || PyErr_ExceptionMatches(PyExc_ValueError)))
         return r;
     /* retry(error, *args, **kwargs) */
     PyErr_Fetch(&t, &v, &tb);
