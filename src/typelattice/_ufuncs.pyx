@@ -1131,9 +1131,14 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
         raise TypeError(f"{uf.__name__}({call}): {msg}") from None
     cdef bint reduction = op_classes[0] is None
     if not reduction and any(f is not None for f in sig_classes) \
-            and all(c is not None for c in op_classes[:op.nin]):
-        # dtype=/signature= (a reduction's dtype=: (t, None, t) with the operand (t, x, t)):
-        # where the plain call on these operands already gives the fixed types, its loop.
+            and all(c is not None for c in op_classes[:op.nin]) \
+            and (all(f is not None for f in sig_classes[op.nin:])
+                 or all(f is not None for f in sig_classes[:op.nin])):
+        # dtype=/signature= fixing the outputs or all inputs (a reduction's dtype=: (t, None,
+        # t) with the operand (t, x, t)): where the plain call on these operands already
+        # gives the fixed types, its loop. (A signature fixing some inputs only asks for them
+        # as the compute type: (float16, None, None) of float16 + float64 is not the plain
+        # call's float64 loop.)
         # NumPy caches this answer under the operand DTypes, which the plain call's own
         # re-dispatch reaches too (jax32's int64 + float64 is looked up as int32 + float32):
         # another loop there would answer the plain call (a cast of the whole operand)
