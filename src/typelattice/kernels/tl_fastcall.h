@@ -410,6 +410,21 @@ static inline int tl_fast_unary_weak_operand(int slot, PyObject *o)
     return tl_fast_unary_convert[slot] && (PyFloat_CheckExact(o) || PyComplex_CheckExact(o));
 }
 
+/* the n vectorcall arguments args with the first replaced by x: a PyMem buffer for the caller
+ * to free, or NULL (MemoryError set) */
+static PyObject **tl_args_with_first(PyObject *const *args, Py_ssize_t n, PyObject *x)
+{
+    Py_ssize_t i;
+    PyObject **buf = (PyObject **)PyMem_Malloc((n > 0 ? n : 1) * sizeof(PyObject *));
+    if (buf == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    buf[0] = x;
+    for (i = 1; i < n; i++) buf[i] = args[i];
+    return buf;
+}
+
 static PyObject *tl_fast_call(int slot, PyObject *self, PyObject *const *args, size_t nargsf,
                               PyObject *kwnames);
 
@@ -438,13 +453,10 @@ static PyObject *tl_fast_unary_weak(int slot, PyObject *self, PyObject *const *a
         Py_DECREF(x);
         return tl_fast_fallback(slot, self, args, nargsf, kwnames);
     }
-    buf = (PyObject **)PyMem_Malloc(n * sizeof(PyObject *));
-    if (buf == NULL) {
+    if ((buf = tl_args_with_first(args, n, x)) == NULL) {
         Py_DECREF(x);
-        return PyErr_NoMemory();
+        return NULL;
     }
-    buf[0] = x;
-    for (i = 1; i < n; i++) buf[i] = args[i];
     r = tl_fast_call(slot, self, buf, (size_t)nargs, kwnames);
     PyMem_Free(buf);
     Py_DECREF(x);

@@ -2964,6 +2964,15 @@ static const tl_ext_t *tl_ext_find(PyArray_Descr *d)
     return NULL;
 }
 
+/* a loop's descriptor that is no registered small float (SystemError, from any thread) */
+static inline int tl_ext_unknown(void)
+{
+    PyGILState_STATE gs = PyGILState_Ensure();
+    PyErr_SetString(PyExc_SystemError, "typelattice: unknown small float dtype");
+    PyGILState_Release(gs);
+    return -1;
+}
+
 /* a block of n items (stride) -> float32 */
 static void tl_ext_load(const tl_ext_t *x, const char *src, npy_intp stride, float *dst, npy_intp n)
 {
@@ -2995,10 +3004,7 @@ static int NAME(TL_LOOP_ARGS)                                                   
     const tl_ext_t *xo = BOOL_OUT ? NULL : tl_ext_find(ctx->descriptors[2]);                     \
     (void)aux;                                                                                   \
     if (xa == NULL || xb == NULL || (!BOOL_OUT && xo == NULL)) {                                 \
-        PyGILState_STATE gs = PyGILState_Ensure();                                               \
-        PyErr_SetString(PyExc_SystemError, "typelattice: unknown small float dtype");            \
-        PyGILState_Release(gs);                                                                  \
-        return -1;                                                                               \
+        return tl_ext_unknown();                                                                 \
     }                                                                                            \
     if (tl_feedback(data[0], st[0], data[2], st[2], n) || tl_feedback(data[1], st[1], data[2], st[2], n)) \
         blk = 1;                                                                                 \
@@ -3709,10 +3715,7 @@ static int NAME(TL_LOOP_ARGS)                                                   
     const tl_ext_t *xo = BOOL_OUT ? NULL : tl_ext_find(ctx->descriptors[1]);                     \
     (void)aux;                                                                                   \
     if (xa == NULL || (!BOOL_OUT && xo == NULL)) {                                               \
-        PyGILState_STATE gs = PyGILState_Ensure();                                               \
-        PyErr_SetString(PyExc_SystemError, "typelattice: unknown small float dtype");            \
-        PyGILState_Release(gs);                                                                  \
-        return -1;                                                                               \
+        return tl_ext_unknown();                                                                 \
     }                                                                                            \
     for (i = 0; i < n; i += TL_BLOCK) {                                                          \
         npy_intp m = n - i < TL_BLOCK ? n - i : TL_BLOCK;                                        \
@@ -3739,10 +3742,7 @@ static int NAME(TL_LOOP_ARGS)                                                   
     const tl_ext_t *x1 = tl_ext_find(ctx->descriptors[1]), *x2 = tl_ext_find(ctx->descriptors[2]); \
     (void)aux;                                                                                   \
     if (xa == NULL || x1 == NULL || x2 == NULL) {                                                \
-        PyGILState_STATE gs = PyGILState_Ensure();                                               \
-        PyErr_SetString(PyExc_SystemError, "typelattice: unknown small float dtype");            \
-        PyGILState_Release(gs);                                                                  \
-        return -1;                                                                               \
+        return tl_ext_unknown();                                                                 \
     }                                                                                            \
     for (i = 0; i < n; i += TL_BLOCK) {                                                          \
         npy_intp m = n - i < TL_BLOCK ? n - i : TL_BLOCK;                                        \
@@ -3769,10 +3769,7 @@ static int NAME(TL_LOOP_ARGS)                                                   
     (void)aux;                                                                                   \
     if (x == NULL || x->itemsize != 1 || tl_ext_find(ctx->descriptors[1]) != x                   \
             || tl_ext_find(ctx->descriptors[2]) != x) {                                          \
-        PyGILState_STATE gs = PyGILState_Ensure();                                               \
-        PyErr_SetString(PyExc_SystemError, "typelattice: unknown small float dtype");            \
-        PyGILState_Release(gs);                                                                  \
-        return -1;                                                                               \
+        return tl_ext_unknown();                                                                 \
     }                                                                                            \
     x->from_f32(&one, &c1, 1, NULL, NULL);                                                       \
     x->from_f32(&mone, &cm1, 1, NULL, NULL);                                                     \
@@ -3817,10 +3814,7 @@ static int NAME(TL_LOOP_ARGS)                                                   
     const tl_ext_t *x1 = tl_ext_find(ctx->descriptors[2]), *x2 = tl_ext_find(ctx->descriptors[3]); \
     (void)aux;                                                                                   \
     if (xa == NULL || xb == NULL || x1 == NULL || x2 == NULL) {                                  \
-        PyGILState_STATE gs = PyGILState_Ensure();                                               \
-        PyErr_SetString(PyExc_SystemError, "typelattice: unknown small float dtype");            \
-        PyGILState_Release(gs);                                                                  \
-        return -1;                                                                               \
+        return tl_ext_unknown();                                                                 \
     }                                                                                            \
     for (i = 0; i < n; i += TL_BLOCK) {                                                          \
         npy_intp m = n - i < TL_BLOCK ? n - i : TL_BLOCK;                                        \

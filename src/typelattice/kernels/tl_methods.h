@@ -22,6 +22,7 @@
 #include <Python.h>
 #include <structmember.h>
 #include "numpy/arrayobject.h"
+#include "tl_fastcall.h"            /* tl_args_with_first */
 
 typedef struct {
     PyObject_HEAD
@@ -51,7 +52,7 @@ static PyObject *tl_method_call(PyObject *self, PyObject *const *args, size_t na
                                 PyObject *kwnames)
 {
     tl_method *m = (tl_method *)self;
-    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf), n, i;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf), n;
     PyObject *x, *r, **buf;
     if (m->canon == Py_None || nargs < 1) return tl_method_run(m, args, nargsf, kwnames);
     x = PyObject_CallOneArg(m->canon, args[0]);
@@ -61,13 +62,10 @@ static PyObject *tl_method_call(PyObject *self, PyObject *const *args, size_t na
         return tl_method_run(m, args, nargsf, kwnames);
     }
     n = nargs + (kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0);
-    buf = (PyObject **)PyMem_Malloc(n * sizeof(PyObject *));
-    if (buf == NULL) {
+    if ((buf = tl_args_with_first(args, n, x)) == NULL) {
         Py_DECREF(x);
-        return PyErr_NoMemory();
+        return NULL;
     }
-    buf[0] = x;
-    for (i = 1; i < n; i++) buf[i] = args[i];
     r = tl_method_run(m, buf, (size_t)nargs, kwnames);
     PyMem_Free(buf);
     Py_DECREF(x);
