@@ -500,3 +500,29 @@ def test_associativity_counts_match_the_reference():
             "non_associative_triples_count"], path
         checked += 1
     assert checked >= 5
+
+
+def test_a_dtype_the_rule_set_lacks_leaves_plain_calls_alone():
+    """numpy/torch have no int4 or float8: a call with dtype=int4 fails, and it registered an
+    error loop under the operands' DTypes, which NumPy then found for every plain call of them
+    (add(uint32_array, 200) raised for the rest of the process). Reference: the same plain calls
+    in a fresh process without the failed ones."""
+    import subprocess
+    import sys
+    code = """if 1:
+        import sys, numpy as np, ml_dtypes, typelattice as tl
+        U = tl.make_ufuncs("numpy")
+        a = np.array([7, 100], np.uint32)
+        if sys.argv[1] == "fail-first":
+            for dt in (ml_dtypes.int4, ml_dtypes.float8_e4m3fn):
+                for call in (lambda: U["add"](a, 200, dtype=dt), lambda: U["sqrt"](a, dtype=dt)):
+                    try:
+                        call()
+                        print("computed")
+                    except TypeError:
+                        pass
+        print(U["add"](a, 200).tolist(), U["sqrt"](a).tolist(), U["sqrt"](a).dtype)
+    """
+    outs = [subprocess.run([sys.executable, "-c", code, order], capture_output=True, text=True,
+                           check=True).stdout for order in ("fail-first", "plain")]
+    assert outs[0] == outs[1] and outs[1].startswith("[207, 300]"), outs

@@ -343,3 +343,15 @@ def test_a_dtype_call_first_leaves_the_plain_call_reading_canonically():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     lines = out.stdout.split("\n")
     assert lines[:3] == [f"{n} True True True" for n in ("add", "less", "hypot")], out.stdout
+
+
+def test_ldexp_exponent_is_whole_under_dtype_and_signature_too():
+    """dtype=/signature= calls convert their 64-bit inputs, but ldexp's exponent stays whole
+    there too, as in its plain call (it was wrapped to 5). Reference: the plain call."""
+    x = np.array([0.1, 1.0], np.float32)
+    e = np.array([2**33 + 5, 3], np.int64)
+    with np.errstate(over="ignore"):
+        want = U["ldexp"](x, e)
+        for kw in ({"dtype": np.float32}, {"signature": (np.float32, np.int64, None)}):
+            got = U["ldexp"](x, e, **kw)
+            assert got.dtype == want.dtype and np.array_equal(got, want), kw

@@ -282,7 +282,7 @@ cdef extern from *:
     void tl_fast_set_overflow_hook(object hook)
     void tl_fast_set_unary_hook(object hook)
     void tl_fast_set_unary_convert(int slot, int on)
-    void tl_fast_set_canon(int slot, object canon)
+    void tl_fast_set_canon(int slot, object canon, int inputs)
     int TL_FAST_NTYPES, TL_FAST_PYINT
 
 from cpython.bytes cimport PyBytes_FromStringAndSize
@@ -1121,6 +1121,17 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
             ins[0] = ins[len(ins) - 1]  # (no negative indices: wraparound=False)
         labels = tuple([_class_label(c) for c in ins if c is not None])
         err = TypePromotionError(labels, r.name, hint=f"{exc.hint} (in {uf.__name__})")
+        try:
+            for c in op_classes[:op.nin]:
+                if c is not None:
+                    _operand_name(r, c)
+        except TypePromotionError:
+            pass
+        else:
+            # the operands are the rule set's: the missing type is dtype='s, out='s or the
+            # signature's, so no error loop under the operands' DTypes, where NumPy would find
+            # it for the plain call too (add(uint32, 200) raised after add(..., dtype=int4))
+            raise err from None
         err_classes = _error_loop(uf, op, r, None, err, ins)
         if err_classes is None:
             raise err from None
@@ -1862,7 +1873,8 @@ cdef object _make_ufunc(op, CompiledRules r, set types):
     if slot >= 0:
         _FAST_UFUNC.append(uf)
         if canon is not None:
-            tl_fast_set_canon(slot, canon)
+            # (ldexp's exponent stays NumPy's int64, whole, as in its plain call)
+            tl_fast_set_canon(slot, canon, 1 if op.rule == _ops.FIRST_INEXACT else 3)
         if op.nin == 1:
             tl_fast_set_unary_convert(slot, any(
                 _weak_dtype(r, k, None) != dtype_of(d)

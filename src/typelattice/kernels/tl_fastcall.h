@@ -286,12 +286,14 @@ static int tl_fast_precheck_int(PyObject *self, PyObject *const *args, Py_ssize_
  * whole to that loop's type (and casting= check that cast), so those calls get their input
  * arrays and NumPy scalars converted first. */
 static PyObject *tl_fast_canon[TL_FAST_NSLOT];
+static unsigned char tl_fast_canon_inputs[TL_FAST_NSLOT];     /* bit i: convert input i */
 
-static void tl_fast_set_canon(int slot, PyObject *canon)
+static void tl_fast_set_canon(int slot, PyObject *canon, int inputs)
 {
     if (slot < 0 || slot >= TL_FAST_NSLOT) return;
     Py_XINCREF(canon);
     Py_XSETREF(tl_fast_canon[slot], canon);
+    tl_fast_canon_inputs[slot] = (unsigned char)inputs;
 }
 
 static int tl_fast_fixes_loop(PyObject *kwnames, int casting)
@@ -324,6 +326,11 @@ static PyObject *tl_fast_fallback(int slot, PyObject *self, PyObject *const *arg
     if (buf == NULL) return PyErr_NoMemory();
     for (i = 0; i < n; i++) {
         if (i < nin && i < nargs) {
+            if (!(tl_fast_canon_inputs[slot] & (1u << i))) {
+                Py_INCREF(args[i]);
+                buf[i] = args[i];
+                continue;
+            }
             buf[i] = PyObject_CallOneArg(tl_fast_canon[slot], args[i]);
             if (buf[i] == NULL) {
                 while (--i >= 0) if (i < nin) Py_DECREF(buf[i]);
