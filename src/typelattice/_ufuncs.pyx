@@ -1711,12 +1711,12 @@ def _retry_method(uf, name, exc, *args, **kwargs):
     its error), which computes in the join or reads x itself: accumulate refuses the latter
     ("the resolved dtypes are not compatible"). Raises ``exc`` where no cast applies."""
     refused = str(exc).startswith("the resolved dtypes are not compatible")
-    if not isinstance(exc, TypeError) and dtype_given(name, args, kwargs) is None:
-        raise exc                       # (a ValueError: only a dtype= asks for the cast)
     args = list(args)
     x = args[0] if args else kwargs.get("array")
     di, oi = _METHOD_DTYPE_OUT[name]
     dtype = args[di] if len(args) > di else kwargs.get("dtype")
+    if not isinstance(exc, TypeError) and dtype is None:
+        raise exc                       # (a ValueError: only a dtype= asks for the cast)
     out = args[oi] if len(args) > oi else kwargs.get("out")
     if type(out) is tuple and len(out) == 1:
         out = out[0]
@@ -1766,11 +1766,6 @@ def _canonical_operand(canon, x):
     return x
 
 
-cdef object dtype_given(name, args, kwargs):
-    di = _METHOD_DTYPE_OUT[name][0]
-    return args[di] if len(args) > di else kwargs.get("dtype")
-
-
 def _reduce_signature(array, axis=0, dtype=None, out=None, keepdims=False,
                       initial=_NO_INITIAL, where=True):
     pass
@@ -1813,12 +1808,8 @@ def _check_reduce_initial(uf, *args, **kwargs):
     if not info.min <= value <= info.max:
         raise OverflowError(
             f"{uf.__name__}.reduce({xt} array, initial={value}): initial= does not fit {loop}, "
-            f"the dtype the reduction runs in (rule set {_REDUCE_RULES(uf)!r}); ml_dtypes "
+            f"the dtype the reduction runs in (rule set {_REGISTRY[uf][1].name!r}); ml_dtypes "
             f"would wrap it")
-
-
-cdef object _REDUCE_RULES(uf):
-    return _REGISTRY[uf][1].name
 
 
 cdef object _make_ufunc(op, CompiledRules r, set types):
