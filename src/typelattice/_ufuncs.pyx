@@ -1699,7 +1699,37 @@ cdef extern from *:
 
 # where reduce(array, axis, dtype, out, ...), accumulate(array, axis, dtype, out) and
 # reduceat(array, indices, axis, dtype, out) take dtype and out positionally
-cdef dict _METHOD_DTYPE_OUT = {"reduce": (2, 3), "accumulate": (2, 3), "reduceat": (3, 4)}
+def _reduce_signature(array, axis=0, dtype=None, out=None, keepdims=False,
+                      initial=_NO_INITIAL, where=True):
+    pass
+
+
+def _accumulate_signature(array, axis=0, dtype=None, out=None):
+    pass
+
+
+def _reduceat_signature(array, indices, axis=0, dtype=None, out=None):
+    pass
+
+
+cdef dict _METHOD_SIGNATURES = {}
+
+
+cdef object _bind_method(name, args, kwargs):
+    """(the arguments of np.ufunc.<name> (reduce, accumulate, reduceat) bound by name, out= with
+    a 1-tuple unpacked), or (None, None) where NumPy's method would refuse them."""
+    sig = _METHOD_SIGNATURES.get(name)
+    if sig is None:
+        import inspect
+        sig = _METHOD_SIGNATURES[name] = inspect.signature(
+            {"reduce": _reduce_signature, "accumulate": _accumulate_signature,
+             "reduceat": _reduceat_signature}[name])
+    try:
+        bound = sig.bind(*args, **kwargs)
+    except TypeError:
+        return None, None
+    out = bound.arguments.get("out")
+    return bound, (out[0] if type(out) is tuple and len(out) == 1 else out)
 
 
 def _retry_method(uf, name, exc, *args, **kwargs):
@@ -1711,17 +1741,14 @@ def _retry_method(uf, name, exc, *args, **kwargs):
     its error), which computes in the join or reads x itself: accumulate refuses the latter
     ("the resolved dtypes are not compatible"). Raises ``exc`` where no cast applies."""
     refused = str(exc).startswith("the resolved dtypes are not compatible")
-    args = list(args)
-    x = args[0] if args else kwargs.get("array")
-    di, oi = _METHOD_DTYPE_OUT[name]
-    dtype = args[di] if len(args) > di else kwargs.get("dtype")
+    bound, out = _bind_method(name, args, kwargs)
+    if bound is None:
+        raise exc
+    dtype = bound.arguments.get("dtype")
     if not isinstance(exc, TypeError) and dtype is None:
         raise exc                       # (a ValueError: only a dtype= asks for the cast)
-    out = args[oi] if len(args) > oi else kwargs.get("out")
-    if type(out) is tuple and len(out) == 1:
-        out = out[0]
     try:
-        x = np.asarray(x)
+        x = np.asarray(bound.arguments["array"])
         if dtype is not None:
             t = np.dtype(dtype)
         elif isinstance(out, np.ndarray) and (refused or isinstance(exc, TypePromotionError)):
@@ -1735,10 +1762,7 @@ def _retry_method(uf, name, exc, *args, **kwargs):
                 t = uf.resolve_dtypes((None, x.dtype, None), reduction=True)[2]
                 if t != out.dtype:
                     raise exc from None
-            if len(args) > di:
-                args[di] = t
-            else:
-                kwargs["dtype"] = t
+            bound.arguments["dtype"] = t
         else:
             raise exc
     except TypeError:
@@ -1746,14 +1770,10 @@ def _retry_method(uf, name, exc, *args, **kwargs):
     if x.dtype == t:
         raise exc
     try:
-        cast = x.astype(t)              # (NumPy's reduce-likes cast their operand unsafely too)
+        bound.arguments["array"] = x.astype(t)    # (NumPy's reduce-likes cast unsafely too)
     except (TypeError, ValueError):
         raise exc from None
-    if args:
-        args[0] = cast
-    else:
-        kwargs["array"] = cast
-    return getattr(np.ufunc, name)(uf, *args, **kwargs)
+    return getattr(np.ufunc, name)(uf, *bound.args, **bound.kwargs)
 
 
 def _canonical_operand(canon, x):
@@ -1766,30 +1786,15 @@ def _canonical_operand(canon, x):
     return x
 
 
-def _reduce_signature(array, axis=0, dtype=None, out=None, keepdims=False,
-                      initial=_NO_INITIAL, where=True):
-    pass
-
-
-cdef object _REDUCE_SIGNATURE = None
-
-
 def _check_reduce_initial(uf, *args, **kwargs):
     """Raise where an integer ``initial=`` of ``uf.reduce(array, ...)`` does not fit the loop's
     sub-byte integer type (kernels/tl_methods.h calls it before NumPy's reduce): dtype=
     names the loop type (the method computes in it, or runs again on the operand cast to it),
     else the promoter's answer for out='s type and the array's."""
-    global _REDUCE_SIGNATURE
-    if _REDUCE_SIGNATURE is None:
-        import inspect
-        _REDUCE_SIGNATURE = inspect.signature(_reduce_signature)
-    try:
-        bound = _REDUCE_SIGNATURE.bind(*args, **kwargs).arguments
-    except TypeError:
+    bound, out = _bind_method("reduce", args, kwargs)
+    if bound is None:
         return                          # NumPy's reduce names the call's own error
-    array, dtype, out = bound["array"], bound.get("dtype"), bound.get("out")
-    if type(out) is tuple and len(out) == 1:
-        out = out[0]
+    array, dtype = bound.arguments["array"], bound.arguments.get("dtype")
     try:
         xt = array.dtype if isinstance(array, np.ndarray) else np.asarray(array).dtype
         if dtype is not None:
@@ -1803,7 +1808,7 @@ def _check_reduce_initial(uf, *args, **kwargs):
         return                          # NumPy's reduce raises its own error
     if loop.name not in _EXTI_TYPES:
         return
-    value = int(bound["initial"])
+    value = int(bound.arguments["initial"])
     info = int_info(loop)
     if not info.min <= value <= info.max:
         raise OverflowError(
