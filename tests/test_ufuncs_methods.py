@@ -859,6 +859,46 @@ def test_accumulate_and_reduceat_into_an_out_of_another_type(name):
                 assert got is out and np.array_equal(got, want), (xt, ot, method, got, want)
 
 
+@pytest.mark.parametrize("name", ["add", "subtract", "maximum", "bitwise_or"])
+def test_accumulate_into_an_out_of_another_type_leaves_the_plain_calls_loop_alone(name):
+    """accumulate(x, out=o) asks the promoter again with signature (t, None, None), t the
+    loop type for o and x, and NumPy caches that answer under the plain call op(t_array,
+    x_array)'s own key: a cast-first loop there kept later plain calls off their mixed loop
+    (add(float64, uint64) after add.accumulate(uint64, out=int8)). Reference: every plain
+    call's loop in a fresh process without the methods."""
+    code = """if True:
+        import os, sys, numpy as np, typelattice as tl
+        uf = getattr(tl, sys.argv[1])
+        ints = ["int8", "uint8", "int16", "uint16", "int32", "uint64"]
+        if "METHODS" in os.environ:
+            for xt in ints:
+                for ot in ints + ["float32"]:
+                    x = np.array([1, 5, 3, 2, 7, 4]).astype(xt)
+                    for method, args, n in (("accumulate", (), 6), ("reduceat", ([0, 2],), 2)):
+                        try:
+                            with np.errstate(all="ignore"):
+                                getattr(uf, method)(x, *args, out=np.zeros(n, ot))
+                        except TypeError:
+                            pass
+        types = ints + ["uint32", "int64", "float16", "float32", "float64"]
+        for a in types:
+            for b in types:
+                try:
+                    with np.errstate(all="ignore"):
+                        uf(np.ones(3, a), np.ones(3, b))
+                except TypeError:
+                    continue
+                print(a, b, [str(d) for d in uf.resolve_dtypes((np.dtype(a), np.dtype(b), None))])
+    """
+    import os
+    outs = [subprocess.run([sys.executable, "-c", code, name], capture_output=True, text=True,
+                           check=True, env={**os.environ, **env}).stdout
+            for env in ({}, {"METHODS": "1"})]
+    assert outs[0].count("\n") > 50, outs[0]
+    assert outs[0] == outs[1], [line for line in outs[1].splitlines()
+                                if line not in outs[0].splitlines()]
+
+
 def test_reduce_likes_with_dtype_of_another_kind_and_out_of_their_own_type():
     """gcd.reduce(float64, dtype=int32) and hypot.reduce(complex, dtype=float64) compute on the
     cast operand, as NumPy's (they raised the op's ValueError for float/complex operands); an

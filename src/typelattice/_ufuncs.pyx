@@ -1192,6 +1192,21 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
                         f"typelattice's loop for ({', '.join(str(n) for n in names[:op.nin])})"
                         f" does not compute in {fixed[i]} (rule set {r.name!r}); cast the "
                         f"operands to {fixed[i]} first (x.astype({fixed[i]!r}))")
+    if not reduction and all(c is not None for c in op_classes[:op.nin]) \
+            and any(f is not None for f in sig_classes) \
+            and all(sig_classes[i] is None or sig_classes[i] is op_classes[i]
+                    for i in range(nargs)):
+        # a signature naming only the operands' own DTypes (NumPy's accumulate(x, out=o) asks
+        # again with (o's loop type, None, None)): NumPy caches the answer under the plain
+        # call's own key, so it must be the plain call's loop, where that computes the same
+        # types (a cast-first loop there kept later plain calls off the mixed loop)
+        try:
+            plain = _loop_classes(uf, op, r, list(op_classes), [None] * nargs)
+        except (TypeError, ValueError):
+            plain = None
+        if plain is not None and all(f is None or f is p for f, p in zip(sig_classes, plain)) \
+                and all(plain[i] is _dtype_class(r, res[i]) for i in range(op.nin, nargs)):
+            return plain
     classes = None
     if not reduction and op.name in _LOGICAL_BX and (res[0] in _EXT_TYPES or res[0] in _EXTI_TYPES
                                                      or res[1] in _EXT_TYPES or res[1] in _EXTI_TYPES):
