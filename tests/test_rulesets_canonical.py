@@ -355,3 +355,27 @@ def test_ldexp_exponent_is_whole_under_dtype_and_signature_too():
         for kw in ({"dtype": np.float32}, {"signature": (np.float32, np.int64, None)}):
             got = U["ldexp"](x, e, **kw)
             assert got.dtype == want.dtype and np.array_equal(got, want), kw
+
+
+def test_a_signature_of_the_operands_own_64_bit_types_raises_and_leaves_plain_calls_alone():
+    """ldexp(float64, int64, signature=(float64, int64, None)) asks for a loop jax32 does not
+    have; NumPy keeps the promoter's answer for the plain call of those arrays too, so its
+    canonical (float32, int32) loop made later plain calls wrap the exponent (2**33 + 3 read as
+    3). It raises now, naming the rule set. Reference: the plain call in a fresh process."""
+    code = """if True:
+        import sys, numpy as np, typelattice as tl
+        u = tl.make_ufuncs("jax32")["ldexp"]
+        x, e = np.array([1.0, 2.0]), np.array([2**33 + 3, 2], np.int64)
+        if sys.argv[1] == "signature":
+            try:
+                u(x, e, signature=(np.float64, np.int64, None))
+            except TypeError as exc:
+                print("raised", "jax32" in str(exc))
+        with np.errstate(over="ignore"):
+            r = u(x, e)
+        print(r.dtype, r.tolist(), [str(d) for d in u.resolve_dtypes((x.dtype, e.dtype, None))])
+    """
+    outs = [subprocess.run([sys.executable, "-c", code, arg], capture_output=True, text=True,
+                           check=True).stdout.splitlines() for arg in ("plain", "signature")]
+    assert outs[0] == ["float32 [inf, 8.0] ['float32', 'int64', 'float32']"], outs
+    assert outs[1] == ["raised True"] + outs[0], outs

@@ -286,29 +286,29 @@ def test_reduce_dtype_never_depends_on_earlier_calls(name):
 
 def test_partial_signature_in_a_fresh_process():
     """A signature fixing one input, before any call filled NumPy's dispatch cache: ldexp keeps
-    its (float, int) loop; a join that is not the fixed type raises a TypeError naming the call
-    (also where the plain call's mixed loop reads that input in the fixed type: uint8 + int8);
-    so does a comparison's reduce of a non-bool array; a dtype= the plain call's loop gives
-    takes it (uint8 + int8 with dtype=int16, NumPy's add's value). A reduction's dtype= casts
-    the operand, as NumPy's (the float64 sum in float32)."""
+    its (float, int) loop; a signature naming an operand's own dtype takes the plain call's
+    loop, which reads that input in that type (uint8 + int8 is int16, as after a plain call,
+    whose cached answer NumPy gives it: test_a_signature_of_the_operands_own_types_...); a
+    comparison's reduce of a non-bool array raises a TypeError naming the call; a dtype= the
+    plain call's loop gives takes it (uint8 + int8 with dtype=int16, NumPy's add's value). A
+    reduction's dtype= casts the operand, as NumPy's (the float64 sum in float32)."""
     code = """if True:
         import numpy as np, typelattice as tl
         x = np.float32([1.5])
         print(tl.ldexp(x, np.int8([3]), signature=(np.float32, None, None)).tolist())
         r = tl.add.reduce(np.float64([1.5, 2.25]), dtype=np.float32)
         print(repr(r))
-        for f in (lambda: tl.add(np.uint8([1]), np.int8([1]), signature=(np.uint8, None, None)),
-                  lambda: tl.less.reduce(np.float32([3, 2, 1]))):
-            try:
-                f()
-            except TypeError as e:
-                print(str(e).split(":")[0])
+        print(tl.add(np.uint8([1]), np.int8([1]), signature=(np.uint8, None, None)).dtype)
+        try:
+            tl.less.reduce(np.float32([3, 2, 1]))
+        except TypeError as e:
+            print(str(e).split(":")[0])
         print(tl.add.reduce(np.float32([1.5, 2.25]), dtype=np.float64))
         r = tl.add(np.uint8([200]), np.int8([-1]), dtype=np.int16)
         print(repr(r) == repr(np.add(np.uint8([200]), np.int8([-1]))))
     """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split("\n")[:6] == ["[12.0]", repr(np.float32(3.75)), "jax.add",
+    assert out.stdout.split("\n")[:6] == ["[12.0]", repr(np.float32(3.75)), "int16",
                                           "jax.less.reduce/accumulate of a float32 array", "3.75",
                                           "True"]
 
@@ -897,6 +897,80 @@ def test_accumulate_into_an_out_of_another_type_leaves_the_plain_calls_loop_alon
     assert outs[0].count("\n") > 50, outs[0]
     assert outs[0] == outs[1], [line for line in outs[1].splitlines()
                                 if line not in outs[0].splitlines()]
+
+
+def test_a_signature_of_the_operands_own_types_takes_the_plain_calls_loop_in_either_order():
+    """signature= naming only operands' own dtypes: NumPy looks it up under the plain call's
+    key, so after a plain call it gets that call's loop without asking the promoter. In a fresh
+    process it raised (uint8 + int8 with (uint8, None, None)) or, worse, answered with a loop
+    that later plain calls then took. Now both orders give the plain call's result, or raise
+    where that loop is not one the signature names. Reference: the plain call's result, in a
+    process where it ran first."""
+    code = """if True:
+        import sys, numpy as np, typelattice as tl
+        cases = [("jax", "add", "uint8", "int8"), ("jax", "maximum", "int8", "uint8"),
+                 ("jax", "multiply", "float16", "float64"), ("jax", "less", "int64", "float16"),
+                 ("jax", "arctan2", "int16", "float32"), ("numpy", "add", "int64", "uint64"),
+                 ("torch", "subtract", "uint8", "int16"), ("jax32", "add", "int64", "float32"),
+                 ("jax32", "ldexp", "float32", "int64"), ("tensorflow", "add", "int8", "int8")]
+        for rules, name, a, b in cases:
+            uf = tl.make_ufuncs(rules)[name]
+            x = np.array([-3, 100, 7]).astype(a)
+            y = np.array([2, 200, 5]).astype(b)
+            def show(**kw):
+                try:
+                    with np.errstate(all="ignore"):
+                        r = uf(x, y, **kw)
+                    return f"{r.dtype} {r.tolist()}"
+                except TypeError as exc:
+                    return "TypeError"
+            sigs = [(x.dtype, None, None), (None, y.dtype, None), (x.dtype, y.dtype, None)]
+            if sys.argv[1] == "plain-first":
+                got = [show()] + [show(signature=s) for s in sigs]
+            else:
+                got = [show(signature=s) for s in sigs] + [show()]
+                got = got[-1:] + got[:-1]
+            print(rules, name, a, b, got)
+    """
+    outs = [subprocess.run([sys.executable, "-c", code, order], capture_output=True, text=True,
+                           check=True).stdout for order in ("plain-first", "signature-first")]
+    assert outs[0] == outs[1], (outs[0], outs[1])
+    lines = outs[0].splitlines()
+    assert len(lines) == 10
+    for line in lines:
+        got = eval(line[line.index("["):])
+        if line.startswith("jax32 add"):   # its loop reads int64 as int32: not int64's loop
+            assert got[1] == got[3] == "TypeError" and got[2] == got[0], line
+        else:
+            assert got[0] != "TypeError" and got == [got[0]] * 4, line
+
+
+def test_a_signature_fixing_an_input_to_another_type_takes_that_types_plain_loop():
+    """signature=(float16, None, None) for float32 + float64 is looked up under the key of the
+    plain call on float16 and float64 arrays: it raised in a fresh process but computed after
+    that plain call. Both orders now cast the float32 operand to float16 for the (float16,
+    float64) -> float64 loop. Reference: NumPy's add on the operand cast to float16, then
+    float64; and the other order, in a fresh process."""
+    code = """if True:
+        import sys, numpy as np, typelattice as tl
+        x, y = np.float32([1.1, 2.2, 70000]), np.float64([1, 2, 3])
+        def sig():
+            with np.errstate(all="ignore"):
+                r = tl.add(x, y, signature=(np.float16, None, None))
+            print(r.dtype, r.tolist())
+        def plain():
+            r = tl.add(np.float16([1.5]), y[:1])
+            print(r.dtype, r.tolist())
+        (sig, plain)[sys.argv[1] == "plain-first"]()
+        (plain, sig)[sys.argv[1] == "plain-first"]()
+    """
+    outs = [subprocess.run([sys.executable, "-c", code, order], capture_output=True, text=True,
+                           check=True).stdout.splitlines() for order in ("signature-first",
+                                                                          "plain-first")]
+    assert outs[0] == outs[1][::-1], outs
+    with np.errstate(all="ignore"):
+        want = np.float32([1.1, 2.2, 70000]).astype(np.float16).astype(np.float64) + [1, 2, 3]
+    assert outs[0] == [f"float64 {want.tolist()}", "float64 [2.5]"], outs
 
 
 def test_reduce_likes_with_dtype_of_another_kind_and_out_of_their_own_type():

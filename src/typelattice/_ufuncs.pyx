@@ -1147,9 +1147,7 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
                  or all(f is not None for f in sig_classes[:op.nin])):
         # dtype=/signature= fixing the outputs or all inputs (a reduction's dtype=: (t, None,
         # t) with the operand (t, x, t)): where the plain call on these operands already
-        # gives the fixed types, its loop. (A signature fixing some inputs only asks for them
-        # as the compute type: (float16, None, None) of float16 + float64 is not the plain
-        # call's float64 loop.)
+        # gives the fixed types, its loop.
         # NumPy caches this answer under the operand DTypes, which the plain call's own
         # re-dispatch reaches too (jax32's int64 + float64 is looked up as int32 + float32):
         # another loop there would answer the plain call (a cast of the whole operand)
@@ -1160,6 +1158,30 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
             plain = None
         if plain is not None and all(f is None or f is p for f, p in zip(sig_classes, plain)):
             return plain
+    if not reduction and all(c is not None for c in op_classes[:op.nin]) \
+            and any(f is not None for f in sig_classes[:op.nin]) \
+            and all(f is None for f in sig_classes[op.nin:]):
+        # a signature fixing inputs only: NumPy caches the answer under the operand DTypes with
+        # the fixed ones in place, the key of the plain call on arrays of those dtypes, and
+        # answers from that call's entry without asking once it ran. So that call's loop
+        # answers in any order, where it is one the signature names (add(int8, uint8,
+        # signature=(int8, None, None)) is the (int8, uint8) -> int16 loop; (float16, None,
+        # None) for float32 + float64 casts the float32 operand to float16 for the (float16,
+        # float64) loop), else a TypeError. (NumPy's accumulate(x, out=o) asks again with
+        # (o's loop type, None, None): a cast-first loop there kept later plain calls off the
+        # mixed loop; jax32's ldexp(float64, int64, signature=(float64, int64, None)) left
+        # them wrapping the exponent.)
+        key = [sig_classes[i] if sig_classes[i] is not None else op_classes[i]
+               for i in range(nargs)]
+        plain = _loop_classes(uf, op, r, key, [None] * nargs)
+        if all(f is None or f is p for f, p in zip(sig_classes, plain)):
+            return plain
+        asked = ", ".join(_class_label(f) if f is not None else "None" for f in sig_classes)
+        given = ", ".join(_class_label(c) for c in key[:op.nin])
+        raise TypeError(f"{uf.__name__}: signature=({asked}) names a loop rule set "
+                        f"{r.name!r} does not have: it computes ({given}) in "
+                        f"({', '.join(_class_label(p) for p in plain)}); cast the operands "
+                        "first (x.astype(...)) or leave signature= out")
     try:
         res = _resolve_names(op, r, names, fixed, reduction)
     except TypePromotionError as exc:
@@ -1192,21 +1214,6 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
                         f"typelattice's loop for ({', '.join(str(n) for n in names[:op.nin])})"
                         f" does not compute in {fixed[i]} (rule set {r.name!r}); cast the "
                         f"operands to {fixed[i]} first (x.astype({fixed[i]!r}))")
-    if not reduction and all(c is not None for c in op_classes[:op.nin]) \
-            and any(f is not None for f in sig_classes) \
-            and all(sig_classes[i] is None or sig_classes[i] is op_classes[i]
-                    for i in range(nargs)):
-        # a signature naming only the operands' own DTypes (NumPy's accumulate(x, out=o) asks
-        # again with (o's loop type, None, None)): NumPy caches the answer under the plain
-        # call's own key, so it must be the plain call's loop, where that computes the same
-        # types (a cast-first loop there kept later plain calls off the mixed loop)
-        try:
-            plain = _loop_classes(uf, op, r, list(op_classes), [None] * nargs)
-        except (TypeError, ValueError):
-            plain = None
-        if plain is not None and all(f is None or f is p for f, p in zip(sig_classes, plain)) \
-                and all(plain[i] is _dtype_class(r, res[i]) for i in range(op.nin, nargs)):
-            return plain
     classes = None
     if not reduction and op.name in _LOGICAL_BX and (res[0] in _EXT_TYPES or res[0] in _EXTI_TYPES
                                                      or res[1] in _EXT_TYPES or res[1] in _EXTI_TYPES):
