@@ -303,6 +303,19 @@ def test_weak_ints_must_fit_where_they_are_made_and_under_dtype():
     assert tl.add(x, tl.weak(np.array([3])), dtype=np.int8).tolist() == [4, 4, 4]
 
 
+def test_dtype_none_and_a_signature_of_nones_leave_a_weak_array_weak():
+    """NumPy takes dtype=None and signature=(None, None, None) as not given: a weak array
+    there promotes as in the plain call (it was taken at its materialized int64/float64).
+    Reference: the plain call."""
+    x = np.ones(3, np.int8)
+    for w in (tl.weak(np.array([3])), tl.weak(np.array([2.5]))):
+        want = tl.add(x, w)
+        assert want.dtype == tl.result_type(x, w)
+        for kw in ({"dtype": None}, {"signature": (None, None, None)}):
+            got = tl.add(x, w, **kw)
+            assert got.dtype == want.dtype and np.array_equal(got, want), (w, kw)
+
+
 def test_in_place_operators_keep_the_array_and_its_weak_type():
     w = tl.weak(np.asarray([1.0, 2.0]))
     view = w[:]

@@ -2,6 +2,8 @@
 Python int/float/complex), against the independent model in ufunc_reference.py."""
 import pickle
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -67,7 +69,9 @@ def test_resolve_dtypes_agrees_with_calls(name):
                 bad.append(f"{a}|{b}: {got} vs {want}")
             cin = compute_dtypes(name, a, b)
             fused = (name, got[0].name, got[1].name, cin[0]) in _ufuncs.fused_loops()
-            kind = _ufuncs.mixed_loop_kind(uf, ins + got[2:])
+            # (a logical op's (bool, x) loop takes a Python scalar as the join's type x)
+            kind = _ufuncs.mixed_loop_kind(uf, ins + got[2:]) or \
+                _ufuncs.mixed_loop_kind(uf, got)
             weak = kind == "weak"
             for k, d, c in zip((a, b), got[:2], cin):
                 # an input is converted to the compute dtype, or read as it is by a loop that
@@ -85,6 +89,47 @@ def test_resolve_dtypes_agrees_with_calls(name):
                         and not int32_exp:
                     bad.append(f"{a}|{b}: inputs {got[:2]} vs {cin}")
     assert not bad, "\n".join(bad)
+
+
+def test_a_logical_op_with_a_python_scalar_first_leaves_the_array_calls_loop_alone():
+    """logical_and(2.5, bool_array) registered the blocked (float64, bool) loop, which a later
+    logical_and(float64_array, bool_array) then took instead of its one-pass (float64, bool)
+    -> bool loop (about 3x slower). A Python scalar with a bool array now takes that logical
+    loop too (the scalar in the join's type). Reference: NumPy's op on the operands cast to
+    the join; the loop the array call gets in a process where it runs first."""
+    code = """if True:
+        import sys, numpy as np, typelattice as tl
+        b = np.array([True, False, True, True])
+        x = {"float64": np.array([2.5, 0.0, 0.0, 1e-300]), "int64": np.array([3, 0, 0, -1]),
+             "complex128": np.array([1j, 0, 0, 1])}
+        for name in ("logical_and", "logical_or", "logical_xor"):
+            uf = getattr(tl, name)
+            for v in (2.5, 0.0, 1e-300, 3, 0, 1j, 0j):
+                if sys.argv[1] == "scalar-first":
+                    print(name, v, uf(v, b).tolist(), uf(b, v).tolist())
+            for t, a in x.items():
+                print(name, t, uf(a, b).tolist(), uf(b, a).tolist(),
+                      tl._ufuncs.mixed_loop_kind(uf, (t, "bool", "bool")),
+                      tl._ufuncs.mixed_loop_kind(uf, ("bool", t, "bool")))
+            if sys.argv[1] == "array-first":
+                for v in (2.5, 0.0, 1e-300, 3, 0, 1j, 0j):
+                    print(name, v, uf(v, b).tolist(), uf(b, v).tolist())
+    """
+    outs = [subprocess.run([sys.executable, "-c", code, order], capture_output=True, text=True,
+                           check=True).stdout.splitlines()
+            for order in ("array-first", "scalar-first")]
+    assert sorted(outs[0]) == sorted(outs[1]), outs
+    b = np.array([True, False, True, True])
+    for line in outs[0]:
+        name, v, rest = line.split(" ", 2)
+        ref = getattr(np, name)
+        if v in ("float64", "int64", "complex128"):
+            assert rest.endswith("logical logical"), line
+            continue
+        v = complex(v) if "j" in v else float(v) if "." in v or "e" in v else int(v)
+        t = tl.result_type(v, b).type
+        want = ref(np.full(4, v, t), b.astype(t)).tolist()
+        assert rest == f"{want} {want}", line
 
 
 FLOATS = ("float16", "bfloat16", "float32", "float64")

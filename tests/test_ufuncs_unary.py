@@ -126,6 +126,8 @@ def test_lone_python_scalar_of_a_unary_op_takes_the_rule_sets_type(rules):
                 assert got.dtype == want, (name, x, got.dtype, want)
                 assert got == getattr(np, name)(want.type(x)), (name, x, got)
                 assert U[name](x, dtype=None).dtype == want     # (NumPy's default dtype=)
+                # a signature of Nones fixes nothing either (it took NumPy's float64)
+                assert U[name](x, signature=(None, None)).dtype == want
     assert U["sqrt"](3).dtype == U["sqrt"].resolve_dtypes((int, None))[1]
     if rules == "torch":                # dtype= takes x as given, not rounded to float32
         assert U["sqrt"](0.1, dtype=np.float64) == np.sqrt(0.1)

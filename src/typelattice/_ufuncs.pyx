@@ -892,12 +892,16 @@ cdef object _logical_loop(uf, op, CompiledRules r, names, res, fixed=(None, None
     if names[x] == "bool" or fixed[x] is not None or fixed[1 - x] not in (None, "bool") \
             or fixed[2] not in (None, "bool"):
         return None
-    loops = _LOGICAL_BX if names[x] in _LOOP_TYPE_SET else \
-        _LOGICAL_BE if names[x] in _EXT_TYPES or names[x] in _EXTI_TYPES else None
+    # a weak Python scalar as the type the join gives it (its truth value there: 1e-50 is
+    # False in float32), which is the loop a later call of two arrays finds too
+    t = names[x] if names[x] in _LOOP_TYPE_SET or names[x] in _EXT_TYPES \
+        or names[x] in _EXTI_TYPES else res[x]
+    loops = _LOGICAL_BX if t in _LOOP_TYPE_SET else \
+        _LOGICAL_BE if t in _EXT_TYPES or t in _EXTI_TYPES else None
     if loops is None:
         return None
     classes = [_dtype_class(r, "bool")] * 3
-    classes[x] = _dtype_class(r, names[x])
+    classes[x] = _dtype_class(r, t)
     classes = tuple(classes)
     key = (uf, classes)
     if key not in _MIXED_DONE:
@@ -1649,6 +1653,16 @@ cdef object _weak_dtype(CompiledRules r, kind, call):
     return dt
 
 
+def fixes_loop_types(dtype, signature):
+    """Whether a call's dtype=/signature= fix any loop type: NumPy takes None and a signature of
+    Nones as not given."""
+    if dtype is not None:
+        return True
+    if isinstance(signature, tuple):
+        return any(t is not None for t in signature)
+    return signature is not None
+
+
 # (ufunc, Python scalar type) -> (the dtype it takes alone, that int range, the loop type)
 cdef dict _UNARY_WEAK = {}
 
@@ -1659,9 +1673,10 @@ def _unary_weak_operand(uf, x, kwnames, kwvalues):
     loop type the promoter gives its weak type (torch's sqrt of a Python int: float32), an int
     first range-checked against the type x alone takes, as the binary ops check it; ``x``
     itself under dtype=/signature= (other than None)."""
-    if kwnames is not None and any(v is not None for k, v in zip(kwnames, kwvalues)
-                                   if k == "dtype" or k == "signature"):
-        return x
+    if kwnames is not None:
+        kw = dict(zip(kwnames, kwvalues))
+        if fixes_loop_types(kw.get("dtype"), kw.get("signature")):
+            return x
     key = (uf, type(x))
     hit = _UNARY_WEAK.get(key)
     if hit is None:
