@@ -132,6 +132,26 @@ def test_a_logical_op_with_a_python_scalar_first_leaves_the_array_calls_loop_alo
         assert rest == f"{want} {want}", line
 
 
+def test_the_error_of_a_pair_that_does_not_promote_names_arrays_as_arrays_in_any_order():
+    """A failed add(2.5, int4_array) registered the error loop of (float64, int4) naming the
+    operands ('f*', 'int4'), so a later float64 array with an int4 array was reported as a
+    weak float. Reference: the message of the array call in a process where it runs first."""
+    code = """if True:
+        import sys, numpy as np, ml_dtypes, typelattice as tl
+        i4 = np.array([1, 2], ml_dtypes.int4)
+        calls = [lambda: tl.add(2.5, i4), lambda: tl.add(np.array([2.5, 1.0]), i4)]
+        for f in (calls if sys.argv[1] == "scalar-first" else calls[::-1]):
+            try:
+                f()
+            except tl.TypePromotionError as exc:
+                print(exc.operands, "rule set 'jax'" in str(exc))
+    """
+    outs = [subprocess.run([sys.executable, "-c", code, order], capture_output=True, text=True,
+                           check=True).stdout.splitlines()
+            for order in ("array-first", "scalar-first")]
+    assert outs[0] == outs[1] == ["('float64', 'int4') True"] * 2, outs
+
+
 FLOATS = ("float16", "bfloat16", "float32", "float64")
 
 

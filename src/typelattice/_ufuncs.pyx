@@ -1347,20 +1347,31 @@ cdef object _error_loop(uf, op, CompiledRules r, names, exc, in_classes=None):
         classes = tuple(in_classes) + (concrete[0],) * op.nout
         hint = exc.hint
     else:
-        ins = []
+        ins, labels, weak = [], [], []
         for t in names[:2]:
             w = r.weak_target(t) if t in r.index else None
             d = dtype_of(w if w is not None else t)
             if d is None:
                 return None
             ins.append(type(d))
+            labels.append(w if w is not None else t)
+            if w is not None:
+                weak.append(f"a Python scalar of type {t} is read as {w}")
+        if weak:
+            try:            # (a rule set may join the materialized types but not the weak one)
+                _resolve_names(op, r, labels + [None] * op.nout, [None] * (2 + op.nout), False)
+                return None
+            except (TypeError, ValueError):
+                pass
         classes = tuple(ins) + (ins[0],) * op.nout
-        hint = f"(in {r.name}.{op.name})"
+        # (the loop raises for arrays of these dtypes too: named as such, not as the weak type
+        # of the call that registered it)
+        hint = f"(in {r.name}.{op.name}{'; ' if weak else ''}{'; '.join(weak)})"
     if (uf, classes) in _LOOP_OF or (uf, classes) in _MIXED_DONE:
         return None     # a real loop holds these DTypes (the error is dtype='s: float16 in anvil)
     key = (slot, classes)
     if key not in _ERR_INFO:
-        _ERR_INFO[key] = (exc.operands, exc.rules, hint)
+        _ERR_INFO[key] = (tuple(labels) if in_classes is None else exc.operands, exc.rules, hint)
         _add_spec(uf, op, classes, NULL, NULL, NULL, tl_err_resolvers[slot], b"tl_error",
                   False, None, tl_err_get_loop_ptr)
     return classes
