@@ -309,7 +309,7 @@ def test_partial_signature_in_a_fresh_process():
     """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split("\n")[:6] == ["[12.0]", repr(np.float32(3.75)), "int16",
-                                          "jax.less.reduce/accumulate of a float32 array", "3.75",
+                                          "jax.less.reduce of a float32 array", "3.75",
                                           "True"]
 
 
@@ -971,6 +971,37 @@ def test_a_signature_fixing_an_input_to_another_type_takes_that_types_plain_loop
     with np.errstate(all="ignore"):
         want = np.float32([1.1, 2.2, 70000]).astype(np.float16).astype(np.float64) + [1, 2, 3]
     assert outs[0] == [f"float64 {want.tolist()}", "float64 [2.5]"], outs
+
+
+def test_a_comparisons_reduce_likes_into_out_raise_one_error_in_any_order():
+    """less.accumulate(float32_array, out=uint8_array): NumPy asks again for a (bool, float32)
+    loop; the error named a signature the caller never gave, and after a plain
+    less(bool_array, float32_array) it was NumPy's generic no-loop error. Both orders now say
+    why (a comparison's bool cannot be folded with a float32), as reduce without out= does.
+    Reference: the other call order, in a fresh process."""
+    code = """if True:
+        import sys, numpy as np, typelattice as tl
+        x = np.array([0.5, -1.5, 3.0], np.float32)
+        if sys.argv[1] == "plain-first":
+            tl.less(np.array([True, False, True]), x)
+        for f in (lambda: tl.less.accumulate(x, out=np.zeros(3, np.uint8)),
+                  lambda: tl.equal.reduceat(x, [0, 2], out=np.zeros(2, np.int8)),
+                  lambda: tl.greater.reduce(x, out=np.zeros((), bool)),
+                  lambda: tl.less.reduce(x)):
+            try:
+                f()
+            except TypeError as exc:
+                print(str(exc))
+    """
+    outs = [subprocess.run([sys.executable, "-c", code, order], capture_output=True, text=True,
+                           check=True).stdout.splitlines() for order in ("fresh", "plain-first")]
+    assert outs[0] == outs[1], outs
+    assert [line.split(" of a")[0] for line in outs[0]] == \
+        ["jax.less.accumulate", "jax.equal.reduceat", "jax.greater.reduce", "jax.less.reduce"]
+    assert all("each step gives a bool, not a float32" in line and "rule set 'jax'" in line
+               for line in outs[0]), outs
+    assert tl.less.accumulate(np.float32([1, 2, 0.5]), dtype=bool).tolist() == \
+        np.less.accumulate(np.float32([1, 2, 0.5]).astype(bool)).tolist()
 
 
 def test_reduce_likes_with_dtype_of_another_kind_and_out_of_their_own_type():

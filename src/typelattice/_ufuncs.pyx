@@ -1795,6 +1795,16 @@ def _retry_method(uf, name, exc, *args, **kwargs):
     dtype = bound.arguments.get("dtype")
     if not isinstance(exc, TypeError) and dtype is None:
         raise exc                       # (a ValueError: only a dtype= asks for the cast)
+    op, r = _REGISTRY[uf]
+    x = bound.arguments["array"]
+    if dtype is None and op.out == "bool" and op.name not in _LOGICAL_BX \
+            and isinstance(x, np.ndarray) and x.dtype != np.bool_:
+        # a comparison into out=: NumPy asks again for a (bool, x) loop, whose error (or its
+        # generic one, once the plain call's loop is cached) would name a signature not given
+        raise TypeError(f"{uf.__name__}.{name} of a {x.dtype} array: each step gives a bool, "
+                        f"not a {x.dtype} to combine with the next element (rule set "
+                        f"{r.name!r}); {name} x.astype('bool'), as NumPy's dtype= would") \
+            from None
     try:
         x = np.asarray(bound.arguments["array"])
         if dtype is not None:
