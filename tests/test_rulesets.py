@@ -477,6 +477,17 @@ def test_promotion_error_suggests_a_cast_that_loses_nothing():
             tl.promote_types(a, b, rules="jax_strict")
 
 
+def test_the_suggested_cast_does_not_depend_on_the_order_of_the_rule_sets_types():
+    """Where the rule set lacks the operand's type (float8 under numpy/torch), the suggestion is
+    its next wider type of the same kind: of float16 and bfloat16, float16, whatever order the
+    set of types iterates in (it followed PYTHONHASHSEED)."""
+    from typelattice._errors import _suggest
+    types = list(tl.get_rules("numpy").types)
+    for order in (types, types[::-1], sorted(types), sorted(types, reverse=True)):
+        assert _suggest(("float8_e4m3fn",), order) == "float16", order
+        assert _suggest(("float4_e2m1fn", "float8_e5m2"), order) == "float16", order
+
+
 def test_jax_weak_flag_matches_the_reference():
     """A cell printed as i*/f*/c* in the jax.numpy table is a weak result; others are strong."""
     data = ref("jax_doc_jax_numpy.json")

@@ -379,3 +379,17 @@ def test_a_signature_of_the_operands_own_64_bit_types_raises_and_leaves_plain_ca
                            check=True).stdout.splitlines() for arg in ("plain", "signature")]
     assert outs[0] == ["float32 [inf, 8.0] ['float32', 'int64', 'float32']"], outs
     assert outs[1] == ["raised True"] + outs[0], outs
+
+
+def test_dtype_none_and_a_signature_of_nones_leave_the_call_plain():
+    """NumPy takes dtype=None and signature=(None, None, None) as not given: the call converts
+    nothing first, so an OverflowError names the operand the caller passed (it named the
+    converted "uint32 array"). Reference: the plain call's error."""
+    a = np.array([1, 2], np.uint64)
+    with pytest.raises(OverflowError) as plain:
+        U["add"](a, 2**40)
+    assert "uint64 array" in str(plain.value)
+    for kw in ({"dtype": None}, {"signature": (None, None, None)}):
+        with pytest.raises(OverflowError) as got:
+            U["add"](a, 2**40, **kw)
+        assert str(got.value) == str(plain.value), kw

@@ -97,8 +97,13 @@ def _suggest(names, known=None):
     if known is not None and target not in known:
         kind = [t for t in known if _rank(t)[0] == _rank(target)[0] and t[-1:] not in "*?"]
         wider = [t for t in kind if _rank(t) > _rank(target)]
-        if wider or kind:
-            target = min(wider, key=_rank) if wider else max(kind, key=_rank)
+        # (of types as wide, the IEEE or C one: float16 before bfloat16 and the float8s; the
+        # name last, for one answer whatever the set's order)
+        plain = lambda t: t.rstrip("0123456789") in ("float", "int", "uint", "complex")  # noqa: E731
+        if wider:
+            target = min(wider, key=lambda t: (_rank(t), not plain(t), t))
+        elif kind:
+            target = max(kind, key=lambda t: (_rank(t), plain(t), t))
     return target
 
 

@@ -249,7 +249,7 @@ static PyObject *tl_fast_args_tuple(PyObject *const *args, Py_ssize_t nargs)
  * nor one whose dtype=/signature= chose another loop (NumPy converts the int with ml_dtypes'
  * setitem): there, an exact Python int with an array of a user DType gets the hook's check
  * first. */
-static int tl_fast_fixes_loop(PyObject *kwnames, int casting);
+static int tl_fast_fixes_loop(PyObject *kwnames, PyObject *const *kwvalues, int casting);
 static int tl_fast_precheck_int(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames)
 {
@@ -261,7 +261,7 @@ static int tl_fast_precheck_int(PyObject *self, PyObject *const *args, Py_ssize_
     if (side < 0 || !PyArray_Check(args[1 - side])) return 0;
     a = (PyArrayObject *)args[1 - side];
     if (PyArray_DESCR(a)->type_num < NPY_USERDEF) return 0;
-    if (PyArray_SIZE(a) != 0 && !tl_fast_fixes_loop(kwnames, 0)) {
+    if (PyArray_SIZE(a) != 0 && !tl_fast_fixes_loop(kwnames, args + nargs, 0)) {
         int where = 0;
         for (i = 0; kwnames != NULL && i < PyTuple_GET_SIZE(kwnames); i++)
             where |= PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, i), "where") == 0;
@@ -296,15 +296,26 @@ static void tl_fast_set_canon(int slot, PyObject *canon, int inputs)
     tl_fast_canon_inputs[slot] = (unsigned char)inputs;
 }
 
-static int tl_fast_fixes_loop(PyObject *kwnames, int casting)
+/* Does a keyword fix a loop type (dtype=, signature=; casting= if asked)? NumPy takes
+ * dtype=None and a signature of Nones as not given. */
+static int tl_fast_fixes_loop(PyObject *kwnames, PyObject *const *kwvalues, int casting)
 {
-    Py_ssize_t i;
+    Py_ssize_t i, j;
     for (i = 0; kwnames != NULL && i < PyTuple_GET_SIZE(kwnames); i++) {
-        PyObject *k = PyTuple_GET_ITEM(kwnames, i);
-        if (PyUnicode_CompareWithASCIIString(k, "dtype") == 0
-                || PyUnicode_CompareWithASCIIString(k, "signature") == 0
-                || (casting && PyUnicode_CompareWithASCIIString(k, "casting") == 0))
+        PyObject *k = PyTuple_GET_ITEM(kwnames, i), *v = kwvalues[i];
+        if (casting && PyUnicode_CompareWithASCIIString(k, "casting") == 0)
             return 1;
+        if (PyUnicode_CompareWithASCIIString(k, "dtype") != 0
+                && PyUnicode_CompareWithASCIIString(k, "signature") != 0)
+            continue;
+        if (PyTuple_Check(v)) {
+            for (j = 0; j < PyTuple_GET_SIZE(v) && PyTuple_GET_ITEM(v, j) == Py_None; j++)
+                ;
+            if (j < PyTuple_GET_SIZE(v)) return 1;
+        }
+        else if (v != Py_None) {
+            return 1;
+        }
     }
     return 0;
 }
@@ -319,7 +330,7 @@ static PyObject *tl_fast_fallback(int slot, PyObject *self, PyObject *const *arg
     PyObject **buf, *r;
     int changed = 0;
     /* (casting= too: NumPy would check a cast of the whole operand to the loop's type) */
-    if (tl_fast_canon[slot] == NULL || !tl_fast_fixes_loop(kwnames, 1))
+    if (tl_fast_canon[slot] == NULL || !tl_fast_fixes_loop(kwnames, args + nargs, 1))
         return tl_fast_fallback_args(self, args, nargsf, kwnames);
     n = nargs + PyTuple_GET_SIZE(kwnames);
     buf = (PyObject **)PyMem_Malloc((n > 0 ? n : 1) * sizeof(PyObject *));
