@@ -152,6 +152,35 @@ def test_the_error_of_a_pair_that_does_not_promote_names_arrays_as_arrays_in_any
     assert outs[0] == outs[1] == ["('float64', 'int4') True"] * 2, outs
 
 
+def test_logical_ops_of_a_scalar_and_a_bool_array_or_a_bool_and_an_array():
+    """The (bool, x) loops' stride-0 paths (one operand a scalar, NumPy scalar, 0-d or
+    broadcast array): x's truth value read once, or the bool once. Reference: NumPy's logical
+    op on x.astype(bool) (NaN and -0.0 included), in both operand orders."""
+    import ml_dtypes
+    rng = np.random.default_rng(5)
+    b = rng.random(300) > 0.5
+    specials = [0.0, -0.0, 1.0, np.nan, np.inf, 1e-40, -3.0]
+    for dt in (np.int8, np.uint16, np.int32, np.int64, np.float16, np.float32, np.float64,
+               np.complex64, np.complex128, ml_dtypes.bfloat16):
+        vals = np.array(specials if np.dtype(dt).kind in "fcV" or dt is ml_dtypes.bfloat16
+                        else [0, 1, -1 if np.dtype(dt).kind == "i" else 7], dtype=dt)
+        if np.dtype(dt).kind == "c":
+            vals = np.concatenate([vals, np.array([1j, -0.0j], dt)])
+        xs = rng.integers(-2, 3, 300).astype(dt)
+        for name in ("logical_and", "logical_or", "logical_xor"):
+            uf, ref = getattr(tl, name), getattr(np, name)
+            for v in vals:
+                for scalar in (v, np.asarray(v), np.broadcast_to(v, b.shape)):
+                    want = ref(np.asarray(v).astype(bool), b)
+                    assert np.array_equal(uf(scalar, b), want), (name, dt, v)
+                    assert np.array_equal(uf(b, scalar), want), (name, dt, v)
+            for flag in (True, False, np.True_, np.bool_(False)):
+                want = ref(xs.astype(bool), flag)
+                assert np.array_equal(uf(xs, flag), want), (name, dt, flag)
+                assert np.array_equal(uf(flag, xs), want), (name, dt, flag)
+                assert np.array_equal(uf(xs[::-2], flag), ref(xs[::-2].astype(bool), flag))
+
+
 FLOATS = ("float16", "bfloat16", "float32", "float64")
 
 
