@@ -135,6 +135,27 @@ class WeakScalar:
         self.call()
 
 
+class LogicalWithScalar:
+    """A logical op of a bool array and a scalar of another type, or of an array and a Python
+    bool: typelattice reads the scalar's truth once (its (bool, x) loop's stride-0 paths)."""
+    timer = time.process_time  # CPU time: robust to a shared, loaded machine
+    params = [["logical_and", "logical_xor"], ["bool+2.5", "bool+3", "float64+True",
+                                               "int8+False"],
+              [10**3, 10**5], ["tl", "np"]]
+    param_names = ["op", "case", "size", "impl"]
+    timeout = 120
+
+    def setup(self, op, case, n, impl):
+        dt, s = case.split("+")
+        s = {"True": True, "False": False}.get(s) if s in ("True", "False") else \
+            float(s) if "." in s else int(s)
+        a = operands(op, [dt], n)[0]
+        self.call = _columns(op, [a, s], impl)
+
+    def time_call(self, op, case, n, impl):
+        self.call()
+
+
 class DivideByScalar:
     """Integer floor_divide / remainder / divmod of an array by one Python int (NumPy's loops
     multiply by a magic number for it, as typelattice's do)."""
