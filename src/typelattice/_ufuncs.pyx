@@ -1664,7 +1664,7 @@ cdef object _weak_dtype(CompiledRules r, kind, call):
     return dt
 
 
-def fixes_loop_types(dtype, signature):
+def _fixes_loop_types(dtype, signature):
     """Whether a call's dtype=/signature= fix any loop type: NumPy takes None and a signature of
     Nones as not given."""
     if dtype is not None:
@@ -1686,7 +1686,7 @@ def _unary_weak_operand(uf, x, kwnames, kwvalues):
     itself under dtype=/signature= (other than None)."""
     if kwnames is not None:
         kw = dict(zip(kwnames, kwvalues))
-        if fixes_loop_types(kw.get("dtype"), kw.get("signature")):
+        if _fixes_loop_types(kw.get("dtype"), kw.get("signature")):
             return x
     key = (uf, type(x))
     hit = _UNARY_WEAK.get(key)
@@ -1796,13 +1796,13 @@ def _retry_method(uf, name, exc, *args, **kwargs):
     if not isinstance(exc, TypeError) and dtype is None:
         raise exc                       # (a ValueError: only a dtype= asks for the cast)
     op, r = _REGISTRY[uf]
-    x = bound.arguments["array"]
+    array = bound.arguments["array"]
     if dtype is None and op.out == "bool" and op.name not in _LOGICAL_BX \
-            and isinstance(x, np.ndarray) and x.dtype != np.bool_:
+            and isinstance(array, np.ndarray) and array.dtype != np.bool_:
         # a comparison into out=: NumPy asks again for a (bool, x) loop, whose error (or its
         # generic one, once the plain call's loop is cached) would name a signature not given
-        raise TypeError(f"{uf.__name__}.{name} of a {x.dtype} array: each step gives a bool, "
-                        f"not a {x.dtype} to combine with the next element (rule set "
+        raise TypeError(f"{uf.__name__}.{name} of a {array.dtype} array: each step gives a "
+                        f"bool, not a {array.dtype} to combine with the next element (rule set "
                         f"{r.name!r}); {name} x.astype('bool'), as NumPy's dtype= would") \
             from None
     try:

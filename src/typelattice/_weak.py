@@ -347,10 +347,10 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
     from ._core import get_rules
     from ._ops import FIRST_INEXACT
     from ._dtypes import name_of_dtype
-    from ._ufuncs import fixes_loop_types
+    from ._ufuncs import _fixes_loop_types
     r = get_rules(rules)
     if method not in ("__call__", "outer") \
-            or fixes_loop_types(kwargs.get("dtype"), kwargs.get("signature")):
+            or _fixes_loop_types(kwargs.get("dtype"), kwargs.get("signature")):
         # Reductions, .at, or types fixed by the caller: no promotion to do here. (A weak int
         # must still fit an integer dtype= it is computed in, as a Python int must.)
         if method == "__call__" and kwargs.get("dtype") is not None:
