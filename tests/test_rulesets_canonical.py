@@ -389,7 +389,7 @@ def test_dtype_none_and_a_signature_of_nones_leave_the_call_plain():
     with pytest.raises(OverflowError) as plain:
         U["add"](a, 2**40)
     assert "uint64 array" in str(plain.value)
-    for kw in ({"dtype": None}, {"signature": (None, None, None)}):
-        with pytest.raises(OverflowError) as got:
+    for kw in ({"dtype": None}, {"signature": (None, None, None)}, {"casting": "same_kind"}):
+        with pytest.raises(OverflowError) as got:       # (casting= converts, but names a)
             U["add"](a, 2**40, **kw)
         assert str(got.value) == str(plain.value), kw

@@ -135,7 +135,7 @@ def test_a_logical_op_with_a_python_scalar_first_leaves_the_array_calls_loop_alo
 def test_the_error_of_a_pair_that_does_not_promote_names_arrays_as_arrays_in_any_order():
     """A failed add(2.5, int4_array) registered the error loop of (float64, int4) naming the
     operands ('f*', 'int4'), so a later float64 array with an int4 array was reported as a
-    weak float. Reference: the message of the array call in a process where it runs first."""
+    weak float. Reference: the messages in a process where the array call runs first."""
     code = """if True:
         import sys, numpy as np, ml_dtypes, typelattice as tl
         i4 = np.array([1, 2], ml_dtypes.int4)
@@ -144,12 +144,13 @@ def test_the_error_of_a_pair_that_does_not_promote_names_arrays_as_arrays_in_any
             try:
                 f()
             except tl.TypePromotionError as exc:
-                print(exc.operands, "rule set 'jax'" in str(exc))
+                print(exc.operands, "rule set 'jax'" in str(exc), str(exc))
     """
     outs = [subprocess.run([sys.executable, "-c", code, order], capture_output=True, text=True,
                            check=True).stdout.splitlines()
             for order in ("array-first", "scalar-first")]
-    assert outs[0] == outs[1] == ["('float64', 'int4') True"] * 2, outs
+    assert outs[0] == outs[1], outs         # the message too (a note on f* stayed in it)
+    assert [line.split(" True ")[0] for line in outs[0]] == ["('float64', 'int4')"] * 2, outs
 
 
 def test_logical_ops_of_a_scalar_and_a_bool_array_or_a_bool_and_an_array():

@@ -1004,6 +1004,18 @@ def test_a_comparisons_reduce_likes_into_out_raise_one_error_in_any_order():
         np.less.accumulate(np.float32([1, 2, 0.5]).astype(bool)).tolist()
 
 
+def test_a_signature_of_np_longlong_says_it_is_not_np_int64():
+    """np.longlong prints as int64 but is another DType than np.int64's on Linux, and
+    typelattice's loops take np.int64's: the error named "int64" for both the rejected
+    signature and the loop. Reference: NumPy's own DType classes."""
+    a, b = np.array([1, 2], np.int16), np.array([3, 4], np.int64)
+    if type(np.dtype(np.longlong)) is type(np.dtype(np.int64)):
+        pytest.skip("np.longlong is np.int64's DType here")
+    with pytest.raises(TypeError, match=r"longlong, not np\.int64"):
+        tl.add(a, b, signature=(np.longlong, None, None))
+    assert tl.add(a, b, signature=(np.int64, None, None)).tolist() == [4, 6]
+
+
 def test_reduce_likes_with_dtype_of_another_kind_and_out_of_their_own_type():
     """gcd.reduce(float64, dtype=int32) and hypot.reduce(complex, dtype=float64) compute on the
     cast operand, as NumPy's (they raised the op's ValueError for float/complex operands); an

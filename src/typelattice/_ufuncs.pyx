@@ -966,10 +966,14 @@ cdef object _class_label(cls):
         if cls is d:
             return f"Python {k}"
     try:
-        return str(cls())
+        name = str(cls())
     except Exception:
         t = getattr(cls, "type", None)
         return t.__name__ if isinstance(t, type) else cls.__name__
+    if cls is not type(np.dtype(name)):
+        # np.longlong prints as int64 but is another DType than np.int64's (Linux: long)
+        return f"{name} ({cls().type.__name__}, not np.{name})"
+    return name
 
 
 cdef object _no_scalar(CompiledRules r, kind):
@@ -1347,7 +1351,7 @@ cdef object _error_loop(uf, op, CompiledRules r, names, exc, in_classes=None):
         classes = tuple(in_classes) + (concrete[0],) * op.nout
         hint = exc.hint
     else:
-        ins, labels, weak = [], [], []
+        ins, labels = [], []
         for t in names[:2]:
             w = r.weak_target(t) if t in r.index else None
             d = dtype_of(w if w is not None else t)
@@ -1355,18 +1359,16 @@ cdef object _error_loop(uf, op, CompiledRules r, names, exc, in_classes=None):
                 return None
             ins.append(type(d))
             labels.append(w if w is not None else t)
-            if w is not None:
-                weak.append(f"a Python scalar of type {t} is read as {w}")
-        if weak:
+        if labels != list(names[:2]):
             try:            # (a rule set may join the materialized types but not the weak one)
                 _resolve_names(op, r, labels + [None] * op.nout, [None] * (2 + op.nout), False)
                 return None
             except (TypeError, ValueError):
                 pass
         classes = tuple(ins) + (ins[0],) * op.nout
-        # (the loop raises for arrays of these dtypes too: named as such, not as the weak type
-        # of the call that registered it)
-        hint = f"(in {r.name}.{op.name}{'; ' if weak else ''}{'; '.join(weak)})"
+        # (the loop raises for arrays of these dtypes too, in any order: named as such, not as
+        # the weak type of the call that registered it, and with no note on it)
+        hint = f"(in {r.name}.{op.name})"
     if (uf, classes) in _LOOP_OF or (uf, classes) in _MIXED_DONE:
         return None     # a real loop holds these DTypes (the error is dtype='s: float16 in anvil)
     key = (slot, classes)

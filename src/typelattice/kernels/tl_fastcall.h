@@ -320,8 +320,8 @@ static int tl_fast_fixes_loop(PyObject *kwnames, PyObject *const *kwvalues, int 
     return 0;
 }
 
-static PyObject *tl_fast_fallback_args(PyObject *self, PyObject *const *args, size_t nargsf,
-                                       PyObject *kwnames);
+static PyObject *tl_fast_fallback_args(PyObject *self, PyObject *const *args,
+                                       PyObject *const *given, size_t nargsf, PyObject *kwnames);
 
 static PyObject *tl_fast_fallback(int slot, PyObject *self, PyObject *const *args,
                                   size_t nargsf, PyObject *kwnames)
@@ -331,7 +331,7 @@ static PyObject *tl_fast_fallback(int slot, PyObject *self, PyObject *const *arg
     int changed = 0;
     /* (casting= too: NumPy would check a cast of the whole operand to the loop's type) */
     if (tl_fast_canon[slot] == NULL || !tl_fast_fixes_loop(kwnames, args + nargs, 1))
-        return tl_fast_fallback_args(self, args, nargsf, kwnames);
+        return tl_fast_fallback_args(self, args, args, nargsf, kwnames);
     n = nargs + PyTuple_GET_SIZE(kwnames);
     buf = (PyObject **)PyMem_Malloc((n > 0 ? n : 1) * sizeof(PyObject *));
     if (buf == NULL) return PyErr_NoMemory();
@@ -354,30 +354,32 @@ static PyObject *tl_fast_fallback(int slot, PyObject *self, PyObject *const *arg
             buf[i] = args[i];
         }
     }
-    r = tl_fast_fallback_args(self, changed ? buf : args, nargsf, kwnames);
+    r = tl_fast_fallback_args(self, changed ? buf : args, args, nargsf, kwnames);
     for (i = 0; i < nin && i < nargs; i++) Py_DECREF(buf[i]);
     PyMem_Free(buf);
     return r;
 }
 
-static PyObject *tl_fast_fallback_args(PyObject *self, PyObject *const *args, size_t nargsf,
-                                       PyObject *kwnames)
+/* NumPy's call on args; the hook's messages name the caller's own operands, given (jax32's
+ * int64 array, not the int32 one args holds under casting=) */
+static PyObject *tl_fast_fallback_args(PyObject *self, PyObject *const *args,
+                                       PyObject *const *given, size_t nargsf, PyObject *kwnames)
 {
     PyObject *r, *t, *v, *tb, *argt, *better;
     Py_ssize_t i, nargs = PyVectorcall_NARGS(nargsf);
-    if (tl_fast_precheck_int(self, args, nargs, kwnames) < 0) return NULL;
+    if (tl_fast_precheck_int(self, given, nargs, kwnames) < 0) return NULL;
     r = tl_fast_numpy(self, args, nargsf, kwnames);
     if (r != NULL || tl_fast_overflow_hook == NULL
             || !(PyErr_ExceptionMatches(PyExc_OverflowError)
                  || PyErr_ExceptionMatches(PyExc_TypeError)))
         return r;
-    for (i = 0; i < nargs && !PyLong_Check(args[i]); i++)
+    for (i = 0; i < nargs && !PyLong_Check(given[i]); i++)
         ;
     if (i == nargs) return NULL;
     PyErr_Fetch(&t, &v, &tb);
     PyErr_NormalizeException(&t, &v, &tb);
     if (tb != NULL) PyException_SetTraceback(v, tb);
-    argt = tl_fast_args_tuple(args, nargs);
+    argt = tl_fast_args_tuple(given, nargs);
     better = NULL;
     if (argt != NULL) {
         better = PyObject_CallFunctionObjArgs(tl_fast_overflow_hook, self, argt, v, NULL);
