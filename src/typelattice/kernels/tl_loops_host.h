@@ -5505,7 +5505,7 @@ static int NAME(TL_LOOP_ARGS)                                                   
             if ((PARTS) == 2) v |= px[i * (PARTS) + 1] & (MASK);                                 \
             po[i] = FN(pb[i] != 0, v != 0, &e);                                                  \
         }                                                                                        \
-    } else if (st[X] == 0 && st[1 - X] == 1 && st[2] == 1) {   /* x a scalar (2.5 & b) */        \
+    } else if (n > 0 && st[X] == 0 && st[1 - X] == 1 && st[2] == 1) {  /* x a scalar: 2.5 & b */ \
         const npy_bool *pb = (const npy_bool *)data[1 - X];                                      \
         const U *px = (const U *)data[X];                                                        \
         npy_bool *po = (npy_bool *)data[2];                                                      \
@@ -5514,7 +5514,8 @@ static int NAME(TL_LOOP_ARGS)                                                   
         if ((PARTS) == 2) v |= px[1] & (MASK);                                                   \
         xv = v != 0;                                                                             \
         for (i = 0; i < n; i++) po[i] = FN(pb[i] != 0, xv, &e);                                  \
-    } else if (st[1 - X] == 0 && st[X] == (npy_intp)sizeof(U) * (PARTS) && st[2] == 1) {         \
+    } else if (n > 0 && st[1 - X] == 0 && st[X] == (npy_intp)sizeof(U) * (PARTS)                 \
+               && st[2] == 1) {                                                                  \
         const int b = *(const npy_bool *)data[1 - X] != 0;      /* the bool a scalar */          \
         const U *px = (const U *)data[X];                                                        \
         npy_bool *po = (npy_bool *)data[2];                                                      \
