@@ -1,6 +1,7 @@
 """Weak (JAX) and ambiguous (anvil) arrays: the type side, and weak results that stay weak."""
 import pickle
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -301,6 +302,31 @@ def test_weak_ints_must_fit_where_they_are_made_and_under_dtype():
     with pytest.raises(OverflowError):
         tl.add(x, 300, dtype=np.int8)
     assert tl.add(x, tl.weak(np.array([3])), dtype=np.int8).tolist() == [4, 4, 4]
+
+
+def test_weak_array_reduced_into_out_computes_in_their_join():
+    """A weak array reduced into out= is computed in its join with out's dtype, as a strong
+    array is in the rule set's type for its dtype and out's: a weak float array into float16
+    sums in float16 (it summed in float64, then cast), and weak ints must fit out's integer
+    dtype (300 into int8 wrapped to -112). Reference: NumPy's method on the operand cast to
+    the join."""
+    vals = np.full(7, 0.1)
+    for method, args in (("reduce", ()), ("accumulate", ()), ("reduceat", ([0, 3],))):
+        for name in ("add", "multiply", "maximum"):
+            shape = np.asarray(getattr(np.add, method)(vals, *args)).shape
+            for dt in (np.float16, np.float32, ml_dtypes.bfloat16):
+                out = np.zeros(shape, dt)
+                got = getattr(getattr(tl, name), method)(tl.weak(vals), *args, out=out)
+                want = getattr(getattr(np, name), method)(vals.astype(dt), *args)
+                assert got is out or np.shares_memory(got, out)
+                assert out.tobytes() == np.asarray(want, dt).tobytes(), (method, name, dt)
+    out8 = np.zeros((), np.int8)
+    with pytest.raises(OverflowError, match="300"):
+        tl.add.reduce(tl.weak(np.array([300, 1])), out=out8)
+    assert out8 == 0
+    assert tl.add.reduce(tl.weak(np.array([100, 100])), out=out8) == np.int8(-56)
+    # no out=: the weak array's own materialized dtype, as before
+    assert tl.add.reduce(tl.weak(vals)).dtype == np.float64
 
 
 def test_dtype_none_and_a_signature_of_nones_leave_a_weak_array_weak():

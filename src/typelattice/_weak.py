@@ -357,9 +357,11 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
             for x in inputs:
                 if getattr(x, "__typelattice_type__", None) is not None:
                     _check_weak_ints_fit(x, np.dtype(kwargs["dtype"]), ufunc, inputs, r)
-        result = _plain(ufunc, method, inputs, kwargs)
         src = inputs[0] if inputs else None
         t = _marker_name(getattr(src, "__typelattice_type__", None), r)
+        if t is not None and method in ("reduce", "accumulate", "reduceat"):
+            inputs = _into_out_join(ufunc, inputs, kwargs, t, r, name_of_dtype)
+        result = _plain(ufunc, method, inputs, kwargs)
         if method in ("reduce", "accumulate", "reduceat") and t is not None:
             return _mark(result, t, r, name_of_dtype)
         return result
@@ -400,6 +402,29 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
             or _strong_power(ufunc, r, codes, join) or _op_name(ufunc) == "ldexp":
         return result       # (jax.numpy's ldexp is never weak)
     return _mark(result, join, r, name_of_dtype)
+
+
+def _into_out_join(ufunc, inputs, kwargs, t, r, name_of_dtype):
+    """A weak operand of weak type ``t`` reduced into ``out=`` (no dtype=): the operand in its
+    join with out's dtype, as a strong one is computed in the rule set's type for its dtype and
+    out's (a weak float array into float16 sums in float16; weak ints must fit out's integer
+    dtype, as a Python int must)."""
+    described = _op_of(ufunc)
+    out = kwargs.get("out")
+    if isinstance(out, tuple) and len(out) == 1:
+        out = out[0]
+    if described is None or described.out != "same" or out is None or kwargs.get("dtype") \
+            is not None or kwargs.get("signature") is not None:
+        return inputs
+    try:
+        join = r.join_names(t, name_of_dtype(np.asarray(out).dtype))
+    except TypeError:
+        return inputs
+    if join is None or r.weak_target(join) is not None:
+        return inputs
+    dt = _dtype_in(r, join)
+    _check_weak_ints_fit(inputs[0], dt, ufunc, inputs, r)
+    return (np.asarray(_strip(inputs[0]), dtype=dt),) + tuple(inputs[1:])
 
 
 def _op_name(ufunc):
