@@ -973,6 +973,31 @@ def test_a_signature_fixing_an_input_to_another_type_takes_that_types_plain_loop
     assert outs[0] == [f"float64 {want.tolist()}", "float64 [2.5]"], outs
 
 
+def test_a_signature_the_rule_set_has_no_loop_for_raises_one_error_in_any_order():
+    """signature=(int16, int64, None) for floor_divide: the rule set computes (int16, int64) in
+    int64. In a fresh process the promoter says so; after the plain call on int16 and int64
+    arrays NumPy answered from that call's cached loop with its generic no-loop error. Both
+    orders now give typelattice's message, under every rule set that has those types, for
+    DTypes and type codes alike. Reference: the other call order, in a fresh process."""
+    code = """if True:
+        import sys, numpy as np, typelattice as tl
+        a, b = np.arange(1, 4, dtype=np.int32), np.arange(1, 4, dtype=np.int16)
+        for rules in ("jax", "jax32", "numpy", "anvil", "torch"):
+            uf = tl.make_ufuncs(rules)["floor_divide"]
+            if sys.argv[1] == "plain-first":
+                uf(b, b.astype(np.int64))
+            for sig in ((np.int16, np.int64, None), (np.dtype("h"), "q", None)):
+                try:
+                    uf(a, b, signature=sig)
+                except TypeError as exc:
+                    print(type(exc).__name__, str(exc))
+    """
+    outs = [subprocess.run([sys.executable, "-c", code, order], capture_output=True, text=True,
+                           check=True).stdout.splitlines() for order in ("fresh", "plain-first")]
+    assert outs[0] == outs[1], outs
+    assert len(outs[0]) == 10 and all("names a loop rule set" in line for line in outs[0]), outs
+
+
 def test_a_comparisons_reduce_likes_into_out_raise_one_error_in_any_order():
     """less.accumulate(float32_array, out=uint8_array): NumPy asks again for a (bool, float32)
     loop; the error named a signature the caller never gave, and after a plain

@@ -280,6 +280,7 @@ cdef extern from *:
     int tl_fast_get()
     Py_ssize_t tl_fast_count()
     void tl_fast_set_overflow_hook(object hook)
+    void tl_fast_set_signature_hook(object hook)
     void tl_fast_set_unary_hook(object hook)
     void tl_fast_set_unary_convert(int slot, int on)
     void tl_fast_set_canon(int slot, object canon, int inputs)
@@ -1149,13 +1150,13 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
         msg = str(exc) if "rule set" in str(exc) else f"{exc} (rule set {r.name!r})"
         raise TypeError(f"{uf.__name__}({call}): {msg}") from None
     cdef bint reduction = op_classes[0] is None
-    if not reduction and any(f is not None for f in sig_classes) \
-            and all(c is not None for c in op_classes[:op.nin]) \
+    cdef bint fixes_outputs = any(f is not None for f in sig_classes[op.nin:])
+    if not reduction and fixes_outputs and all(c is not None for c in op_classes[:op.nin]) \
             and (all(f is not None for f in sig_classes[op.nin:])
                  or all(f is not None for f in sig_classes[:op.nin])):
-        # dtype=/signature= fixing the outputs or all inputs (a reduction's dtype=: (t, None,
-        # t) with the operand (t, x, t)): where the plain call on these operands already
-        # gives the fixed types, its loop.
+        # dtype=/signature= fixing the outputs, or all inputs and an output (a reduction's
+        # dtype=: (t, None, t) with the operand (t, x, t)): where the plain call on these
+        # operands already gives the fixed types, its loop.
         # NumPy caches this answer under the operand DTypes, which the plain call's own
         # re-dispatch reaches too (jax32's int64 + float64 is looked up as int32 + float32):
         # another loop there would answer the plain call (a cast of the whole operand)
@@ -1166,9 +1167,8 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
             plain = None
         if plain is not None and all(f is None or f is p for f, p in zip(sig_classes, plain)):
             return plain
-    if not reduction and all(c is not None for c in op_classes[:op.nin]) \
-            and any(f is not None for f in sig_classes[:op.nin]) \
-            and all(f is None for f in sig_classes[op.nin:]):
+    if not reduction and not fixes_outputs and all(c is not None for c in op_classes[:op.nin]) \
+            and any(f is not None for f in sig_classes[:op.nin]):
         # a signature fixing inputs only: NumPy caches the answer under the operand DTypes with
         # the fixed ones in place, the key of the plain call on arrays of those dtypes, and
         # answers from that call's entry without asking once it ran. So that call's loop
@@ -1647,6 +1647,48 @@ def _overflow_error(uf, args, err):
 
 
 tl_fast_set_overflow_hook(_overflow_error)
+
+
+def _signature_error(uf, args, kwargs, err):
+    """The TypeError typelattice's promoter gives a call with dtype=/signature= in a fresh
+    process, where NumPy raised its generic no-loop ``err`` (it answers from the plain call's
+    cached loop once that call has run, without asking), or None. Called by
+    kernels/tl_fastcall.h."""
+    if not isinstance(err, TypeError) or "did not contain a loop" not in str(err):
+        return None
+    try:
+        op, r = _REGISTRY[uf]
+        nargs = op.nin + op.nout
+        if len(args) < op.nin:
+            return None
+        sig = kwargs.get("signature")
+        if isinstance(sig, str):
+            ins, _, outs = sig.replace(",", "").replace(" ", "").partition("->")
+            sig = list(ins) + list(outs)
+        if sig is not None and not _fixes_loop_types(None, sig):
+            sig = None
+        if sig is not None:
+            if len(sig) != nargs:
+                return None
+            fixed = [None if t is None else type(np.dtype(t)) for t in sig]
+        elif kwargs.get("dtype") is not None:
+            fixed = [None] * op.nin + [type(np.dtype(kwargs["dtype"]))] * op.nout
+        else:
+            return None
+        # (NumPy asks the promoter with the signature's DTypes in the operands' places)
+        ops = [fixed[i] if fixed[i] is not None else _PY_INT_DT if type(x) is int else
+               _PY_FLOAT_DT if type(x) is float else _PY_COMPLEX_DT if type(x) is complex else
+               type(np.asarray(x).dtype) for i, x in enumerate(args[:op.nin])]
+        _loop_classes(uf, op, r, ops + [None] * op.nout, fixed)
+    except TypeError as exc:
+        exc.__cause__ = err
+        return exc
+    except Exception:
+        return None
+    return None
+
+
+tl_fast_set_signature_hook(_signature_error)
 
 
 cdef object _weak_dtype(CompiledRules r, kind, call):

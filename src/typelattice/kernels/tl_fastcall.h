@@ -360,6 +360,49 @@ static PyObject *tl_fast_fallback(int slot, PyObject *self, PyObject *const *arg
     return r;
 }
 
+/* Once the plain call on some dtypes has run, NumPy answers a dtype=/signature= call on them from
+ * that call's cached loop without asking the promoter: its generic no-loop TypeError where the
+ * loop is not the one named. tl_fast_signature_hook(ufunc, args, kwargs, error) returns the
+ * error the promoter gives in a fresh process, or None. 1: that error set instead. */
+static PyObject *tl_fast_signature_hook = NULL;
+
+static int tl_fast_signature_error(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+    PyObject *t, *v, *tb, *argt, *kw, *better = NULL;
+    Py_ssize_t i;
+    if (tl_fast_signature_hook == NULL || !PyErr_ExceptionMatches(PyExc_TypeError)) return 0;
+    PyErr_Fetch(&t, &v, &tb);
+    PyErr_NormalizeException(&t, &v, &tb);
+    if (tb != NULL) PyException_SetTraceback(v, tb);
+    argt = tl_fast_args_tuple(args, nargs);
+    kw = PyDict_New();
+    for (i = 0; kw != NULL && i < PyTuple_GET_SIZE(kwnames); i++) {
+        if (PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, i), args[nargs + i]) < 0)
+            Py_CLEAR(kw);
+    }
+    if (argt != NULL && kw != NULL)
+        better = PyObject_CallFunctionObjArgs(tl_fast_signature_hook, self, argt, kw, v, NULL);
+    Py_XDECREF(argt);
+    Py_XDECREF(kw);
+    if (better != NULL && PyExceptionInstance_Check(better)) {
+        PyErr_SetObject((PyObject *)Py_TYPE(better), better);
+        Py_DECREF(better);
+        Py_XDECREF(t); Py_XDECREF(v); Py_XDECREF(tb);
+        return 1;
+    }
+    Py_XDECREF(better);
+    PyErr_Clear();                              /* the hook's own failure: NumPy's error stands */
+    PyErr_Restore(t, v, tb);
+    return 0;
+}
+
+static void tl_fast_set_signature_hook(PyObject *hook)
+{
+    Py_XINCREF(hook);
+    Py_XSETREF(tl_fast_signature_hook, hook);
+}
+
 /* NumPy's call on args; the hook's messages name the caller's own operands, given (jax32's
  * int64 array, not the int32 one args holds under casting=) */
 static PyObject *tl_fast_fallback_args(PyObject *self, PyObject *const *args,
@@ -369,6 +412,9 @@ static PyObject *tl_fast_fallback_args(PyObject *self, PyObject *const *args,
     Py_ssize_t i, nargs = PyVectorcall_NARGS(nargsf);
     if (tl_fast_precheck_int(self, given, nargs, kwnames) < 0) return NULL;
     r = tl_fast_numpy(self, args, nargsf, kwnames);
+    if (r == NULL && tl_fast_fixes_loop(kwnames, args + nargs, 0)
+            && tl_fast_signature_error(self, args, nargs, kwnames))
+        return NULL;
     if (r != NULL || tl_fast_overflow_hook == NULL
             || !(PyErr_ExceptionMatches(PyExc_OverflowError)
                  || PyErr_ExceptionMatches(PyExc_TypeError)))
