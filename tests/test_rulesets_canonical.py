@@ -228,13 +228,14 @@ def test_dtype_call_before_any_plain_call():
     assert s == np.sin(np.float32([5, 3])).tolist()
 
 
+@pytest.mark.parametrize("byteorder", ["=", ">"])
 @pytest.mark.parametrize("src", sorted(CANON))
-def test_reductions_read_the_canonical_operand(src):
+def test_reductions_read_the_canonical_operand(src, byteorder):
     """reduce/accumulate/reduceat of a 64-bit array (with dtype=, out= and where=) read it as
     its 32-bit sibling, as the plain calls do: divide.reduce(int64) divided the whole int64
-    values (JAX x32: 5 / 3, not 8589934597 / 3). Reference: the same method on the operand
-    converted by astype to the canonical type."""
-    x = np.array(VALUES[src] * 2, dtype=src)
+    values (JAX x32: 5 / 3, not 8589934597 / 3); a byte-swapped one too (it was read whole).
+    Reference: the same method on the operand converted by astype to the canonical type."""
+    x = np.array(VALUES[src] * 2, dtype=np.dtype(src).newbyteorder(byteorder))
     c = x.astype(CANON[src])
     bad = []
     for name, uf in sorted(U.items()):
@@ -273,13 +274,15 @@ def test_only_aliasing_rule_sets_convert_reduction_operands():
     assert tl.divide.reduce(x) == np.float64(2**33 + 5) / 3
 
 
+@pytest.mark.parametrize("byteorder", ["=", ">"])
 @pytest.mark.parametrize("src", sorted(CANON))
-def test_dtype_and_signature_calls_read_the_canonical_operand(src):
+def test_dtype_and_signature_calls_read_the_canonical_operand(src, byteorder):
     """Plain calls whose dtype=/signature= choose another loop than the plain call's
-    (sin(x, dtype=bfloat16), a signature fixing float32 inputs) read a 64-bit operand as its
-    32-bit sibling, as every other path does (NumPy cast it whole). Reference: the same call on
-    the operand converted by astype; the other operand and the output are not converted."""
-    x = np.array(VALUES[src], dtype=src)
+    (sin(x, dtype=bfloat16), a signature fixing float32 inputs) read a 64-bit operand, in
+    either byte order, as its 32-bit sibling, as every other path does (NumPy cast it whole).
+    Reference: the same call on the operand converted by astype; the other operand and the
+    output are not converted."""
+    x = np.array(VALUES[src], dtype=np.dtype(src).newbyteorder(byteorder))
     c = x.astype(CANON[src])
     bf16 = np.dtype(ml_dtypes.bfloat16)
     calls = [("sin", (x,), {"dtype": bf16}), ("sqrt", (x,), {"dtype": np.float32}),

@@ -1880,9 +1880,10 @@ def _retry_method(uf, name, exc, *args, **kwargs):
 
 def _canonical_operand(canon, x):
     """x as the rule set reads it: an exact ndarray or NumPy scalar of a type ``canon`` maps
-    ({int64: int32, ...} under jax32) converted by C's cast (wrapping), else x itself."""
+    ({int64: int32, ...} under jax32), in either byte order, converted by C's cast (wrapping),
+    else x itself."""
     if type(x) is np.ndarray or isinstance(x, np.generic):
-        t = canon.get(x.dtype)
+        t = canon.get(x.dtype if x.dtype.isnative else x.dtype.newbyteorder("="))
         if t is not None:
             return x.astype(t)
     return x
