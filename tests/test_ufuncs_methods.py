@@ -681,6 +681,25 @@ def test_logical_reductions_into_bool_of_any_dtype():
             _same(f(a[::-1], b[::2].repeat(2)), ref(a[::-1].astype(bool), b[::2].repeat(2)))
 
 
+@pytest.mark.parametrize("rules,dt", [("numpy", BF16), ("numpy", ml_dtypes.float8_e4m3fn),
+                                      ("torch", "uint32"), ("torch", "uint64")])
+def test_logical_reduce_likes_into_bool_where_the_type_does_not_join_bool(rules, dt):
+    """Under rule sets where x's type does not join bool (bfloat16 under numpy, uint32 under
+    torch), logical_and/or/xor's reduce, accumulate and reduceat into a bool out= fold x's
+    truth values, as the plain reduce and dtype=bool do; they raised the (bool, x)
+    TypePromotionError. Reference: NumPy's method on x.astype(bool)."""
+    U = tl.make_ufuncs(rules)
+    a = np.array([0, 3, np.nan if np.dtype(dt).kind == "V" or dt == BF16 else 0, 1, 0, 2],
+                 np.float64).astype(dt)
+    for name in ("logical_and", "logical_or", "logical_xor"):
+        for method, args in (("reduce", ()), ("accumulate", ()), ("reduceat", ([0, 2, 5],))):
+            want = np.asarray(getattr(getattr(np, name), method)(a.astype(bool), *args))
+            out = np.zeros(want.shape, bool)
+            got = getattr(U[name], method)(a, *args, out=out)
+            assert got is out or np.shares_memory(got, out), (name, method)
+            _same(out, want)
+
+
 def test_a_fixed_dtype_without_a_loop_is_a_type_error():
     """dtype=/signature= naming a type the op has no loop for raise a TypeError naming the
     operand DTypes, as NumPy's "no loop" error for the same call; they recursed until Python's
@@ -1045,8 +1064,9 @@ def test_reduce_likes_with_dtype_of_another_kind_and_out_of_their_own_type():
     """gcd.reduce(float64, dtype=int32) and hypot.reduce(complex, dtype=float64) compute on the
     cast operand, as NumPy's (they raised the op's ValueError for float/complex operands); an
     out= of the method's own result type works where that type does not promote with the
-    operand's (multiply.reduce(uint4) is uint64: out= uint64 raised). Reference: NumPy's method
-    with the same dtype=, and typelattice's own result without out=."""
+    operand's (multiply.reduce(uint4) is uint64: out= uint64 raised), in either byte order.
+    Reference: NumPy's method with the same dtype=, and typelattice's own result without
+    out=."""
     import ml_dtypes
     x = np.array([6.0, 4.0, 10.0])
     for uf, ref, method, dt in ((tl.gcd, np.gcd, "reduce", np.int32),
@@ -1063,3 +1083,9 @@ def test_reduce_likes_with_dtype_of_another_kind_and_out_of_their_own_type():
     own = tl.heaviside.reduceat(i, [0, 2])
     out = np.zeros(2, own.dtype)
     assert tl.heaviside.reduceat(i, [0, 2], out=out) is out and np.array_equal(out, own)
+    # a byte-swapped out= of that type too (it raised the (float32, int4) promotion error)
+    for f, method, args in ((tl.divide, "reduce", ()), (tl.divide, "accumulate", ()),
+                            (tl.add, "reduce", ()), (tl.heaviside, "reduceat", ([0, 2],))):
+        own = getattr(f, method)(i, *args)
+        out = np.zeros(np.shape(own), own.dtype.newbyteorder(">"))
+        assert getattr(f, method)(i, *args, out=out) is out and np.array_equal(out, own)

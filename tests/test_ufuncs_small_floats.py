@@ -95,6 +95,29 @@ def test_reductions_with_where_and_empty_ones_use_the_identity(name, op):
 
 
 @pytest.mark.parametrize("name", SMALL)
+@pytest.mark.parametrize("op", ["logaddexp", "logaddexp2"])
+def test_logaddexp_reductions_start_from_minus_inf_where_the_type_has_it(name, op):
+    """logaddexp/logaddexp2.reduce with where= or along an empty axis start from -inf in the
+    small floats that have it (float8_e5m2, e4m3, e3m4), as ml_dtypes' own loops do (the
+    reference); they raised 'no identity'. The finite types keep raising: NumPy's conversion of
+    -inf gives NaN there (a NaN result) or saturates (float4's -6)."""
+    dt = np.dtype(getattr(ml_dtypes, name))
+    x = np.array([[1, 2, 3], [0.5, 1.5, 2]], np.float32).astype(dt)
+    w = np.array([[True, False, True], [False, True, True]])
+    uf, ref = getattr(tl, op), getattr(np, op)
+    has_inf = np.float32(np.array(-np.inf, np.float32).astype(dt)) == -np.inf
+    for call in (lambda f: f.reduce(x, where=w, axis=1), lambda f: f.reduce(x[:0], axis=0),
+                 lambda f: f.reduce(x, where=w, axis=None)):
+        if not has_inf:
+            with pytest.raises(ValueError, match="identity"):
+                call(uf)
+            continue
+        got, want = call(uf), call(ref)
+        assert np.asarray(got).dtype == dt
+        assert np.asarray(got).tobytes() == np.asarray(want).tobytes(), (got, want)
+
+
+@pytest.mark.parametrize("name", SMALL)
 def test_divmod_matches_ml_dtypes(name):
     """divmod of a small float keeps its dtype in both outputs, as jax.numpy's (it raised "no
     loop"). Reference: ml_dtypes' np.divmod, value for value (NaN's sign aside: typelattice's

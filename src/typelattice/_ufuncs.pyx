@@ -162,6 +162,7 @@ cdef extern from "_loops.h":
     void *tl_ext_initial_0_ptr "(void *)tl_ext_initial_0"
     void *tl_ext_initial_1_ptr "(void *)tl_ext_initial_1"
     void *tl_ext_initial_m1_ptr "(void *)tl_ext_initial_m1"
+    void *tl_ext_initial_minf_ptr "(void *)tl_ext_initial_minf"
 
 cdef extern from *:
     """
@@ -879,7 +880,7 @@ cdef dict _LOGICAL_BE = {
 
 # get_reduction_initial of the ml_dtypes small float / sub-byte integer loops, by op identity
 cdef dict _EXT_INITIAL = {0: <size_t>tl_ext_initial_0_ptr, 1: <size_t>tl_ext_initial_1_ptr,
-                          -1: <size_t>tl_ext_initial_m1_ptr}
+                          -1: <size_t>tl_ext_initial_m1_ptr, "-inf": <size_t>tl_ext_initial_minf_ptr}
 
 
 cdef object _logical_loop(uf, op, CompiledRules r, names, res, fixed=(None, None, None)):
@@ -1258,7 +1259,7 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
                     break
         if (uf, classes) not in _MIXED_DONE:
             # (the identity, for reductions with where= and empty ones, as NumPy's loops give it)
-            initial = _EXT_INITIAL.get(op.identity, 0) if type(op.identity) is int \
+            initial = _EXT_INITIAL.get(op.identity, 0) if type(op.identity) in (int, str) \
                 and op.out != "bool" and classes[0] is classes[len(classes) - 1] else 0
             _add_spec(uf, op, classes, <void *><size_t>ext[0][key], NULL,
                       <void *><size_t>initial,
@@ -1853,6 +1854,11 @@ def _retry_method(uf, name, exc, *args, **kwargs):
         x = np.asarray(bound.arguments["array"])
         if dtype is not None:
             t = np.dtype(dtype)
+        elif isinstance(out, np.ndarray) and op.name in _LOGICAL_BX and out.dtype == np.bool_:
+            # a logical op into a bool out= where x's type does not join bool (bfloat16 under
+            # numpy): x's truth values, as dtype=bool reads them
+            t = out.dtype
+            bound.arguments["dtype"] = t
         elif isinstance(out, np.ndarray) and (refused or isinstance(exc, TypePromotionError)):
             # out= alone: NumPy's reduce-likes compute in the promoted type of out's and x's
             # and cast into out=: here the rule set's loop type for them, asked for by dtype=;
@@ -1862,7 +1868,7 @@ def _retry_method(uf, name, exc, *args, **kwargs):
                 t = uf.resolve_dtypes((out.dtype, x.dtype, None))[2]
             except TypeError:
                 t = uf.resolve_dtypes((None, x.dtype, None), reduction=True)[2]
-                if t != out.dtype:
+                if t != out.dtype.newbyteorder("="):    # (a byte-swapped out= is that type)
                     raise exc from None
             bound.arguments["dtype"] = t
         else:

@@ -3077,6 +3077,19 @@ TL_EXT_INITIAL(tl_ext_initial_0, 0)
 TL_EXT_INITIAL(tl_ext_initial_1, 1)
 TL_EXT_INITIAL(tl_ext_initial_m1, -1)
 
+/* logaddexp's identity, -inf, in a small float that has it (float8_e5m2, e4m3, e3m4); none in
+ * the finite ones, whose conversion gives NaN or a finite value: NumPy then asks for initial= */
+static int tl_ext_initial_minf(PyArrayMethod_Context *ctx, npy_bool empty, char *initial)
+{
+    const tl_ext_t *xf = tl_ext_find(ctx->descriptors[0]);
+    float f = -INFINITY, back = 0.0f;
+    (void)empty;
+    if (xf == NULL) return 0;
+    xf->from_f32(&f, initial, 1, NULL, NULL);
+    xf->to_f32(initial, &back, 1, NULL, NULL);
+    return back == -INFINITY;
+}
+
 /* a value's bits (mask mk) as int8, sign-extended by (v ^ sg) - sg (sg: the sign bit; 0 for the
  * unsigned types): no branch, so gcc vectorizes the contiguous loops */
 #define TL_EXTI_LD(p, mk, sg) ((int8_t)(uint8_t)(((*(const uint8_t *)(p) & (mk)) ^ (sg)) - (sg)))
