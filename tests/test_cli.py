@@ -104,6 +104,15 @@ def test_bad_arguments_exit_2(capsys, argv, msg):
     assert code == 2 and msg in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("limit", ["-1", "two"])
+def test_check_limit_must_be_a_count(capsys, limit):
+    """check --limit -1 printed '... 257 more' after no counterexample and exited 0."""
+    with pytest.raises(SystemExit) as exc:
+        main(["check", "--rules", "numpy", "--limit", limit])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and f"--limit: expected a whole number >= 0, got {limit!r}" in err
+
+
 def test_bench_sizes_that_are_not_numbers_name_the_option(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["bench", "--sizes", "abc"])

@@ -314,8 +314,16 @@ def test_error_names_all_operands():
                                  np.dtype([("a", "i4")]), np.dtype("M8[s]"),
                                  np.array(["x"]), object()])
 def test_unsupported_operands_raise_clearly(bad):
-    with pytest.raises(TypeError, match="typelattice|cannot interpret"):
-        tl.result_type(bad, np.int8)
+    """The error names the call, both operands and the rule set (it named only the bad dtype).
+    The other operand is int8, hence the 'int8' below."""
+    with pytest.raises(TypeError, match="typelattice|cannot interpret") as exc:
+        tl.result_type(bad, np.int8, rules="torch")
+    msg = str(exc.value)
+    assert msg.startswith("result_type(") and "int8" in msg and "'torch'" in msg, msg
+    with pytest.raises(TypeError) as exc:
+        tl.promote_types(np.int8, bad, rules="torch")
+    msg = str(exc.value)
+    assert msg.startswith("promote_types(int8, ") and "'torch'" in msg, msg
 
 
 def test_unknown_type_name():

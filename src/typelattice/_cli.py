@@ -211,6 +211,17 @@ def cmd_demo(args):
     return demo()
 
 
+
+def _count(text):
+    """argparse type: a whole number of at least 0."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}")
+    return n
+
 def build_parser():
     from ._version import __version__
     p = argparse.ArgumentParser(
@@ -238,7 +249,7 @@ def build_parser():
 
     s = sub.add_parser("check", help="check the lattice properties, with counterexamples")
     s.add_argument("--rules", default=None, help="rule set (default: every built-in one)")
-    s.add_argument("--limit", type=int, default=5, help="counterexamples shown per property")
+    s.add_argument("--limit", type=_count, default=5, help="counterexamples shown per property")
     s.add_argument("--strict", action="store_true", help="exit 1 when not a lattice")
     s.set_defaults(func=cmd_check)
 

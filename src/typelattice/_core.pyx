@@ -264,6 +264,28 @@ cdef object _no_dtype(CompiledRules r, int k):
                      "use typelattice.join() for table-level results")
 
 
+def _operand_label(x):
+    if isinstance(x, np.dtype):
+        return str(x)
+    if isinstance(x, type):
+        return x.__name__
+    if isinstance(x, str):
+        return repr(x)
+    from ._errors import _describe_operand
+    return _describe_operand(x)
+
+
+cdef object _unsupported_operand(exc, call, CompiledRules r, operands):
+    """``exc`` (a TypeError from an operand no rule set promotes: object, datetime, longdouble...)
+    naming the call, its operands and the rule set."""
+    labels = ", ".join(_operand_label(x) for x in operands[:6]) + \
+        (", ..." if len(operands) > 6 else "")
+    msg = str(exc)
+    if "rule set" not in msg:
+        msg += f" (rule set {r.name!r})"
+    return TypeError(f"{call}({labels}): {msg}")
+
+
 def promote_types(a, b, *, rules=None):
     """The dtype to which a binary operation promotes operands of types ``a`` and ``b``.
 
@@ -273,8 +295,14 @@ def promote_types(a, b, *, rules=None):
     promotion.
     """
     cdef CompiledRules r = get_rules(rules)
-    cdef int i = r.code(a)
-    cdef int j = r.code(b)
+    cdef int i, j
+    try:
+        i = r.code(a)
+        j = r.code(b)
+    except TypePromotionError:
+        raise
+    except TypeError as exc:
+        raise _unsupported_operand(exc, "promote_types", r, (a, b)) from None
     cdef int k = r.join2(i, j)
     if k < 0:
         raise _no_promotion(r, (a, b))
@@ -298,12 +326,18 @@ def result_type(*operands, rules=None, return_weak_type_flag=False):
     if not operands:
         raise ValueError("at least one array or dtype is required")
     cdef CompiledRules r = get_rules(rules)
-    cdef int k = r.code(operands[0])
+    cdef int k
     cdef Py_ssize_t m
-    for m in range(1, len(operands)):
-        k = r.join2(k, r.code(operands[m]))
-        if k < 0:
-            raise _no_promotion(r, operands)
+    try:
+        k = r.code(operands[0])
+        for m in range(1, len(operands)):
+            k = r.join2(k, r.code(operands[m]))
+            if k < 0:
+                raise _no_promotion(r, operands)
+    except TypePromotionError:
+        raise
+    except TypeError as exc:
+        raise _unsupported_operand(exc, "result_type", r, operands) from None
     cdef bint weak = r.weak_to[k] >= 0
     if weak:
         k = r.weak_to[k]
