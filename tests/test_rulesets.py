@@ -2,6 +2,7 @@
 against the built-in rule sets: through the public API (typelattice.join, promote_types) and
 through the compiled C tables. Expected values come from the JSON files only."""
 import json
+import pickle
 import re
 from pathlib import Path
 
@@ -359,7 +360,8 @@ def test_ufunc_errors_for_types_a_rule_set_lacks():
     ("anvil", "floor", np.array([2.0], np.float32), "float16")])
 def test_dtype_naming_a_type_the_rule_set_lacks(rules, op, x, dtype):
     """dtype= a type the rule set does not have (result_type raises for it): a
-    TypePromotionError naming the type and the rule set, on every call (the first one raised
+    TypePromotionError naming the call, the type and the rule set (not a promotion path of the
+    operands, which have one), on every call (the first one raised
     NumPy's "already registered", from an error loop for the operand's own DTypes, which have a
     real loop; later NumPy's generic no-loop error); the plain call then computes as NumPy
     does."""
@@ -369,8 +371,11 @@ def test_dtype_naming_a_type_the_rule_set_lacks(rules, op, x, dtype):
     for _ in range(2):
         with pytest.raises(tl.TypePromotionError) as exc:
             uf(x, dtype=dtype)
-        assert "registered" not in str(exc.value)
-        assert f"{dtype} is not a type of rule set {rules!r}" in str(exc.value)
+        msg = str(exc.value)
+        assert "registered" not in msg and "promotion path" not in msg, msg
+        assert msg.startswith(f"{rules}.{op}(") and \
+            f"{dtype} is not a type of rule set {rules!r}, which dtype=" in msg, msg
+        assert str(pickle.loads(pickle.dumps(exc.value))) == msg
     np.testing.assert_array_equal(uf(x), getattr(np, op)(x))
 
 

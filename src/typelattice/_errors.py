@@ -16,13 +16,16 @@ class TypePromotionError(np.exceptions.DTypePromotionError, ValueError):
     written against either library catch ours unchanged.
     """
 
-    def __init__(self, operands, rules, hint=None):
+    def __init__(self, operands, rules, hint=None, message=None):
         self.operands = tuple(operands)
         self.rules = rules
         self.hint = hint
+        self.message = message
         ops = ", ".join(repr(o) for o in self.operands)
         same = _no_self_join(self.operands, rules)
-        if same is not None:
+        if message is not None:     # (the operands promote; a type the call fixes is missing)
+            msg = message
+        elif same is not None:
             # bfloat16 under "numpy", uint16 under "torch": the type has no ops with itself
             msg = (f"Input dtypes ({ops}): {same[0]} does not promote even with itself under "
                    f"rule set {rules!r}, which has no arithmetic on it. Cast explicitly, e.g. "
@@ -32,12 +35,12 @@ class TypePromotionError(np.exceptions.DTypePromotionError, ValueError):
             msg = (f"Input dtypes ({ops}) have no available implicit dtype promotion path under "
                    f"rule set {rules!r}. To avoid unintended promotion, cast explicitly, e.g. "
                    f"x.astype({target!r})")
-        if hint:
+        if hint and message is None:
             msg += f". {hint}"
         super().__init__(msg)
 
     def __reduce__(self):
-        return (type(self), (self.operands, self.rules, self.hint))
+        return (type(self), (self.operands, self.rules, self.hint, self.message))
 
 
 def _rank(n):

@@ -6,4 +6,6 @@ class TypePromotionError(np.exceptions.DTypePromotionError, ValueError):
     operands: tuple[Any, ...]
     rules: Any
     hint: str | None
-    def __init__(self, operands: Any, rules: Any, hint: str | None = ...) -> None: ...
+    message: str | None
+    def __init__(self, operands: Any, rules: Any, hint: str | None = ...,
+                 message: str | None = ...) -> None: ...

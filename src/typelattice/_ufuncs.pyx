@@ -1141,7 +1141,10 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
             # the operands are the rule set's: the missing type is dtype='s, out='s or the
             # signature's, so no error loop under the operands' DTypes, where NumPy would find
             # it for the plain call too (add(uint32, 200) raised after add(..., dtype=int4))
-            raise err from None
+            raise TypePromotionError(labels, r.name, hint=err.hint, message=(
+                f"{uf.__name__}({', '.join(labels)}): {exc.hint}, which dtype=, signature= or "
+                f"out= names here; name one of its types, or cast the result explicitly "
+                f"afterwards")) from None
         err_classes = _error_loop(uf, op, r, None, err, ins)
         if err_classes is None:
             raise err from None
