@@ -396,3 +396,20 @@ def test_dtype_none_and_a_signature_of_nones_leave_the_call_plain():
         with pytest.raises(OverflowError) as got:       # (casting= converts, but names a)
             U["add"](a, 2**40, **kw)
         assert str(got.value) == str(plain.value), kw
+
+
+def test_dtype_of_a_64_bit_type_names_the_loop_jax32_computes_in():
+    """dtype=int64 / float64 under jax32 (which reads them as their 32-bit siblings) raised
+    NumPy's generic no-loop error, naming no rule set; now a TypeError naming the rule set and
+    the loop it computes in, on every call. Reference: the plain call's dtype."""
+    a = np.arange(3, dtype=np.int32)
+    for name, args, kw in (("add", (a, a), {"dtype": np.int64}),
+                           ("add", (a, a), {"signature": (None, None, np.int64)}),
+                           ("sqrt", (a.astype(np.float32),), {"dtype": np.float64})):
+        plain = U[name](*args).dtype
+        for _ in range(2):
+            with pytest.raises(TypeError) as exc:
+                U[name](*args, **kw)
+            msg = str(exc.value)
+            assert msg.startswith(f"jax32.{name}: dtype=/signature=(") and "'jax32'" in msg, msg
+            assert f"in ({plain}, " in msg and "did not contain a loop" not in msg, msg

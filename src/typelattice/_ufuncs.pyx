@@ -1683,13 +1683,24 @@ def _signature_error(uf, args, kwargs, err):
         ops = [fixed[i] if fixed[i] is not None else _PY_INT_DT if type(x) is int else
                _PY_FLOAT_DT if type(x) is float else _PY_COMPLEX_DT if type(x) is complex else
                type(np.asarray(x).dtype) for i, x in enumerate(args[:op.nin])]
-        _loop_classes(uf, op, r, ops + [None] * op.nout, fixed)
+        classes = _loop_classes(uf, op, r, ops + [None] * op.nout, fixed)
     except TypeError as exc:
         exc.__cause__ = err
         return exc
     except Exception:
         return None
-    return None
+    if all(f is None or f is c for f, c in zip(fixed, classes)):
+        return None
+    # the loop the rule set computes these operands in is not the one named (jax32's dtype=int64:
+    # it reads int64 as int32)
+    asked = ", ".join(_class_label(f) if f is not None else "None" for f in fixed)
+    given = ", ".join(_class_label(c) for c in ops)
+    exc = TypeError(f"{uf.__name__}: dtype=/signature=({asked}) names a loop rule set "
+                    f"{r.name!r} does not have: it computes ({given}) in "
+                    f"({', '.join(_class_label(c) for c in classes)}); cast the operands or the "
+                    "result explicitly, or leave dtype=/signature= out")
+    exc.__cause__ = err
+    return exc
 
 
 tl_fast_set_signature_hook(_signature_error)
