@@ -211,7 +211,6 @@ def cmd_demo(args):
     return demo()
 
 
-
 def _count(text):
     """argparse type: a whole number of at least 0."""
     try:
@@ -221,6 +220,7 @@ def _count(text):
     if n < 0:
         raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}")
     return n
+
 
 def build_parser():
     from ._version import __version__

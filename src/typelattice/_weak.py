@@ -413,8 +413,8 @@ def _into_out_join(ufunc, inputs, kwargs, t, r, name_of_dtype):
     out = kwargs.get("out")
     if isinstance(out, tuple) and len(out) == 1:
         out = out[0]
-    if described is None or described.out != "same" or out is None or kwargs.get("dtype") \
-            is not None or kwargs.get("signature") is not None:
+    if described is None or described.out != "same" or out is None \
+            or kwargs.get("dtype") is not None or kwargs.get("signature") is not None:
         return inputs
     try:
         join = r.join_names(t, name_of_dtype(np.asarray(out).dtype))
