@@ -5065,17 +5065,16 @@ TL_VM_BIN_RUN(atan2, f32, float, 16, tl_arctan2_f32)
 TL_VM_BIN_RUN(atan2, f64, double, 8, tl_arctan2_f64)
 TL_VM_BIN_RUN(pow, f32, float, 16, tl_power_f32)
 TL_VM_BIN_RUN(pow, f64, double, 8, tl_power_f64)
-/* contiguous or scalar operands directly, strided ones gathered into blocks (not reductions:
- * an output that feeds an input keeps the element loop) */
+/* contiguous or scalar operands directly, strided ones and an output trailing an input
+ * (tl_trails) gathered into blocks (not reductions: an output that feeds an input keeps the
+ * element loop) */
 #define TL_VMBIN_FAST(LIBM, S, F, BITS, FN)                                                      \
-    if (tl_vm_##LIBM##_##BITS != NULL && st[2] != 0                                              \
-            && !tl_feedback(data[0], st[0], data[2], st[2], dims[0])                             \
-            && !tl_feedback(data[1], st[1], data[2], st[2], dims[0])) {                          \
+    if (tl_vm_##LIBM##_##BITS != NULL && st[2] != 0 && TL_VM_OVERLAP_OK(0) && TL_VM_OVERLAP_OK(1)) { \
         npy_intp n = dims[0];                                                                    \
         unsigned fpe = 0;                                                                        \
         (void)aux;                                                                               \
         if ((st[0] == 0 || st[0] == (npy_intp)sizeof(F)) && (st[1] == 0 || st[1] == (npy_intp)sizeof(F)) \
-                && st[2] == (npy_intp)sizeof(F)) {                                               \
+                && st[2] == (npy_intp)sizeof(F) && !TL_VM_OVERLAPS(0) && !TL_VM_OVERLAPS(1)) {   \
             tl_vm_##LIBM##_##S##_run(tl_vm_##LIBM##_##BITS, (const F *)data[0], st[0] != 0,      \
                                      (const F *)data[1], st[1] != 0, (F *)data[2], n, &fpe);     \
         } else {                                                                                 \
@@ -5087,19 +5086,23 @@ TL_VM_BIN_RUN(pow, f64, double, 8, tl_power_f64)
 #else
 #define TL_VMBIN_FAST(LIBM, S, F, BITS, FN)
 #endif
+/* (an input whose overlap with the output is one a blocked loop handles as a copy: none, or the
+ * output trailing it; and whether there is any) */
+#define TL_VM_OVERLAP_OK(i) (!tl_feedback(data[i], st[i], data[2], st[2], dims[0])               \
+                             || tl_trails(data[i], st[i], data[2], st[2]))
+#define TL_VM_OVERLAPS(i) tl_feedback(data[i], st[i], data[2], st[2], dims[0])
 /* NumPy's own loop (TL_NP_CALL) of arctan2 / power, on the calls TL_VMBIN_FAST takes (not
  * reductions): three contiguous operands directly, others (a scalar operand too) in contiguous
  * blocks */
 #define TL_NP_CALL2(OPNAME, F, BITS)                                                             \
     if (tl_np_loop##BITS[TL_NP_##OPNAME] != NULL && st[2] != 0                                   \
-            && !tl_feedback(data[0], st[0], data[2], st[2], dims[0])                             \
-            && !tl_feedback(data[1], st[1], data[2], st[2], dims[0])) {                          \
+            && TL_VM_OVERLAP_OK(0) && TL_VM_OVERLAP_OK(1)) {                                     \
         tl_np_loop_t f = tl_np_loop##BITS[TL_NP_##OPNAME];                                       \
         void *fd = tl_np_data##BITS[TL_NP_##OPNAME];                                             \
         npy_intp n = dims[0];                                                                    \
         (void)ctx; (void)aux;                                                                    \
         if (st[0] == (npy_intp)sizeof(F) && st[1] == (npy_intp)sizeof(F)                         \
-                && st[2] == (npy_intp)sizeof(F)) {                                               \
+                && st[2] == (npy_intp)sizeof(F) && !TL_VM_OVERLAPS(0) && !TL_VM_OVERLAPS(1)) {   \
             f((char **)data, dims, st, fd);                                                      \
         } else {                                                                                 \
             TL_BLOCKS2(F, ba, bb, tl_np_run(f, fd, 2, (char *)ba, (char *)bb, m, sizeof(F)))     \
@@ -5473,14 +5476,16 @@ static inline void tl_np_run(tl_np_loop_t f, void *fd, int nin, char *a, char *b
     f(args, &m, unit, fd);
 }
 /* NumPy's own loop of OP where tl_vmath_set took it: contiguous data directly, other layouts
- * in contiguous blocks (its strided paths may compute other bits: an element's result must not
- * depend on the layout). Its FP flags stay raised for the caller to report. */
+ * and an output overlapping the input in contiguous blocks (its strided and overlap paths may
+ * compute other bits: an element's result must not depend on the layout). Its FP flags stay
+ * raised for the caller to report. */
 #define TL_NP_CALL(S, OP, F)                                                                     \
     if (tl_np_loop##S[TL_VM_##OP] != NULL) {                                                     \
         tl_np_loop_t f = tl_np_loop##S[TL_VM_##OP];                                              \
         void *fd = tl_np_data##S[TL_VM_##OP];                                                    \
         (void)ctx; (void)aux;                                                                    \
-        if (st[0] == (npy_intp)sizeof(F) && st[1] == (npy_intp)sizeof(F)) {                     \
+        if (st[0] == (npy_intp)sizeof(F) && st[1] == (npy_intp)sizeof(F)                        \
+                && !tl_feedback(data[0], st[0], data[1], st[1], n)) {                            \
             f((char **)data, dims, st, fd);                                                      \
         } else {                                                                                 \
             TL_BLOCKS1(F, buf, tl_np_run(f, fd, 1, (char *)buf, NULL, m, sizeof(F)))             \
