@@ -700,6 +700,25 @@ def test_logical_reduce_likes_into_bool_where_the_type_does_not_join_bool(rules,
             _same(out, want)
 
 
+def test_out_as_a_one_tuple_where_the_method_retries_on_a_cast_operand():
+    """out=(o,) is NumPy's other spelling of out=o: the methods that retry on the operand cast
+    to out's loop type (logical reduce-likes into a float out=, an empty logaddexp.reduce into
+    uint32 under jax_strict, a weak array into out=) raised "return arrays must be of
+    ArrayType" for it. Reference: the same call with out=o."""
+    x = np.array([[1.0], [0.0], [2.0]])
+    S = tl.make_ufuncs("jax_strict")
+    e = np.zeros(0, np.uint32)
+    calls = [(tl.logical_or.reduceat, (x, [0, 2]), {"axis": 0}, (2, 1), np.float64),
+             (S["logaddexp"].reduce, (e,), {"axis": 0, "keepdims": True}, (1,), np.uint32),
+             (tl.add.reduce, (tl.weak(np.array([1.5, 2.5])),), {}, (), np.float16),
+             (tl.logical_and.accumulate, (x[:, 0],), {}, (3,), np.float32)]
+    for f, args, kw, shape, dt in calls:
+        want = f(*args, out=np.full(shape, 7, dt), **kw)
+        o = np.full(shape, 7, dt)
+        got = f(*args, out=(o,), **kw)
+        assert got is o and o.tobytes() == np.asarray(want).tobytes(), f
+
+
 def test_a_fixed_dtype_without_a_loop_is_a_type_error():
     """dtype=/signature= naming a type the op has no loop for raise a TypeError naming the
     operand DTypes, as NumPy's "no loop" error for the same call; they recursed until Python's

@@ -1836,7 +1836,10 @@ cdef object _bind_method(name, args, kwargs):
     except TypeError:
         return None, None
     out = bound.arguments.get("out")
-    return bound, (out[0] if type(out) is tuple and len(out) == 1 else out)
+    if type(out) is tuple and len(out) == 1:
+        # (bound.args passes out positionally, where NumPy takes an array, not a tuple)
+        out = bound.arguments["out"] = out[0]
+    return bound, out
 
 
 def _retry_method(uf, name, exc, *args, **kwargs):

@@ -362,7 +362,8 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
         if t is not None and method in ("reduce", "accumulate", "reduceat"):
             inputs = _into_out_join(ufunc, inputs, kwargs, t, r, name_of_dtype)
         result = _plain(ufunc, method, inputs, kwargs)
-        if method in ("reduce", "accumulate", "reduceat") and t is not None:
+        if method in ("reduce", "accumulate", "reduceat") and t is not None \
+                and kwargs.get("out") is None:      # (out= returns the caller's array itself)
             return _mark(result, t, r, name_of_dtype)
         return result
     ops = [x if (type(x) in _PY_SCALARS or isinstance(x, (np.ndarray, np.generic))) else
