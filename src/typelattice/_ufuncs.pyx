@@ -1141,10 +1141,10 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
             # the operands are the rule set's: the missing type is dtype='s, out='s or the
             # signature's, so no error loop under the operands' DTypes, where NumPy would find
             # it for the plain call too (add(uint32, 200) raised after add(..., dtype=int4))
+            # (not the operands: NumPy puts the signature's DTypes in their places)
             raise TypePromotionError(labels, r.name, hint=err.hint, message=(
-                f"{uf.__name__}({', '.join(labels)}): {exc.hint}, which dtype=, signature= or "
-                f"out= names here; name one of its types, or cast the result explicitly "
-                f"afterwards")) from None
+                f"{uf.__name__}: {exc.hint}, which dtype=, signature= or out= names here; name "
+                f"one of its types, or cast the result explicitly afterwards")) from None
         err_classes = _error_loop(uf, op, r, None, err, ins)
         if err_classes is None:
             raise err from None
@@ -1305,6 +1305,7 @@ cdef inline object _class_or_none(void *dt):
     return <object><PyObject *>dt if dt != NULL else None
 
 
+ERROR_SLOTS = TL_N_ERR_SLOTS     # how many ufunc objects can have error loops (tests)
 cdef dict _ERR_SLOT = {}        # ufunc -> error slot
 cdef list _ERR_UFUNC = []       # slot -> ufunc
 cdef dict _ERR_INFO = {}        # (slot, DType classes) -> TypePromotionError args

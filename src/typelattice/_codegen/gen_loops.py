@@ -43,7 +43,9 @@ BOOL_RED = {"logical_or": "logical_or", "maximum": "logical_or", "bitwise_or": "
             "logical_xor": "logical_xor", "bitwise_xor": "logical_xor"}
 # float16 reductions that NumPy accumulates in float32 (HALF_add/subtract/multiply/divide)
 KEEP_F16 = ("add", "subtract", "multiply", "divide")
-N_ERR_SLOTS = 512
+# error-loop slots, one per ufunc object that has raised a TypePromotionError (the built-in rule
+# sets have 935 ufunc objects; past the last slot NumPy's generic no-loop error is raised)
+N_ERR_SLOTS = 2048
 
 
 def ld(t):
