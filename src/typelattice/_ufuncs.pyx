@@ -1114,6 +1114,15 @@ def _resolve_unary(op, CompiledRules r, a, fixed):
     return res
 
 
+cdef object _loop_not_named(uf, CompiledRules r, keyword, fixed, given, computed, advice):
+    """The TypeError of a dtype=/signature= (``keyword``) whose ``fixed`` DType classes name a
+    loop the rule set does not have: it computes ``given`` in ``computed``."""
+    asked = ", ".join(_class_label(f) if f is not None else "None" for f in fixed)
+    return TypeError(f"{uf.__name__}: {keyword}=({asked}) names a loop rule set {r.name!r} does "
+                     f"not have: it computes ({', '.join(_class_label(c) for c in given)}) in "
+                     f"({', '.join(_class_label(c) for c in computed)}); {advice}")
+
+
 cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
     """DType classes of the loop for operand DType classes ``op_classes`` (None: not given;
     the first input None: a reduction) under ``signature`` classes: the promoter's answer,
@@ -1188,12 +1197,8 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
         plain = _loop_classes(uf, op, r, key, [None] * nargs)
         if all(f is None or f is p for f, p in zip(sig_classes, plain)):
             return plain
-        asked = ", ".join(_class_label(f) if f is not None else "None" for f in sig_classes)
-        given = ", ".join(_class_label(c) for c in key[:op.nin])
-        raise TypeError(f"{uf.__name__}: signature=({asked}) names a loop rule set "
-                        f"{r.name!r} does not have: it computes ({given}) in "
-                        f"({', '.join(_class_label(p) for p in plain)}); cast the operands "
-                        "first (x.astype(...)) or leave signature= out")
+        raise _loop_not_named(uf, r, "signature", sig_classes, key[:op.nin], plain,
+                              "cast the operands first (x.astype(...)) or leave signature= out")
     try:
         res = _resolve_names(op, r, names, fixed, reduction)
     except TypePromotionError as exc:
@@ -1694,12 +1699,8 @@ def _signature_error(uf, args, kwargs, err):
         return None
     # the loop the rule set computes these operands in is not the one named (jax32's dtype=int64:
     # it reads int64 as int32)
-    asked = ", ".join(_class_label(f) if f is not None else "None" for f in fixed)
-    given = ", ".join(_class_label(c) for c in ops)
-    exc = TypeError(f"{uf.__name__}: dtype=/signature=({asked}) names a loop rule set "
-                    f"{r.name!r} does not have: it computes ({given}) in "
-                    f"({', '.join(_class_label(c) for c in classes)}); cast the operands or the "
-                    "result explicitly, or leave dtype=/signature= out")
+    exc = _loop_not_named(uf, r, "dtype=/signature", fixed, ops, classes, "cast the operands "
+                          "or the result explicitly, or leave dtype=/signature= out")
     exc.__cause__ = err
     return exc
 
