@@ -354,6 +354,51 @@ def test_ufunc_errors_for_types_a_rule_set_lacks():
     assert tl.make_ufuncs("anvil")["add"](np.int8([1]), 1).dtype == np.int8
 
 
+def test_logical_reductions_under_a_rule_set_without_bool():
+    """array_api has no bool type (its tables do not name it): a logical reduction, which
+    combines bool truth values, raises naming the call, the operand's type and the rule set
+    (it named a ('bool', 'bool') pair the user never wrote, and suggested casting to bool);
+    dtype=bool names bool and the operand, suggests a type of the rule set; the plain call of
+    two arrays still computes, before and after, bit for bit NumPy's logical_or."""
+    uf = tl.make_ufuncs("array_api")["logical_or"]
+    x = np.array([0, 2, 0], np.int8)
+    for method in ("reduce", "accumulate"):
+        with pytest.raises(tl.TypePromotionError) as e:
+            getattr(uf, method)(x)
+        msg = str(e.value)
+        assert "array_api.logical_or.reduce/accumulate(int8 array)" in msg, msg
+        assert "bool is not a type of rule set 'array_api'" in msg and "'bool', 'bool'" not in msg
+        assert np.array_equal(uf(x, x), np.logical_or(x, x))
+    for kwargs in ({"dtype": bool}, {"out": np.zeros((), bool)}):
+        with pytest.raises(tl.TypePromotionError) as e:
+            uf.reduce(x, **kwargs)
+        msg = str(e.value)
+        assert "('bool', 'int8')" in msg and "bool is not a type of rule set 'array_api'" in msg
+        assert "astype('bool')" not in msg, msg
+    assert x.tolist() == [0, 2, 0]
+    # a type of the rule set's own for the bool of an arithmetic call
+    with pytest.raises(tl.TypePromotionError, match=r"x\.astype\('uint8'\)"):
+        tl.make_ufuncs("array_api")["add"](np.ones(2, bool), np.ones(2, bool))
+
+
+def test_messages_name_a_byte_swapped_operand_by_its_type():
+    """A byte-swapped array is named by its type ('int16 array', as a native one), not by its
+    dtype code ('>i2 array'), in every message that names operands."""
+    x = np.arange(3, dtype=">i2")
+    calls = [(lambda: tl.add(x, 10**6), OverflowError, "jax.add(int16 array, Python int"),
+             (lambda: tl.make_ufuncs("numpy")["less"].accumulate(x), TypeError,
+              "numpy.less.accumulate(int16 array): each step gives a bool, not a int16"),
+             (lambda: tl.result_type(np.zeros(2, ">U3"), x), TypeError,
+              "result_type(<U3 array, int16 array)"),
+             (lambda: tl.promote_types(np.dtype(">M8[s]"), x.dtype), TypeError,
+              "promote_types(datetime64[s], int16)")]
+    for call, kind, want in calls:
+        with pytest.raises(kind) as e:
+            call()
+        assert want in str(e.value) and ">i2" not in str(e.value), str(e.value)
+    assert x.tolist() == [0, 1, 2] and x.dtype == np.dtype(">i2")
+
+
 @pytest.mark.parametrize("rules,op,x,dtype", [
     ("anvil", "sqrt", np.array([2.0]), "complex64"),
     ("max", "negative", np.array([2.0]), "complex128"),

@@ -309,7 +309,7 @@ def test_partial_signature_in_a_fresh_process():
     """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split("\n")[:6] == ["[12.0]", repr(np.float32(3.75)), "int16",
-                                          "jax.less.reduce of a float32 array", "3.75",
+                                          "jax.less.reduce(float32 array)", "3.75",
                                           "True"]
 
 
@@ -1059,7 +1059,7 @@ def test_a_comparisons_reduce_likes_into_out_raise_one_error_in_any_order():
     outs = [subprocess.run([sys.executable, "-c", code, order], capture_output=True, text=True,
                            check=True).stdout.splitlines() for order in ("fresh", "plain-first")]
     assert outs[0] == outs[1], outs
-    assert [line.split(" of a")[0] for line in outs[0]] == \
+    assert [line.split("(")[0] for line in outs[0]] == \
         ["jax.less.accumulate", "jax.equal.reduceat", "jax.greater.reduce", "jax.less.reduce"]
     assert all("each step gives a bool, not a float32" in line and "rule set 'jax'" in line
                for line in outs[0]), outs

@@ -266,7 +266,8 @@ cdef object _no_dtype(CompiledRules r, int k):
 
 def _operand_label(x):
     if isinstance(x, np.dtype):
-        return str(x)
+        from ._errors import dtype_label
+        return dtype_label(x)
     if isinstance(x, type):
         return x.__name__
     if isinstance(x, str):

@@ -107,7 +107,18 @@ def _suggest(names, known=None):
             target = min(wider, key=lambda t: (_rank(t), not plain(t), t))
         elif kind:
             target = max(kind, key=lambda t: (_rank(t), plain(t), t))
+        else:
+            # (no type of the kind at all, bool under array_api: the narrowest of the next kind)
+            other = [t for t in known if _rank(t)[0] > _rank(target)[0] and t[-1:] not in "*?"]
+            if other:
+                target = min(other, key=lambda t: (_rank(t), not plain(t), t))
     return target
+
+
+def dtype_label(dt):
+    """A dtype as messages name it: by its type, in either byte order ('uint32', not '>u4')."""
+    dt = np.dtype(dt)
+    return str(dt if dt.isnative else dt.newbyteorder("="))
 
 
 def _describe_operand(x):
@@ -117,9 +128,11 @@ def _describe_operand(x):
     if type(x) in (float, complex, bool):
         return f"Python {type(x).__name__} {x!r}"
     if isinstance(x, np.generic):
-        return f"{x.dtype} scalar"
+        return f"{dtype_label(x.dtype)} scalar"
     dt = getattr(x, "dtype", None)
-    return f"{dt} array" if dt is not None else type(x).__name__
+    if dt is None:
+        return type(x).__name__
+    return f"{dtype_label(dt) if isinstance(dt, np.dtype) else dt} array"
 
 
 def python_int_beyond_int64(call, operands, value, dtype, rules):
@@ -174,5 +187,5 @@ def python_int_overflow(call, operands, value, dtype, rules):
         return None
     ops = ", ".join(_describe_operand(a) for a in operands)
     return OverflowError(
-        f"{call}({ops}): the Python int does not fit {dtype}, the dtype rule set {rules!r} gives "
-        f"it here (a weak Python int adopts the dtype it meets); {fix}")
+        f"{call}({ops}): the Python int does not fit {dtype_label(dtype)}, the dtype rule set "
+        f"{rules!r} gives it here (a weak Python int adopts the dtype it meets); {fix}")

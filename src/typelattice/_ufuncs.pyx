@@ -41,7 +41,8 @@ import warnings
 import numpy as np
 
 from ._core cimport CompiledRules, get_rules
-from ._errors import TypePromotionError, int_info, python_int_beyond_int64, python_int_overflow
+from ._errors import (TypePromotionError, dtype_label, int_info, python_int_beyond_int64,
+                      python_int_overflow)
 from . import _ops
 
 cdef extern from "Python.h":
@@ -1039,6 +1040,12 @@ def _resolve_names(op, CompiledRules r, names, fixed, bint reduction):
     if ins[0] is None:
         raise TypeError(f"{r.name}.{op.name}: no operand dtypes to promote")
     if reduction and op.out == "bool" and op.name.startswith("logical_"):
+        if "bool" not in r.index:
+            x = names[1] if names[1] is not None else ins[1]
+            raise TypePromotionError((x, x), r.name, message=(
+                f"{r.name}.{op.name}.reduce/accumulate({x} array): a logical reduction "
+                f"combines bool truth values, and bool is not a type of rule set {r.name!r} "
+                f"(its plain call takes two {x} arrays); reduce under a rule set that has bool"))
         return ("bool",) * (op.nin + op.nout)   # NumPy reduces logical ops in bool
     if ins[0] == ins[1] and _no_binary_op(op, r, ins[0]):
         # (before the op's own rules for bool pairs, which are JAX's, and before the sum of
@@ -1215,7 +1222,7 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
     if reduction and res[op.nin] != res[0] and all(f is None for f in fixed):
         # a comparison's bool cannot be folded with the next element (NumPy would retry with
         # (bool, x) operands, which is also the plain call's lookup)
-        raise TypeError(f"{uf.__name__}.reduce/accumulate of a {names[1]} array: each step "
+        raise TypeError(f"{uf.__name__}.reduce/accumulate({names[1]} array): each step "
                         f"gives a {res[op.nin]}, not a {names[1]} to combine with the next "
                         f"element (rule set {r.name!r}); reduce x.astype({res[op.nin]!r}), "
                         "as NumPy's dtype= would")
@@ -1383,7 +1390,8 @@ cdef object _error_loop(uf, op, CompiledRules r, names, exc, in_classes=None):
         return None     # a real loop holds these DTypes (the error is dtype='s: float16 in anvil)
     key = (slot, classes)
     if key not in _ERR_INFO:
-        _ERR_INFO[key] = (tuple(labels) if in_classes is None else exc.operands, exc.rules, hint)
+        _ERR_INFO[key] = (tuple(labels) if in_classes is None else exc.operands, exc.rules, hint,
+                          exc.message if in_classes is not None else None)
         _add_spec(uf, op, classes, NULL, NULL, NULL, tl_err_resolvers[slot], b"tl_error",
                   False, None, tl_err_get_loop_ptr)
     return classes
@@ -1394,8 +1402,8 @@ cdef int _raise_err(uf, slot, classes) noexcept with gil:
     op, r = _REGISTRY[uf]
     info = _ERR_INFO.get((slot, classes))
     if info is None:
-        info = (tuple(c.__name__ for c in classes[:op.nin]), (<CompiledRules>r).name, None)
-    err = TypePromotionError(info[0], info[1], hint=info[2])
+        info = (tuple(c.__name__ for c in classes[:op.nin]), (<CompiledRules>r).name, None, None)
+    err = TypePromotionError(info[0], info[1], hint=info[2], message=info[3])
     PyErr_SetObject(type(err), err)
     return -1
 
@@ -1865,8 +1873,9 @@ def _retry_method(uf, name, exc, *args, **kwargs):
             and isinstance(array, np.ndarray) and array.dtype != np.bool_:
         # a comparison into out=: NumPy asks again for a (bool, x) loop, whose error (or its
         # generic one, once the plain call's loop is cached) would name a signature not given
-        raise TypeError(f"{uf.__name__}.{name} of a {array.dtype} array: each step gives a "
-                        f"bool, not a {array.dtype} to combine with the next element (rule set "
+        xt = dtype_label(array.dtype)
+        raise TypeError(f"{uf.__name__}.{name}({xt} array): each step gives a "
+                        f"bool, not a {xt} to combine with the next element (rule set "
                         f"{r.name!r}); {name} x.astype('bool'), as NumPy's dtype= would") \
             from None
     try:
@@ -1892,6 +1901,7 @@ def _retry_method(uf, name, exc, *args, **kwargs):
             bound.arguments["dtype"] = t
         else:
             raise exc
+        _operand_name(r, type(t))      # (a type the rule set lacks: exc names it)
     except TypeError:
         raise exc from None
     if x.dtype == t:
@@ -1940,7 +1950,7 @@ def _check_reduce_initial(uf, *args, **kwargs):
     info = int_info(loop)
     if not info.min <= value <= info.max:
         raise OverflowError(
-            f"{uf.__name__}.reduce({xt} array, initial={value}): initial= does not fit {loop}, "
+            f"{uf.__name__}.reduce({dtype_label(xt)} array, initial={value}): initial= does not fit {loop}, "
             f"the dtype the reduction runs in (rule set {_REGISTRY[uf][1].name!r}); ml_dtypes "
             f"would wrap it")
 

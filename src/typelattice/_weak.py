@@ -325,7 +325,8 @@ def _rules_ref(r):
 
 
 def _describe(x):
-    return f"dtype {np.asarray(x).dtype}" if not isinstance(x, (int, float, complex)) else \
+    from ._errors import dtype_label
+    return f"dtype {dtype_label(np.asarray(x).dtype)}" if not isinstance(x, (int, float, complex)) else \
         f"Python {type(x).__name__}"
 
 
