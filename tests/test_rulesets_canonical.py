@@ -174,6 +174,28 @@ def test_int_past_float16_warns_as_the_cast():
     assert np.isinf(got[0]) and got.dtype == np.float16
 
 
+@pytest.mark.parametrize("op", ["less", "greater_equal", "equal", "maximum"])
+@pytest.mark.parametrize("src", ["int64", "uint64", "float64"])
+def test_complex_ordering_of_a_canonical_operand_flags_invalid_as_numpy(op, src):
+    """An ordering comparison with a complex NaN raises 'invalid' in NumPy's complex loops; the
+    canon loop around them checked no FP flags when its first operand was not complex (the
+    flags were decided by the operand's DType, not the loop's compute type)."""
+    x = np.array([1, 2, 3], src)
+    nan = np.array([complex("nan")] * 3, np.complex64)
+    ref_x = x.astype(CANON[src]).astype(np.complex64)
+    for a, b, ra, rb in ((x, nan, ref_x, nan), (nan, x, nan, ref_x)):
+        with warnings.catch_warnings(record=True) as want_w:
+            warnings.simplefilter("always")
+            want = getattr(np, op)(ra, rb)
+        with warnings.catch_warnings(record=True) as got_w:
+            warnings.simplefilter("always")
+            got = U[op](a, b)
+        np.testing.assert_array_equal(got, want)
+        assert got.dtype == want.dtype
+        assert [str(w.message).split()[0] for w in got_w] == \
+            [str(w.message).split()[0] for w in want_w], (got_w, want_w)
+
+
 def test_other_rule_sets_keep_64_bits():
     x = np.array([2**33 + 5], dtype=np.int64)
     got = tl.add(x, np.int32(1))

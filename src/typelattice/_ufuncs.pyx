@@ -846,7 +846,8 @@ cdef object _canon_loop(uf, op, CompiledRules r, op_classes, classes, sig_classe
     cdef void *cfg = tl_canon_new_ptr(<void *><size_t>inner, op.nin, op.nout, &inp)
     # (found again by its ufunc and loop type numbers: NumPy's get_loop has no other handle)
     _CANON_CFG[(uf, tuple(c().num for c in new))] = <size_t>cfg
-    flags = _add_spec(uf, op, new, NULL, NULL, NULL, NULL, b"tl_canon", False, None,
+    # (FP checks as the inner loop's types need them: jax32's int64 < complex NaN is invalid)
+    flags = _add_spec(uf, op, new, NULL, NULL, NULL, NULL, b"tl_canon", False, tuple(classes),
                       tl_canon_get_loop_ptr)
     tl_canon_set_flags(<tl_canon_cfg *>cfg, flags)
     _MIXED_DONE[key] = "canon"
