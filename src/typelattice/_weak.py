@@ -326,8 +326,9 @@ def _rules_ref(r):
 
 def _describe(x):
     from ._errors import dtype_label
-    return f"dtype {dtype_label(np.asarray(x).dtype)}" if not isinstance(x, (int, float, complex)) else \
-        f"Python {type(x).__name__}"
+    if isinstance(x, (int, float, complex)):
+        return f"Python {type(x).__name__}"
+    return f"dtype {dtype_label(np.asarray(x).dtype)}"
 
 
 _PY_SCALARS = (bool, int, float, complex)
