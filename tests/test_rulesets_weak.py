@@ -304,6 +304,46 @@ def test_weak_ints_must_fit_where_they_are_made_and_under_dtype():
     assert tl.add(x, tl.weak(np.array([3])), dtype=np.int8).tolist() == [4, 4, 4]
 
 
+def test_weak_arrays_under_dtype_and_signature_as_python_scalars():
+    """Under dtype=/signature=, a weak array takes the type a Python scalar of its weak type takes
+    there, where it was taken at its materialized dtype: float8 + weak float with
+    dtype=float8_e5m2 raised (float8 and float64 do not promote); with signature=(int8, None,
+    None), int8 + weak [300] gave an int64 array and weak [300] in the fixed place wrapped to 44.
+    References: ml_dtypes' and NumPy's ufuncs on the operands cast to the loop type."""
+    f8 = ml_dtypes.float8_e5m2
+    a = np.array([1.0, 2.0, -3.0], f8)
+    vals = np.array([1.1, 2.2, 0.4])
+    w = tl.weak(vals)
+    got = tl.add(a, w, dtype=f8)
+    assert got.dtype == f8 and np.array_equal(got, np.add(a, vals.astype(f8)))
+    got = tl.multiply(w, a, signature=(None, None, f8))
+    assert got.dtype == f8 and np.array_equal(got, np.multiply(vals.astype(f8), a))
+    got = tl.add(a, w, dtype=np.float32)       # computed in float32, as with a Python float
+    assert got.dtype == np.float32
+    assert np.array_equal(got, np.add(a.astype(np.float32), vals.astype(np.float32)))
+    assert [tl.add(a[i:i + 1], float(v), dtype=np.float32)[0] for i, v in enumerate(vals)] \
+        == got.tolist()
+    x = np.array([1, 2, 3], np.int8)
+    big = tl.weak(np.array([300, 1, 2]))
+    for call in (lambda: tl.add(x, big, signature=(np.int8, None, None)),
+                 lambda: tl.add(big, x, signature=(np.int8, None, None)),
+                 lambda: tl.add(x, 300, signature=(np.int8, None, None))):
+        with pytest.raises(OverflowError, match="300"):
+            call()
+    small = tl.weak(np.array([3, 1, -2]))
+    got = tl.add(small, x, signature=(np.int8, None, None))
+    assert got.dtype == np.int8 and got.tolist() == [4, 3, 1]
+    got = tl.maximum(x, small, signature=(None, None, np.int16))
+    assert got.dtype == np.int16 and got.tolist() == np.maximum(x, [3, 1, -2]).tolist()
+    # a weak float is not truncated into an integer loop (NumPy's casting error), unless
+    # casting='unsafe' asks for it; the operands are left as they were
+    with pytest.raises(TypeError, match="Cannot cast"):
+        tl.add(x, w, dtype=np.int8)
+    got = tl.add(x, w, dtype=np.int8, casting="unsafe")
+    assert got.dtype == np.int8 and got.tolist() == (x + vals.astype(np.int8)).tolist()
+    assert x.tolist() == [1, 2, 3] and w.tolist() == vals.tolist() and tl.is_weak(w)
+
+
 def test_weak_array_reduced_into_out_computes_in_their_join():
     """A weak array reduced into out= is computed in its join with out's dtype, as a strong
     array is in the rule set's type for its dtype and out's: a weak float array into float16

@@ -367,3 +367,23 @@ def test_python_int_outside_the_type_raises_under_dtype_and_signature(name):
             tl.maximum(x.astype(dt), lo - 1, **kw)
         got = tl.add(x.astype(dt), hi, **kw)
         assert got.dtype == dt and np.array_equal(got.astype(np.int64), _wrap(x + hi, name))
+
+
+@pytest.mark.parametrize("name", SUB)
+def test_python_int_under_a_dtype_that_holds_it_computes(name):
+    """A dtype=/signature= choosing a loop of another type takes a Python int in that type, as
+    NumPy's own ufunc does (add(int4_array, 300, dtype=float32) raised that 300 does not fit
+    int4; reference: np.add on the same operands, whose float32/int16 loops ml_dtypes casts
+    into); where the chosen type cannot hold it, the OverflowError names that type."""
+    dt = _dtype(name)
+    lo, hi = _range(name)
+    x = np.array([lo, hi], np.int64).astype(dt)
+    for kw in ({"dtype": np.float32}, {"signature": (None, None, np.float32)},
+               {"dtype": np.int16}):
+        got = tl.add(x, 300, **kw)
+        want = np.add(x, 300, **kw)
+        assert got.dtype == want.dtype and np.array_equal(got, want), (kw, got, want)
+        got = tl.maximum(-300, x, **kw)
+        assert np.array_equal(got, np.maximum(-300, x, **kw)), (kw, got)
+    with pytest.raises(OverflowError, match="does not fit int8"):
+        tl.add(x, 300, dtype=np.int8)

@@ -1638,16 +1638,29 @@ def fastcall_count():
     return tl_fast_count()
 
 
-def _overflow_error(uf, args, err):
-    """The OverflowError a plain call raises instead of NumPy's ``err`` when a Python int operand
-    does not fit the dtype it takes (the array's, by the weak-int rule), the TypeError when
-    ml_dtypes cannot convert it (``err`` a TypeError), the TypePromotionError of operand types
-    that do not promote, or None (NumPy's error stands). Called by kernels/tl_fastcall.h."""
+def _overflow_error(uf, args, err, kwargs=None):
+    """The OverflowError a call raises instead of NumPy's ``err`` when a Python int operand does
+    not fit the dtype it takes (the array's, by the weak-int rule; the loop's, where ``kwargs``'
+    dtype=/signature= choose one), the TypeError when ml_dtypes cannot convert it (``err`` a
+    TypeError), the TypePromotionError of operand types that do not promote, or None (NumPy's
+    error stands). Called by kernels/tl_fastcall.h."""
     try:
         op, r = _REGISTRY[uf]
         kinds = tuple(type(x) if type(x) in (int, float, complex) else np.asarray(x).dtype
                       for x in args)
-        got = uf.resolve_dtypes(kinds + (None,) * op.nout)
+        got = None
+        if kwargs and _fixes_loop_types(kwargs.get("dtype"), kwargs.get("signature")):
+            # (an int that fits the loop dtype=float32 chooses computes, as NumPy's does)
+            sig = kwargs.get("signature")
+            if sig is None:
+                sig = (None,) * op.nin + (np.dtype(kwargs["dtype"]),) * op.nout
+            try:
+                got = uf.resolve_dtypes(kinds + (None,) * op.nout, signature=sig,
+                                        casting=kwargs.get("casting", "same_kind"))
+            except Exception:
+                got = None
+        if got is None:
+            got = uf.resolve_dtypes(kinds + (None,) * op.nout)
     except TypePromotionError as exc:
         return exc      # the types do not promote (NumPy converted the int before saying so)
     except Exception:

@@ -355,10 +355,8 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
             or _fixes_loop_types(kwargs.get("dtype"), kwargs.get("signature")):
         # Reductions, .at, or types fixed by the caller: no promotion to do here. (A weak int
         # must still fit an integer dtype= it is computed in, as a Python int must.)
-        if method == "__call__" and kwargs.get("dtype") is not None:
-            for x in inputs:
-                if getattr(x, "__typelattice_type__", None) is not None:
-                    _check_weak_ints_fit(x, np.dtype(kwargs["dtype"]), ufunc, inputs, r)
+        if method == "__call__":
+            inputs = _weak_under_fixed_types(ufunc, inputs, kwargs, r)
         src = inputs[0] if inputs else None
         t = _marker_name(getattr(src, "__typelattice_type__", None), r)
         if t is not None and method in ("reduce", "accumulate", "reduceat"):
@@ -405,6 +403,74 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
             or _strong_power(ufunc, r, codes, join) or _op_name(ufunc) == "ldexp":
         return result       # (jax.numpy's ldexp is never weak)
     return _mark(result, join, r, name_of_dtype)
+
+
+def _weak_under_fixed_types(ufunc, inputs, kwargs, r):
+    """``inputs`` of a call whose dtype=/signature= fix loop types, each weak operand converted to
+    the type a Python scalar of its weak type takes in its place (a float8 array plus a weak float
+    array with ``dtype=float8_e5m2`` computes, as with a Python float, where the float64 array
+    would not promote): a signature='s type where it fixes the operand's place; else the rule
+    set's loop type there under the fixed types. A strong operand NumPy would cast into that
+    loop is cast. A weak int must fit its type, as a Python int must; a weak float or complex
+    goes only where its kind casts (float -> float or complex), unless ``casting='unsafe'``.
+    Where the keywords name no loop of the rule set, ``inputs`` as they are, for the call's own
+    error."""
+    from ._dtypes import name_of_dtype
+    from ._names import kind
+    from ._ufuncs import _resolve_names
+    op = _op_of(ufunc)
+    if op is None or len(inputs) != op.nin:
+        return inputs
+    names = [_marker_name(getattr(x, "__typelattice_type__", None), r) for x in inputs]
+    weak = [t is not None and r.weak_target(t) is not None for t in names]
+    if not any(weak):
+        return inputs
+    nargs = op.nin + op.nout
+    try:
+        names = [t if w else r.types[r.code_of(x)] for t, w, x in zip(names, weak, inputs)]
+        fixed = _fixed_names(kwargs, op.nin, op.nout, name_of_dtype)
+        fixes_inputs = any(f is not None for f in fixed[:op.nin])
+        if fixes_inputs:
+            # (a signature= fixing inputs takes the plain call's loop on the types it names)
+            named = [f if f is not None else n for f, n in zip(fixed, names)]
+            res = _resolve_names(op, r, named + [None] * op.nout, [None] * nargs, False)
+            targets = [f if f is not None else t for f, t in zip(fixed, res)]
+        else:
+            targets = _resolve_names(op, r, names + [None] * op.nout, fixed, False)
+        loop = [_dtype_in(r, t) for t in targets[:op.nin]]
+    except Exception:
+        return inputs
+    casting = kwargs.get("casting", "same_kind")
+    if casting != "unsafe" and not all(
+            kind(t) in _WEAK_CASTS.get(kind(n), "") for n, w, t in zip(names, weak, targets) if w):
+        return inputs       # (a weak float into an int8 loop: NumPy's casting error)
+    out = list(inputs)
+    for i, (x, dt) in enumerate(zip(inputs, loop)):
+        if weak[i]:
+            _check_weak_ints_fit(x, dt, ufunc, inputs, r)
+            out[i] = np.asarray(_strip(x), dtype=dt)
+        elif not fixes_inputs and isinstance(x, (np.ndarray, np.generic)) and x.dtype != dt \
+                and np.can_cast(x.dtype, dt, casting):
+            out[i] = np.asarray(x).astype(dt)
+    return out
+
+
+# the kinds a weak type's values may be converted to without casting='unsafe', as NumPy converts
+# a Python int to any integer (range-checked) or inexact type, a float to an inexact one
+_WEAK_CASTS = {"b": "biufc", "i": "iufc", "u": "iufc", "f": "fc", "c": "c"}
+
+
+def _fixed_names(kwargs, nin, nout, name_of_dtype):
+    """The type names dtype=/signature= fix, one per operand (None: free)."""
+    dtype, sig = kwargs.get("dtype"), kwargs.get("signature")
+    if dtype is not None:
+        return [None] * nin + [name_of_dtype(np.dtype(dtype))] * nout
+    if isinstance(sig, str):
+        ins, arrow, outs = sig.replace(",", "").partition("->")
+        sig = list(ins) + list(outs) if arrow else None
+    if not isinstance(sig, (tuple, list)) or len(sig) != nin + nout:
+        raise ValueError("a signature= NumPy will judge")
+    return [None if t is None else name_of_dtype(np.dtype(t)) for t in sig]
 
 
 def _into_out_join(ufunc, inputs, kwargs, t, r, name_of_dtype):

@@ -250,10 +250,26 @@ static PyObject *tl_fast_args_tuple(PyObject *const *args, Py_ssize_t nargs)
  * setitem): there, an exact Python int with an array of a user DType gets the hook's check
  * first. */
 static int tl_fast_fixes_loop(PyObject *kwnames, PyObject *const *kwvalues, int casting);
+
+/* the keyword arguments as a dict for the hook (None without any) */
+static PyObject *tl_fast_kwargs_dict(PyObject *kwnames, PyObject *const *kwvalues)
+{
+    PyObject *d;
+    Py_ssize_t i;
+    if (kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0) Py_RETURN_NONE;
+    if ((d = PyDict_New()) == NULL) return NULL;
+    for (i = 0; i < PyTuple_GET_SIZE(kwnames); i++)
+        if (PyDict_SetItem(d, PyTuple_GET_ITEM(kwnames, i), kwvalues[i]) < 0) {
+            Py_DECREF(d);
+            return NULL;
+        }
+    return d;
+}
+
 static int tl_fast_precheck_int(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames)
 {
-    PyObject *argt, *err;
+    PyObject *argt, *err, *kw;
     Py_ssize_t i, side;
     PyArrayObject *a;
     if (nargs != 2 || tl_fast_overflow_hook == NULL) return 0;
@@ -268,8 +284,13 @@ static int tl_fast_precheck_int(PyObject *self, PyObject *const *args, Py_ssize_
         if (!where) return 0;
     }
     if ((argt = tl_fast_args_tuple(args, nargs)) == NULL) return -1;
-    err = PyObject_CallFunctionObjArgs(tl_fast_overflow_hook, self, argt, Py_None, NULL);
+    if ((kw = tl_fast_kwargs_dict(kwnames, args + nargs)) == NULL) {
+        Py_DECREF(argt);
+        return -1;
+    }
+    err = PyObject_CallFunctionObjArgs(tl_fast_overflow_hook, self, argt, Py_None, kw, NULL);
     Py_DECREF(argt);
+    Py_DECREF(kw);
     if (err == NULL) return -1;
     if (PyExceptionInstance_Check(err) && PyErr_GivenExceptionMatches(err, PyExc_OverflowError)) {
         PyErr_SetObject((PyObject *)Py_TYPE(err), err);
@@ -408,7 +429,7 @@ static void tl_fast_set_signature_hook(PyObject *hook)
 static PyObject *tl_fast_fallback_args(PyObject *self, PyObject *const *args,
                                        PyObject *const *given, size_t nargsf, PyObject *kwnames)
 {
-    PyObject *r, *t, *v, *tb, *argt, *better;
+    PyObject *r, *t, *v, *tb, *argt, *better, *kw;
     Py_ssize_t i, nargs = PyVectorcall_NARGS(nargsf);
     if (tl_fast_precheck_int(self, given, nargs, kwnames) < 0) return NULL;
     r = tl_fast_numpy(self, args, nargsf, kwnames);
@@ -426,11 +447,12 @@ static PyObject *tl_fast_fallback_args(PyObject *self, PyObject *const *args,
     PyErr_NormalizeException(&t, &v, &tb);
     if (tb != NULL) PyException_SetTraceback(v, tb);
     argt = tl_fast_args_tuple(given, nargs);
+    kw = tl_fast_kwargs_dict(kwnames, given + nargs);
     better = NULL;
-    if (argt != NULL) {
-        better = PyObject_CallFunctionObjArgs(tl_fast_overflow_hook, self, argt, v, NULL);
-        Py_DECREF(argt);
-    }
+    if (argt != NULL && kw != NULL)
+        better = PyObject_CallFunctionObjArgs(tl_fast_overflow_hook, self, argt, v, kw, NULL);
+    Py_XDECREF(argt);
+    Py_XDECREF(kw);
     if (better != NULL && PyExceptionInstance_Check(better)) {
         PyErr_SetObject((PyObject *)Py_TYPE(better), better);
         Py_DECREF(better);
