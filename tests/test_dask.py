@@ -301,3 +301,65 @@ def test_accumulate(name, dtype):
         else:
             _same(got, exp)
     _same(tld.add.accumulate(x), tl.add.accumulate(x))    # NumPy input: the ufunc itself
+
+
+def test_reduce_over_chunks_keeps_dtype_and_applies_initial_once():
+    """Partial results are reduced in the result dtype (add.reduce(int8, dtype=int16) over two
+    chunks computed an int64 array under an int16 .dtype: the partial sums were summed in the
+    default int) and initial= is applied once, not at every combining step (ones(64) in 8
+    chunks with initial=100 gave 364). References: NumPy's reduce on the whole array."""
+    x = np.arange(-8, 8, dtype=np.int8) * 9
+    for dt in (np.int16, np.uint8, np.int8, bool, np.float32):
+        for chunks in (4, 1):
+            lazy = tld.add.reduce(da.from_array(x, chunks=chunks), axis=0, dtype=dt)
+            got = np.asarray(lazy.compute())
+            want = np.add.reduce(x, dtype=dt) if dt is not bool else np.any(x)
+            assert lazy.dtype == got.dtype == np.asarray(want).dtype, (dt, chunks, got.dtype)
+            assert got == want, (dt, chunks, got, want)
+    ones = np.ones(64, np.int32)
+    for chunks in (64, 8, 1):
+        for split_every in (None, 2):
+            got = tld.add.reduce(da.from_array(ones, chunks=chunks), axis=0, initial=100,
+                                 split_every=split_every).compute()
+            assert got == np.add.reduce(ones, initial=100) == 164
+    got = tld.multiply.reduce(da.from_array(np.ones(16, np.int32), chunks=1), axis=0, initial=2)
+    assert got.compute() == 2
+    m = np.array([[3, 9, 1], [7, 2, 8]], np.uint8)
+    got = tld.maximum.reduce(da.from_array(m, chunks=1), axis=None, initial=5).compute()
+    assert got == np.maximum.reduce(m, axis=None, initial=5) == 9
+
+
+def test_reduce_of_an_empty_axis():
+    """An empty reduced axis: initial= (or the identity) is the result, as NumPy's, where the
+    chunked reduction raised at compute ("no identity": its empty chunks have no partial result)
+    or combined identities into nan+nanj (complex logaddexp); without an identity the error is
+    raised when the graph is built, as README says."""
+    e = np.zeros((3, 0), np.uint8)
+    got = tld.minimum.reduce(da.from_array(e, chunks=(1, 0)), axis=1, initial=4).compute()
+    assert got.tolist() == np.minimum.reduce(e, axis=1, initial=4).tolist() == [4, 4, 4]
+    c = np.zeros((4, 0), np.complex64)
+    got = tld.logaddexp.reduce(da.from_array(c, chunks=(1, 0)), axis=None).compute()
+    want = tl.logaddexp.reduce(c, axis=None)
+    assert got.dtype == want.dtype and got == want and np.isneginf(got.real)
+    with pytest.raises(ValueError, match="no identity"):
+        tld.maximum.reduce(da.from_array(e), axis=1)
+    assert tld.maximum.reduce(da.from_array(e), axis=0).compute().shape == (0,)
+
+
+def test_plain_calls_raise_typelattices_errors_when_the_graph_is_built():
+    """dask's __array_ufunc__ swallows the ufunc's error while it infers the result dtype (NumPy
+    then raised "operand type(s) all returned NotImplemented"): the call raises the error the
+    same call gives on NumPy arrays of those dtypes, at once."""
+    f8 = da.from_array(np.ones(3, ml_dtypes.float8_e4m3fn))
+    h = da.from_array(np.ones(3, np.float16))
+    with pytest.raises(tl.TypePromotionError) as e:
+        tl.add(f8, h)
+    with pytest.raises(tl.TypePromotionError) as want:
+        tl.add(np.ones(3, ml_dtypes.float8_e4m3fn), np.ones(3, np.float16))
+    assert str(e.value) == str(want.value)
+    x = da.from_array(np.ones(3, np.float32))
+    with pytest.raises(ValueError, match="jax.gcd"):
+        tl.gcd(x, x)
+    with pytest.raises(OverflowError, match="300"):
+        tl.add(da.from_array(np.ones(3, np.int8)), 300)
+    assert tl.add(f8, 1.0).dtype == f8.dtype

@@ -1681,32 +1681,36 @@ def _overflow_error(uf, args, err, kwargs=None):
 tl_fast_set_overflow_hook(_overflow_error)
 
 
+def _fixed_dtypes(kwargs, nin, nout):
+    """The dtypes a call's dtype=/signature= fix, one per operand (None: free), or None where
+    they fix none; ValueError for a signature NumPy will refuse itself."""
+    sig = kwargs.get("signature")
+    if isinstance(sig, str):
+        ins, _, outs = sig.replace(",", "").replace(" ", "").partition("->")
+        sig = list(ins) + list(outs)
+    if sig is not None and _fixes_loop_types(None, sig):
+        if len(sig) != nin + nout:
+            raise ValueError(f"signature= of {len(sig)} types for {nin + nout} operands")
+        return [None if t is None else np.dtype(t) for t in sig]
+    if kwargs.get("dtype") is not None:
+        return [None] * nin + [np.dtype(kwargs["dtype"])] * nout
+    return None
+
+
 def _signature_error(uf, args, kwargs, err):
     """The TypeError typelattice's promoter gives a call with dtype=/signature= in a fresh
     process, where NumPy raised its generic no-loop ``err`` (it answers from the plain call's
-    cached loop once that call has run, without asking), or None. Called by
-    kernels/tl_fastcall.h."""
-    if not isinstance(err, TypeError) or "did not contain a loop" not in str(err):
+    cached loop once that call has run, without asking), or None."""
+    if "did not contain a loop" not in str(err):
         return None
     try:
         op, r = _REGISTRY[uf]
-        nargs = op.nin + op.nout
         if len(args) < op.nin:
             return None
-        sig = kwargs.get("signature")
-        if isinstance(sig, str):
-            ins, _, outs = sig.replace(",", "").replace(" ", "").partition("->")
-            sig = list(ins) + list(outs)
-        if sig is not None and not _fixes_loop_types(None, sig):
-            sig = None
-        if sig is not None:
-            if len(sig) != nargs:
-                return None
-            fixed = [None if t is None else type(np.dtype(t)) for t in sig]
-        elif kwargs.get("dtype") is not None:
-            fixed = [None] * op.nin + [type(np.dtype(kwargs["dtype"]))] * op.nout
-        else:
+        fixed = _fixed_dtypes(kwargs, op.nin, op.nout)
+        if fixed is None:
             return None
+        fixed = [None if t is None else type(t) for t in fixed]
         # (NumPy asks the promoter with the signature's DTypes in the operands' places)
         ops = [fixed[i] if fixed[i] is not None else _PY_INT_DT if type(x) is int else
                _PY_FLOAT_DT if type(x) is float else _PY_COMPLEX_DT if type(x) is complex else
@@ -1727,7 +1731,35 @@ def _signature_error(uf, args, kwargs, err):
     return exc
 
 
-tl_fast_set_signature_hook(_signature_error)
+def _deferred_error(uf, args, kwargs, err):
+    """The error the call gives on empty NumPy arrays of its operands' dtypes, where NumPy raised
+    "operand type(s) all returned NotImplemented" (``err``): a dask array's __array_ufunc__
+    swallows every error but OverflowError while it infers the result dtype. None where that
+    call computes (``err`` stands)."""
+    if "returned NotImplemented" not in str(err):
+        return None
+    probe = []
+    for x in args:
+        dt = getattr(x, "dtype", None)
+        if type(x) in (bool, int, float, complex) or isinstance(x, np.generic) or not isinstance(dt, np.dtype):
+            probe.append(x)
+        else:
+            probe.append(np.empty(0, dt))
+    try:
+        uf(*probe, **{k: v for k, v in kwargs.items() if k in ("dtype", "signature", "casting")})
+    except Exception as exc:
+        exc.__cause__ = err
+        return exc
+    return None
+
+
+def _call_error(uf, args, kwargs, err):
+    """typelattice's error for a call where NumPy raised one of its generic TypeErrors ``err``,
+    or None. Called by kernels/tl_fastcall.h."""
+    return _signature_error(uf, args, kwargs, err) or _deferred_error(uf, args, kwargs, err)
+
+
+tl_fast_set_signature_hook(_call_error)
 
 
 cdef object _weak_dtype(CompiledRules r, kind, call):

@@ -417,7 +417,7 @@ def _weak_under_fixed_types(ufunc, inputs, kwargs, r):
     error."""
     from ._dtypes import name_of_dtype
     from ._names import kind
-    from ._ufuncs import _resolve_names
+    from ._ufuncs import _fixed_dtypes, _resolve_names
     op = _op_of(ufunc)
     if op is None or len(inputs) != op.nin:
         return inputs
@@ -428,7 +428,8 @@ def _weak_under_fixed_types(ufunc, inputs, kwargs, r):
     nargs = op.nin + op.nout
     try:
         names = [t if w else r.types[r.code_of(x)] for t, w, x in zip(names, weak, inputs)]
-        fixed = _fixed_names(kwargs, op.nin, op.nout, name_of_dtype)
+        fixed = [None if t is None else name_of_dtype(t)
+                 for t in _fixed_dtypes(kwargs, op.nin, op.nout)]
         fixes_inputs = any(f is not None for f in fixed[:op.nin])
         if fixes_inputs:
             # (a signature= fixing inputs takes the plain call's loop on the types it names)
@@ -458,19 +459,6 @@ def _weak_under_fixed_types(ufunc, inputs, kwargs, r):
 # the kinds a weak type's values may be converted to without casting='unsafe', as NumPy converts
 # a Python int to any integer (range-checked) or inexact type, a float to an inexact one
 _WEAK_CASTS = {"b": "biufc", "i": "iufc", "u": "iufc", "f": "fc", "c": "c"}
-
-
-def _fixed_names(kwargs, nin, nout, name_of_dtype):
-    """The type names dtype=/signature= fix, one per operand (None: free)."""
-    dtype, sig = kwargs.get("dtype"), kwargs.get("signature")
-    if dtype is not None:
-        return [None] * nin + [name_of_dtype(np.dtype(dtype))] * nout
-    if isinstance(sig, str):
-        ins, arrow, outs = sig.replace(",", "").partition("->")
-        sig = list(ins) + list(outs) if arrow else None
-    if not isinstance(sig, (tuple, list)) or len(sig) != nin + nout:
-        raise ValueError("a signature= NumPy will judge")
-    return [None if t is None else name_of_dtype(np.dtype(t)) for t in sig]
 
 
 def _into_out_join(ufunc, inputs, kwargs, t, r, name_of_dtype):

@@ -172,10 +172,12 @@ def _chunk_reduce(x, axis=None, keepdims=False, *, uf, dtype=None, computing_met
     return uf.reduce(x, axis=axis, keepdims=keepdims, dtype=dtype)
 
 
-def _agg_reduce(x, axis=None, keepdims=False, *, uf, initial=None, computing_meta=False):
-    if initial is None:
-        return uf.reduce(x, axis=axis, keepdims=keepdims)
-    return uf.reduce(x, axis=axis, keepdims=keepdims, initial=initial)
+def _agg_reduce(x, axis=None, keepdims=False, *, uf, dtype, initial=None,
+                computing_meta=False):
+    # partial results, in the result dtype: reduced in it (add.reduce of int16 partial sums
+    # would sum in the default int64), initial= once, at the last step only
+    kw = {} if initial is None else {"initial": initial}
+    return uf.reduce(x, axis=axis, keepdims=keepdims, dtype=dtype, **kw)
 
 
 def _reduce(uf, a, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=True,
@@ -191,16 +193,18 @@ def _reduce(uf, a, axis=0, dtype=None, out=None, keepdims=False, initial=None, w
                                   "not supported")
     a = da.asarray(a)
     axes = _normalize_axis(axis, a.ndim)
-    # dtype (and errors: e.g. several axes of a non-reorderable op) from a reduction of an
-    # empty-free probe: one element per reduced axis
+    empty = any(a.shape[ax] == 0 for ax in axes)
+    # dtype (and errors: several axes of a non-reorderable op, an empty axis with no identity)
+    # from a reduction of a probe: one element per reduced axis, none where the axis has none
     kw = {} if initial is None else {"initial": initial}
-    probe = np.zeros((1,) * a.ndim, dtype=a.dtype)
+    probe = np.zeros(tuple(0 if a.shape[i] == 0 else 1 for i in range(a.ndim)), dtype=a.dtype)
     with np.errstate(all="ignore"):
         res_dtype = uf.reduce(probe, axis=axis, dtype=dtype, keepdims=keepdims, **kw).dtype
     info = ufunc_info(uf)
     reorderable = info[0].reorderable if info is not None else False
-    if not reorderable:
-        # partial results cannot be combined: reduce each row of the axis in one block
+    if not reorderable or empty:
+        # partial results cannot be combined (or there are none: empty chunks have no partial
+        # result without an identity): reduce each row of the axis in one block
         if any(len(a.chunks[ax]) > 1 for ax in axes):
             a = a.rechunk({ax: -1 for ax in axes})
         func = partial(_agg_reduce_one, uf=uf, axis=axes, dtype=dtype, keepdims=keepdims,
@@ -213,7 +217,8 @@ def _reduce(uf, a, axis=0, dtype=None, out=None, keepdims=False, initial=None, w
         return a.map_blocks(func, dtype=res_dtype, drop_axis=list(axes),
                             meta=np.empty((0,) * (a.ndim - len(axes)), res_dtype))
     return da.reduction(a, partial(_chunk_reduce, uf=uf, dtype=dtype),
-                        partial(_agg_reduce, uf=uf, initial=initial),
+                        partial(_agg_reduce, uf=uf, dtype=res_dtype, initial=initial),
+                        combine=partial(_agg_reduce, uf=uf, dtype=res_dtype),
                         axis=axes, keepdims=keepdims, dtype=res_dtype, split_every=split_every,
                         name=f"{uf.__name__}.reduce",
                         meta=np.empty((0,) * (a.ndim if keepdims else a.ndim - len(axes)),

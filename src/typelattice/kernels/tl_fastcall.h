@@ -251,13 +251,12 @@ static PyObject *tl_fast_args_tuple(PyObject *const *args, Py_ssize_t nargs)
  * first. */
 static int tl_fast_fixes_loop(PyObject *kwnames, PyObject *const *kwvalues, int casting);
 
-/* the keyword arguments as a dict for the hook (None without any) */
+/* the keyword arguments as a dict for the hooks */
 static PyObject *tl_fast_kwargs_dict(PyObject *kwnames, PyObject *const *kwvalues)
 {
     PyObject *d;
     Py_ssize_t i;
-    if (kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0) Py_RETURN_NONE;
-    if ((d = PyDict_New()) == NULL) return NULL;
+    if ((d = PyDict_New()) == NULL || kwnames == NULL) return d;
     for (i = 0; i < PyTuple_GET_SIZE(kwnames); i++)
         if (PyDict_SetItem(d, PyTuple_GET_ITEM(kwnames, i), kwvalues[i]) < 0) {
             Py_DECREF(d);
@@ -381,27 +380,25 @@ static PyObject *tl_fast_fallback(int slot, PyObject *self, PyObject *const *arg
     return r;
 }
 
-/* Once the plain call on some dtypes has run, NumPy answers a dtype=/signature= call on them from
- * that call's cached loop without asking the promoter: its generic no-loop TypeError where the
- * loop is not the one named. tl_fast_signature_hook(ufunc, args, kwargs, error) returns the
- * error the promoter gives in a fresh process, or None. 1: that error set instead. */
+/* NumPy's generic TypeErrors that hide typelattice's. Once the plain call on some dtypes has run,
+ * NumPy answers a dtype=/signature= call on them from that call's cached loop without asking the
+ * promoter: its no-loop error where the loop is not the one named. A dask array's
+ * __array_ufunc__ swallows the ufunc's error while it infers the result dtype: "operand type(s)
+ * all returned NotImplemented". tl_fast_signature_hook(ufunc, args, kwargs, error) returns the
+ * error typelattice gives (the promoter's in a fresh process; the call's on NumPy arrays of the
+ * operands' dtypes), or None. 1: that error set instead. */
 static PyObject *tl_fast_signature_hook = NULL;
 
 static int tl_fast_signature_error(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                    PyObject *kwnames)
 {
     PyObject *t, *v, *tb, *argt, *kw, *better = NULL;
-    Py_ssize_t i;
     if (tl_fast_signature_hook == NULL || !PyErr_ExceptionMatches(PyExc_TypeError)) return 0;
     PyErr_Fetch(&t, &v, &tb);
     PyErr_NormalizeException(&t, &v, &tb);
     if (tb != NULL) PyException_SetTraceback(v, tb);
     argt = tl_fast_args_tuple(args, nargs);
-    kw = PyDict_New();
-    for (i = 0; kw != NULL && i < PyTuple_GET_SIZE(kwnames); i++) {
-        if (PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, i), args[nargs + i]) < 0)
-            Py_CLEAR(kw);
-    }
+    kw = tl_fast_kwargs_dict(kwnames, args + nargs);
     if (argt != NULL && kw != NULL)
         better = PyObject_CallFunctionObjArgs(tl_fast_signature_hook, self, argt, kw, v, NULL);
     Py_XDECREF(argt);
@@ -433,8 +430,7 @@ static PyObject *tl_fast_fallback_args(PyObject *self, PyObject *const *args,
     Py_ssize_t i, nargs = PyVectorcall_NARGS(nargsf);
     if (tl_fast_precheck_int(self, given, nargs, kwnames) < 0) return NULL;
     r = tl_fast_numpy(self, args, nargsf, kwnames);
-    if (r == NULL && tl_fast_fixes_loop(kwnames, args + nargs, 0)
-            && tl_fast_signature_error(self, args, nargs, kwnames))
+    if (r == NULL && tl_fast_signature_error(self, args, nargs, kwnames))
         return NULL;
     if (r != NULL || tl_fast_overflow_hook == NULL
             || !(PyErr_ExceptionMatches(PyExc_OverflowError)
