@@ -120,6 +120,18 @@ def test_bench_sizes_that_are_not_numbers_name_the_option(capsys):
     assert exc.value.code == 2 and "--sizes: 'abc': give comma-separated element counts" in err
 
 
+@pytest.mark.parametrize("content", [None, "{not json", "", "[1, 2]", '{"rows": [{}]}'])
+def test_bench_load_of_a_file_that_is_not_a_saved_run_exits_2(capsys, tmp_path, content):
+    """bench --load of a missing, invalid or other JSON file printed a traceback."""
+    path = tmp_path / "run.json"
+    if content is not None:
+        path.write_text(content)
+    code = main(["bench", "--load", str(path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "typelattice bench: error: --load" in err and "Traceback" not in err
+    assert ("No such file" in err) == (content is None), err
+
+
 def test_module_entry_point():
     p = subprocess.run([sys.executable, "-m", "typelattice", "table", "--format", "csv"],
                        capture_output=True, text=True, check=True)

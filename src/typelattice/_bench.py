@@ -994,8 +994,19 @@ def main(argv=None, prog="python -m typelattice bench"):
         return 2
     out = sys.stdout
     if args.load:
-        with open(args.load) as f:
-            saved = json.load(f)
+        try:
+            with open(args.load) as f:
+                saved = json.load(f)
+            # (the shape --json writes)
+            saved["machine"], saved["load"][1][0]
+            [(r["group"], r["case"], r["size"]) for r in saved["rows"]]
+        except OSError as exc:
+            print(f"typelattice bench: error: --load: {exc}", file=sys.stderr)
+            return 2
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            print(f"typelattice bench: error: --load {args.load}: not a run saved by --json "
+                  f"({type(exc).__name__}: {exc})", file=sys.stderr)
+            return 2
         rows = [r for r in saved["rows"]
                 if (args.groups is None or r["group"] in args.groups)
                 and (args.ops is None or r["group"] in ("promote", "reduce", "out")
