@@ -235,3 +235,92 @@ def test_unary_python_scalar_a_rule_sets_type_cannot_hold():
     assert got.dtype == ml_dtypes.bfloat16 and float(got) == -3.0
     with pytest.raises(TypeError, match=r"bfweak.negative\(.*'bfweak'.*bfloat16"):
         u["negative"](2**70)
+
+
+def test_ufuncs_of_own_types_missing_types_and_python_scalars_without_a_join():
+    """Found by fuzzing round 18, each an internal error or NumPy's generic one before:
+    - a type of the rule set's own with storage= computes as its storage dtype, as
+      promote_types says (NumPy's add on the storage dtype is the reference); a join with no
+      dtype names that type ("'in <string>' requires string as left operand" before);
+    - a Python int whose weak type joins nothing raises the TypePromotionError result_type
+      raises (NumPy's "did not contain a loop" before: no error loop can hold an abstract DType);
+    - an op NumPy would run on an operand cast to a type the rule set lacks (sqrt of int16
+      without float32, divide.reduce of uint64 without float64, ldexp) names the call and that
+      type (a TypePromotionError of the type as the input before)."""
+    own = tl.lattice({"bool": ["int8", "uint8"], "int8": ["index"], "uint8": ["index"],
+                      "index": ["myt"], "float32": ["myt"]}, name="own",
+                     storage={"index": "uint64"})
+    u = tl.make_ufuncs(own)
+    x = np.array([2**63, 5], np.uint64)
+    got = u["add"](x, x)
+    assert got.dtype == tl.promote_types("index", "index", rules=own) == np.uint64
+    assert np.array_equal(got, np.add(x, x))
+    with pytest.raises(TypeError, match="myt has no NumPy dtype.*rule set 'own'"):
+        u["add"](np.ones(3, np.int8), np.ones(3, np.float32))
+    r = tl.lattice({"bool": ["int8"], "i*": []}, name="nojoin")
+    with pytest.raises(tl.TypePromotionError) as want:
+        tl.result_type(np.ones(2, bool), 1, rules=r)
+    for args in ((np.ones(2, bool), 1), (True, 2)):
+        with pytest.raises(tl.TypePromotionError) as got:
+            tl.make_ufuncs(r)["add"](*args)
+        assert "('bool', 'i*')" in str(got.value) and "rule set 'nojoin'" in str(got.value)
+    assert want.value.operands == got.value.operands
+    no_float = tl.make_ufuncs(tl.lattice({"int8": ["int16"], "uint64": []}, name="nofloat"))
+    no_f64 = tl.make_ufuncs(tl.lattice({"uint8": ["uint64"], "uint64": ["float32"]},
+                                       name="nof64"))
+    for call, text in (
+            (lambda: no_float["sqrt"](np.ones(2, np.int16)), "nofloat.sqrt(int16) computes in "
+             "float32, which is not a type of rule set 'nofloat'"),
+            (lambda: no_float["ldexp"](np.ones(2, np.int8), np.ones(2, np.uint64)),
+             "nofloat.ldexp(int8, uint64) computes in float32"),
+            (lambda: no_f64["divide"].reduce(np.ones(3, np.uint64)),
+             "nof64.divide.reduce(uint64) computes in float64, which is not a type")):
+        for _ in range(2):
+            with pytest.raises(TypeError, match=text.replace("(", r"\(").replace(")", r"\)")):
+                call()
+    # where a loop reads the operands as they are, the binary op computes, as before
+    assert no_float["divide"](np.ones(2, np.int16), np.ones(2, np.int16)).dtype == np.float32
+
+
+@pytest.mark.parametrize("table,msg", [
+    ({"float8_e4m3fn": {"int16": "float8_e4m3fn"}, "int16": {"int16": "int16"}},
+     "float8_e4m3fn with int16 is float8_e4m3fn while float8_e4m3fn with float8_e4m3fn has no"),
+    ({"uint4": {"uint4": "float16"}, "float16": {"float16": "float16"}},
+     "uint4 with uint4 is float16"),
+])
+def test_make_ufuncs_refuses_tables_its_loops_cannot_serve(table, msg):
+    """A pair computes in its join's own loop, which NumPy then also finds for two arrays of the
+    join: a join type that does not join itself (f8 with f8 none, int16 with f8 f8) made the
+    result depend on call order and NumPy raise "A loop/promoter has already been registered";
+    the ml_dtypes types' diagonal was not checked (uint4 with uint4 float16 computed in
+    float16, where a uint4 loop answers first for the core dtypes' rule)."""
+    t = tl.promotion_table(table, name="t")
+    with pytest.raises(ValueError, match=msg):
+        tl.make_ufuncs(t)
+    for a, row in table.items():
+        for b, j in row.items():
+            assert tl.join(a, b, rules=t) == j      # promote_types/result_type follow it
+
+
+def test_typepromotionerrors_past_the_error_loop_slots():
+    """Past the error-loop slots (2048 ufunc objects), NumPy's generic no-loop error replaced
+    the TypePromotionError; the call entry now re-derives it (47 run-time rule sets' 85 ufuncs,
+    about 4,000 objects; reference: the TypePromotionError of the first rule set's call)."""
+    code = """if True:
+        import numpy as np, typelattice as tl
+        from typelattice import _ufuncs
+        a, b, h = np.ones(2, np.int8), np.ones(2, np.uint64), np.ones(2, np.float16)
+        kinds = {}
+        for k in range(47):
+            u = tl.make_ufuncs(tl.lattice({"int8": ["int16"], "uint64": []}, name=f"r{k}"))
+            for name in sorted(set(u)):
+                f = u[name]
+                try:
+                    f(*((a, b) if f.nin == 2 else (h,)))
+                except Exception as e:
+                    kinds.setdefault(type(e).__name__, set()).add(name)
+        print(sorted(kinds), sorted(kinds.get("UFuncTypeError", ())), _ufuncs.ERROR_SLOTS)
+    """
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split("\n")[0]
+    assert out == "['TypeError', 'TypePromotionError'] [] 2048", out

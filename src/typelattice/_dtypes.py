@@ -27,6 +27,20 @@ def dtype_of(name):
     return _DTYPES.get(name)
 
 
+def materialized_name(rules, name):
+    """The type name a loop computes type ``name`` of CompiledRules ``rules`` as: a weak type's
+    materialization (``i*``: int64 under jax), a type of the rule set's own by the name of its
+    storage dtype (``index`` stored as uint64: uint64); else ``name``."""
+    w = rules.weak_target(name) if name in rules.index else None
+    if w is not None:
+        return w
+    if name in rules.index and dtype_of(name) is None:
+        dt = rules.dtypes[rules.index[name]]
+        if dt is not None and dt in _BY_DTYPE:
+            return _BY_DTYPE[dt]
+    return name
+
+
 def materialized_dtype(rules, name):
     """The NumPy dtype of type ``name`` of CompiledRules ``rules``, a weak type materialized
     (``i*``: int64 under jax), a type of the rule set's own by its storage; None if none."""

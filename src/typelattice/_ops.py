@@ -156,6 +156,8 @@ class Op:
     def _check_kind(self, t, operands):
         """Raise the op's error when compute type ``t`` is of a kind it rejects."""
         k = kind(t)
+        if k is None:       # (a type of the rule set's own with no storage dtype)
+            raise TypeError(f"{self.name} ({operands}): {t} has no NumPy dtype to compute in")
         if k not in self.kinds:
             what = {"f": "floating", "c": "complex", "b": "bool", "u": "unsigned integer",
                     "i": "integer"}.get(k, str(k))

@@ -282,7 +282,7 @@ cdef extern from *:
     int tl_fast_get()
     Py_ssize_t tl_fast_count()
     void tl_fast_set_overflow_hook(object hook)
-    void tl_fast_set_signature_hook(object hook)
+    void tl_fast_set_error_hook(object hook)
     void tl_fast_set_unary_hook(object hook)
     void tl_fast_set_unary_convert(int slot, int on)
     void tl_fast_set_canon(int slot, object canon, int inputs)
@@ -356,7 +356,7 @@ def _take_numpy_loops():
 _take_numpy_loops()
 
 import ml_dtypes  # noqa: F401  (registers bfloat16 before its DType class is looked up)
-from ._dtypes import dtype_of, materialized_dtype
+from ._dtypes import dtype_of, materialized_dtype, materialized_name
 
 # DType class of each loop type, in _ops.LOOP_TYPES order (= the C table's type indices)
 cdef list _LOOP_DTYPES = [type(dtype_of(t)) for t in _ops.LOOP_TYPES]
@@ -1077,9 +1077,7 @@ def _resolve_names(op, CompiledRules r, names, fixed, bint reduction):
     def join(a, b):
         return r.join_names(a, b)
 
-    def materialize(t):
-        w = r.weak_target(t) if t in r.index else None
-        return w if w is not None else t
+    materialize = functools.partial(materialized_name, r)
 
     try:
         res = list(op.resolve(ins[0], ins[1], join, materialize))
@@ -1104,9 +1102,7 @@ def _resolve_unary(op, CompiledRules r, a, fixed):
     if a is None:
         raise TypeError(f"{r.name}.{op.name}: no operand dtype to resolve")
 
-    def materialize(t):
-        w = r.weak_target(t) if t in r.index else None
-        return w if w is not None else t
+    materialize = functools.partial(materialized_name, r)
 
     try:
         res = list(op.resolve(a, None, None, materialize))
@@ -1311,6 +1307,22 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
         canon = _canon_loop(uf, op, r, op_classes, tuple(classes), sig_classes)
         if canon is not None:
             classes = canon
+    for i in range(op.nin):
+        c = op_classes[i] if op_classes[i] is not None else op_classes[op.nin - 1]
+        if classes[i] is c or c in (_PY_INT_DT, _PY_FLOAT_DT, _PY_COMPLEX_DT) \
+                or sig_classes[i] is not None:
+            continue
+        try:
+            _operand_name(r, classes[i])
+        except TypeError:
+            # NumPy would cast the operand to a type the rule set lacks (JAX's to-inexact table's
+            # float32 for an int16 under a rule set without it) and find no loop for it
+            t = _class_label(classes[i])
+            raise TypeError(f"{uf.__name__}{'.reduce' if reduction else ''}("
+                            f"{', '.join(n for n in names[:op.nin] if n is not None)}) computes "
+                            f"in {t}, which is not a type of rule set {r.name!r}: add {t} to "
+                            f"the rule set, or cast the operands explicitly") \
+                from None
     return classes
 
 
@@ -1697,10 +1709,12 @@ def _fixed_dtypes(kwargs, nin, nout):
     return None
 
 
-def _signature_error(uf, args, kwargs, err):
-    """The TypeError typelattice's promoter gives a call with dtype=/signature= in a fresh
-    process, where NumPy raised its generic no-loop ``err`` (it answers from the plain call's
-    cached loop once that call has run, without asking), or None."""
+def _no_loop_error(uf, args, kwargs, err):
+    """The TypeError typelattice's promoter gives a call where NumPy raised its generic no-loop
+    ``err``, or None. With dtype=/signature=: NumPy answers from the plain call's cached loop
+    once that call has run, without asking the promoter. A plain call: NumPy drops a
+    TypePromotionError raised in a promoter, which raises it where it can register no error loop
+    (a Python int whose weak type has no dtype; every error-loop slot taken)."""
     if "did not contain a loop" not in str(err):
         return None
     try:
@@ -1708,9 +1722,9 @@ def _signature_error(uf, args, kwargs, err):
         if len(args) < op.nin:
             return None
         fixed = _fixed_dtypes(kwargs, op.nin, op.nout)
-        if fixed is None:
-            return None
-        fixed = [None if t is None else type(t) for t in fixed]
+        plain = fixed is None
+        fixed = [None] * (op.nin + op.nout) if plain else \
+            [None if t is None else type(t) for t in fixed]
         # (NumPy asks the promoter with the signature's DTypes in the operands' places)
         ops = [fixed[i] if fixed[i] is not None else _PY_INT_DT if type(x) is int else
                _PY_FLOAT_DT if type(x) is float else _PY_COMPLEX_DT if type(x) is complex else
@@ -1721,7 +1735,7 @@ def _signature_error(uf, args, kwargs, err):
         return exc
     except Exception:
         return None
-    if all(f is None or f is c for f, c in zip(fixed, classes)):
+    if plain or all(f is None or f is c for f, c in zip(fixed, classes)):
         return None
     # the loop the rule set computes these operands in is not the one named (jax32's dtype=int64:
     # it reads int64 as int32)
@@ -1756,10 +1770,10 @@ def _deferred_error(uf, args, kwargs, err):
 def _call_error(uf, args, kwargs, err):
     """typelattice's error for a call where NumPy raised one of its generic TypeErrors ``err``,
     or None. Called by kernels/tl_fastcall.h."""
-    return _signature_error(uf, args, kwargs, err) or _deferred_error(uf, args, kwargs, err)
+    return _no_loop_error(uf, args, kwargs, err) or _deferred_error(uf, args, kwargs, err)
 
 
-tl_fast_set_signature_hook(_call_error)
+tl_fast_set_error_hook(_call_error)
 
 
 cdef object _weak_dtype(CompiledRules r, kind, call):
@@ -2076,8 +2090,11 @@ def make_ufuncs(rules=None):
     got = _BY_RULES.get(key)
     if got is not None:
         return dict(got)
-    types = {t for t in r.types if t in _ops.LOOP_TYPES and r.aliases.get(t, t) == t}
-    grows = [(t, r.join_names(t, t)) for t in r.types if t in types
+    # (a type of the rule set's own computes as its storage dtype: its loops)
+    types = {materialized_name(r, t) for t in r.types if r.aliases.get(t, t) == t}
+    types &= set(_ops.LOOP_TYPES)
+    with_loops = types | (_EXT_TYPES | _EXTI_TYPES).intersection(r.types)
+    grows = [(t, r.join_names(t, t)) for t in r.types if t in with_loops
              and r.join_names(t, t) not in (None, t)]
     if grows:
         # a loop of t's own serves two t arrays before any promoter is asked
@@ -2085,6 +2102,16 @@ def make_ufuncs(rules=None):
                          f"itself to be itself (or none), but "
                          + ", ".join(f"{t} with {t} is {j}" for t, j in grows)
                          + "; promote_types/result_type follow the table")
+    # a pair computes in its join's own loop, which would then serve two arrays of the join too
+    orphans = [(a, b, j) for a in r.types for b in r.types
+               if (j := r.join_names(a, b)) in with_loops and (a, b) != (j, j)
+               and r.join_names(j, j) is None]
+    if orphans:
+        a, b, j = orphans[0]
+        raise ValueError(f"rule set {r.name!r}: typelattice's ufuncs compute a pair in its "
+                         f"join's own loop, but {a} with {b} is {j} while {j} with {j} has no "
+                         f"promotion ({len(orphans)} such pairs); promote_types/result_type "
+                         "follow the table")
     res = {}
     for op in _ops.OPS:
         res[op.name] = _make_ufunc(op, r, types)

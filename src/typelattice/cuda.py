@@ -26,6 +26,7 @@ which CuPy does not define, so importing this module registers ``cupy.'jax.add'`
 ``typelattice.add(cupy_x, 1)`` runs here; before that import it raises NumPy's TypeError (never
 CuPy's own ``add`` with NumPy's rules). ``route(ufunc)`` does the same for ``make_ufuncs(rules)``.
 """
+import functools
 import hashlib
 import math
 import os
@@ -34,7 +35,7 @@ import threading
 import numpy as np
 
 from . import _cuda_codegen as cg
-from ._dtypes import name_of_dtype
+from ._dtypes import materialized_name, name_of_dtype
 from ._errors import python_int_overflow
 from ._ops import ALIASES, FIRST_INEXACT, OPS, OPS_BY_NAME, _NoPromotion
 
@@ -324,9 +325,7 @@ def resolve(opname, t1, t2, ufunc=None):
             return rules.python_scalars[t.__name__]
         return name_of_dtype(t)
 
-    def materialize(t):
-        w = rules.weak_target(t) if t in rules.index else None
-        return w if w is not None else t
+    materialize = functools.partial(materialized_name, rules)
 
     try:
         res = tuple(op.resolve(name(t1), name(t2), rules.join_names, materialize))

@@ -384,23 +384,23 @@ static PyObject *tl_fast_fallback(int slot, PyObject *self, PyObject *const *arg
  * NumPy answers a dtype=/signature= call on them from that call's cached loop without asking the
  * promoter: its no-loop error where the loop is not the one named. A dask array's
  * __array_ufunc__ swallows the ufunc's error while it infers the result dtype: "operand type(s)
- * all returned NotImplemented". tl_fast_signature_hook(ufunc, args, kwargs, error) returns the
+ * all returned NotImplemented". tl_fast_error_hook(ufunc, args, kwargs, error) returns the
  * error typelattice gives (the promoter's in a fresh process; the call's on NumPy arrays of the
  * operands' dtypes), or None. 1: that error set instead. */
-static PyObject *tl_fast_signature_hook = NULL;
+static PyObject *tl_fast_error_hook = NULL;
 
-static int tl_fast_signature_error(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+static int tl_fast_call_error(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                    PyObject *kwnames)
 {
     PyObject *t, *v, *tb, *argt, *kw, *better = NULL;
-    if (tl_fast_signature_hook == NULL || !PyErr_ExceptionMatches(PyExc_TypeError)) return 0;
+    if (tl_fast_error_hook == NULL || !PyErr_ExceptionMatches(PyExc_TypeError)) return 0;
     PyErr_Fetch(&t, &v, &tb);
     PyErr_NormalizeException(&t, &v, &tb);
     if (tb != NULL) PyException_SetTraceback(v, tb);
     argt = tl_fast_args_tuple(args, nargs);
     kw = tl_fast_kwargs_dict(kwnames, args + nargs);
     if (argt != NULL && kw != NULL)
-        better = PyObject_CallFunctionObjArgs(tl_fast_signature_hook, self, argt, kw, v, NULL);
+        better = PyObject_CallFunctionObjArgs(tl_fast_error_hook, self, argt, kw, v, NULL);
     Py_XDECREF(argt);
     Py_XDECREF(kw);
     if (better != NULL && PyExceptionInstance_Check(better)) {
@@ -415,10 +415,10 @@ static int tl_fast_signature_error(PyObject *self, PyObject *const *args, Py_ssi
     return 0;
 }
 
-static void tl_fast_set_signature_hook(PyObject *hook)
+static void tl_fast_set_error_hook(PyObject *hook)
 {
     Py_XINCREF(hook);
-    Py_XSETREF(tl_fast_signature_hook, hook);
+    Py_XSETREF(tl_fast_error_hook, hook);
 }
 
 /* NumPy's call on args; the hook's messages name the caller's own operands, given (jax32's
@@ -430,7 +430,7 @@ static PyObject *tl_fast_fallback_args(PyObject *self, PyObject *const *args,
     Py_ssize_t i, nargs = PyVectorcall_NARGS(nargsf);
     if (tl_fast_precheck_int(self, given, nargs, kwnames) < 0) return NULL;
     r = tl_fast_numpy(self, args, nargsf, kwnames);
-    if (r == NULL && tl_fast_signature_error(self, args, nargs, kwnames))
+    if (r == NULL && tl_fast_call_error(self, args, nargs, kwnames))
         return NULL;
     if (r != NULL || tl_fast_overflow_hook == NULL
             || !(PyErr_ExceptionMatches(PyExc_OverflowError)
