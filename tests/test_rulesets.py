@@ -387,7 +387,7 @@ def test_messages_name_a_byte_swapped_operand_by_its_type():
     x = np.arange(3, dtype=">i2")
     calls = [(lambda: tl.add(x, 10**6), OverflowError, "jax.add(int16 array, Python int"),
              (lambda: tl.make_ufuncs("numpy")["less"].accumulate(x), TypeError,
-              "numpy.less.accumulate(int16 array): each step gives a bool, not a int16"),
+              "numpy.less.accumulate(int16 array): each step gives a bool, not an int16"),
              (lambda: tl.result_type(np.zeros(2, ">U3"), x), TypeError,
               "result_type(<U3 array, int16 array)"),
              (lambda: tl.promote_types(np.dtype(">M8[s]"), x.dtype), TypeError,

@@ -964,6 +964,11 @@ cdef object _operand_name(CompiledRules r, cls):
     return r.types[r.code(inst)]
 
 
+cdef str _a(name):
+    """'an int16', 'a uint8': a type name with its article, for messages."""
+    return f"an {name}" if name[:1] in "aeio" else f"a {name}"
+
+
 cdef object _class_label(cls):
     """An operand DType class as a short name for messages: 'int8', 'Python int', 'str_'."""
     for k, d in (("int", _PY_INT_DT), ("float", _PY_FLOAT_DT), ("complex", _PY_COMPLEX_DT)):
@@ -1220,7 +1225,7 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
         # a comparison's bool cannot be folded with the next element (NumPy would retry with
         # (bool, x) operands, which is also the plain call's lookup)
         raise TypeError(f"{uf.__name__}.reduce/accumulate({names[1]} array): each step "
-                        f"gives a {res[op.nin]}, not a {names[1]} to combine with the next "
+                        f"gives a {res[op.nin]}, not {_a(names[1])} to combine with the next "
                         f"element (rule set {r.name!r}); reduce x.astype({res[op.nin]!r}), "
                         "as NumPy's dtype= would")
     if any(f is not None for f in fixed[:op.nin]) and len(set(res[:op.nin])) > 1 \
@@ -1935,7 +1940,7 @@ def _retry_method(uf, name, exc, *args, **kwargs):
         # generic one, once the plain call's loop is cached) would name a signature not given
         xt = dtype_label(array.dtype)
         raise TypeError(f"{uf.__name__}.{name}({xt} array): each step gives a "
-                        f"bool, not a {xt} to combine with the next element (rule set "
+                        f"bool, not {_a(xt)} to combine with the next element (rule set "
                         f"{r.name!r}); {name} x.astype('bool'), as NumPy's dtype= would") \
             from None
     try:
