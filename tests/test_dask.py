@@ -363,3 +363,20 @@ def test_plain_calls_raise_typelattices_errors_when_the_graph_is_built():
     with pytest.raises(OverflowError, match="300"):
         tl.add(da.from_array(np.ones(3, np.int8)), 300)
     assert tl.add(f8, 1.0).dtype == f8.dtype
+
+
+def test_plain_calls_with_dtype_compute_in_it():
+    """dask's __array_ufunc__ takes dtype= as a cast of its result, each block computed without
+    it: tl.add(int8 dask, int8 dask, dtype=int16) wrapped 100 + 100 to -56, and anvil's
+    equal(..., dtype=complex64) computed where typelattice raises. Such calls now run through
+    typelattice.dask. Reference: NumPy's add with dtype=int16 on the computed arrays."""
+    a = np.array([100, -100, 7], np.int8)
+    A = da.from_array(a, chunks=2)
+    got = tl.add(A, A, dtype=np.int16)
+    assert isinstance(got, da.Array) and got.dtype == np.int16
+    assert got.compute().tolist() == np.add(a, a, dtype=np.int16).tolist() == [200, -200, 14]
+    got = tl.multiply(A, 3, signature=(None, None, np.int16))
+    assert got.compute().tolist() == np.multiply(a, 3, dtype=np.int16).tolist()
+    ones = da.from_array(np.ones(2, np.int64))
+    with pytest.raises(tl.TypePromotionError, match="complex64 is not a type of rule set"):
+        tl.make_ufuncs("anvil")["equal"](ones, ones, dtype="complex64")

@@ -627,3 +627,13 @@ def test_every_built_in_ufunc_object_has_an_error_loop_slot():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["TypePromotionError"], out
+
+
+def test_a_missing_type_is_what_the_suggested_cast_replaces():
+    """A reduction of a float64 array with dtype=bfloat16 under anvil (no bfloat16) suggested
+    casting to float64, the operand's own type: the suggestion replaces the missing type (the
+    float of anvil nearest bfloat16)."""
+    with pytest.raises(tl.TypePromotionError) as e:
+        tl.make_ufuncs("anvil")["minimum"].reduce(np.arange(3.0), dtype="bfloat16")
+    msg = str(e.value)
+    assert "bfloat16 is not a type of rule set 'anvil'" in msg and "x.astype('float32')" in msg

@@ -1,5 +1,7 @@
 """Weak (JAX) and ambiguous (anvil) arrays: the type side, and weak results that stay weak."""
 import pickle
+import subprocess
+import sys
 
 import ml_dtypes
 import numpy as np
@@ -446,3 +448,44 @@ def test_weak_integers_that_do_not_fit_raise_as_python_ints_do():
     # in range, including the type's ends: the values of the Python ints' call
     r = tl.add(np.asarray([1, -1], np.int8), tl.weak(np.asarray([126, -127])))
     assert r.dtype == np.int8 and r.tolist() == [127, -128]
+
+
+def test_weak_arrays_under_casting_and_kinds_the_loop_does_not_take():
+    """casting= judges the strong operand's cast into the loop a weak array chose, as it judges
+    it beside a Python scalar (float16 / weak floats with dtype=float32, casting='no' computed);
+    a weak complex array is not cast into a real loop whose cast ml_dtypes calls same_kind
+    (nextafter(bfloat16, weak complex, signature=bfloat16) dropped the imaginary parts)."""
+    h = np.array([1.5, -2.0], np.float16)
+    w = tl.weak(np.array([-1.5, 2.5]))
+    with pytest.raises(TypeError) as want:
+        tl.divide(h[:1], -1.5, dtype=np.float32, casting="no")
+    with pytest.raises(TypeError) as got:
+        tl.divide(h, w, dtype=np.float32, casting="no")
+    assert str(got.value) == str(want.value)
+    got = tl.divide(h, w, dtype=np.float32)
+    assert got.dtype == np.float32
+    assert np.array_equal(got, np.divide(h.astype(np.float32), np.float32([-1.5, 2.5])))
+    lax = tl.make_ufuncs("jax_lax")
+    b = np.array([1.0, 2.0], ml_dtypes.bfloat16)
+    c = tl.weak(np.array([-0.5j, 2 + 3j]), rules="jax_lax")
+    with pytest.raises(TypeError, match="weak c\\* operand to bfloat16"):
+        lax["nextafter"](b, c, signature=(ml_dtypes.bfloat16,) * 3)
+    assert b.tolist() == [1.0, 2.0]
+
+
+def test_a_python_int_under_casting_equiv_raises_in_process():
+    """The OverflowError check of a Python int with dtype= asked NumPy's resolve_dtypes under
+    the call's casting=, which crashes NumPy 2.4 for 'equiv' (the process died): NumPy's own
+    TypeError now, as np.multiply gives."""
+    code = """if True:
+        import numpy as np, typelattice as tl
+        for call in (lambda: tl.multiply(np.ones(2, np.float32), 2, dtype="float64",
+                                         casting="equiv"),
+                     lambda: tl.add(1, 2, dtype="int32", casting="equiv")):
+            try:
+                call()
+            except TypeError as e:
+                print("TypeError", "casting rule 'equiv'" in str(e))
+    """
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert p.returncode == 0 and p.stdout.split() == ["TypeError", "True"] * 2, p

@@ -86,9 +86,13 @@ def _no_self_join(names, rules):
 
 
 def _suggest(names, known=None):
-    """A plausible explicit cast target: the widest of the operand types, preferring floats; when
-    the rule set (types ``known``) lacks it, the next wider type of its kind it has."""
+    """A plausible explicit cast target: the widest of the operand types, preferring floats (of
+    those the rule set, types ``known``, lacks, if any: the type to replace); when the rule set
+    lacks it, the next wider type of its kind it has."""
     concrete = [n for n in names if n[-1:] not in "*?" and not n.startswith("Python ")]
+    missing = [n for n in concrete if known is not None and n not in known]
+    if missing and len(missing) < len(concrete):
+        concrete = missing      # (reduce(float64 array, dtype=bfloat16) under anvil: float32)
     target = max(concrete or ["float32"], key=_rank)
     kinds = {_rank(n)[0] for n in concrete}
     if kinds == {1, 2}:                 # signed and unsigned: a signed type holding both

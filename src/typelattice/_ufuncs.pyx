@@ -36,6 +36,7 @@ import contextlib
 import functools
 import operator
 import os
+import sys
 import warnings
 
 import numpy as np
@@ -283,6 +284,7 @@ cdef extern from *:
     Py_ssize_t tl_fast_count()
     void tl_fast_set_overflow_hook(object hook)
     void tl_fast_set_error_hook(object hook)
+    void tl_fast_set_foreign_hook(object hook)
     void tl_fast_set_unary_hook(object hook)
     void tl_fast_set_unary_convert(int slot, int on)
     void tl_fast_set_canon(int slot, object canon, int inputs)
@@ -1672,8 +1674,9 @@ def _overflow_error(uf, args, err, kwargs=None):
             if sig is None:
                 sig = (None,) * op.nin + (np.dtype(kwargs["dtype"]),) * op.nout
             try:
-                got = uf.resolve_dtypes(kinds + (None,) * op.nout, signature=sig,
-                                        casting=kwargs.get("casting", "same_kind"))
+                # (not casting=: NumPy 2.4's resolve_dtypes of a Python int under
+                # casting='equiv' crashes the process)
+                got = uf.resolve_dtypes(kinds + (None,) * op.nout, signature=sig)
             except Exception:
                 got = None
         if got is None:
@@ -1779,6 +1782,21 @@ def _call_error(uf, args, kwargs, err):
 
 
 tl_fast_set_error_hook(_call_error)
+
+
+def _foreign_call(uf, args, kwargs):
+    """A call with dtype=/signature= on a dask array, through typelattice.dask (which runs
+    ``uf`` with them on each block: dask's own __array_ufunc__ takes dtype= as a cast of the
+    result, computed without it); NotImplemented for other operands. Called by
+    kernels/tl_fastcall.h."""
+    dask_array = sys.modules.get("dask.array")
+    if dask_array is None or not any(isinstance(a, dask_array.Array) for a in args):
+        return NotImplemented
+    from .dask import _call
+    return _call(uf, args, **kwargs)
+
+
+tl_fast_set_foreign_hook(_foreign_call)
 
 
 cdef object _weak_dtype(CompiledRules r, kind, call):

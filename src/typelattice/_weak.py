@@ -442,16 +442,20 @@ def _weak_under_fixed_types(ufunc, inputs, kwargs, r):
     except Exception:
         return inputs
     casting = kwargs.get("casting", "same_kind")
-    if casting != "unsafe" and not all(
-            kind(t) in _WEAK_CASTS.get(kind(n), "") for n, w, t in zip(names, weak, targets) if w):
-        return inputs       # (a weak float into an int8 loop: NumPy's casting error)
+    for n, w, t, dt in zip(names, weak, targets, loop):
+        if w and casting != "unsafe" and kind(t) not in _WEAK_CASTS.get(kind(n), ""):
+            # (a weak float into an int8 loop, a weak complex into a bfloat16 one, whose cast
+            # ml_dtypes calls same_kind: NumPy's error for a Python scalar of that kind)
+            raise TypeError(f"Cannot cast ufunc {ufunc.__name__!r} weak {n} operand to {dt} with "
+                            f"casting rule {casting!r} (rule set {r.name!r})")
     out = list(inputs)
     for i, (x, dt) in enumerate(zip(inputs, loop)):
         if weak[i]:
             _check_weak_ints_fit(x, dt, ufunc, inputs, r)
             out[i] = np.asarray(_strip(x), dtype=dt)
-        elif not fixes_inputs and isinstance(x, (np.ndarray, np.generic)) and x.dtype != dt \
-                and np.can_cast(x.dtype, dt, casting):
+        elif not fixes_inputs and isinstance(x, (np.ndarray, np.generic)) and x.dtype != dt:
+            if not np.can_cast(x.dtype, dt, casting):
+                return inputs       # (NumPy's casting error for the strong operand)
             out[i] = np.asarray(x).astype(dt)
     return out
 

@@ -421,6 +421,43 @@ static void tl_fast_set_error_hook(PyObject *hook)
     Py_XSETREF(tl_fast_error_hook, hook);
 }
 
+/* A dask array's __array_ufunc__ takes dtype= as a cast of its result, each block computed
+ * without it (int8 + int8 with dtype=int16 wrapped): tl_fast_foreign_hook(ufunc, args, kwargs)
+ * runs such a call its own way (typelattice.dask) or returns NotImplemented. Asked only for a
+ * call with dtype=/signature= and an operand that is no array, NumPy scalar or Python number. */
+static PyObject *tl_fast_foreign_hook = NULL;
+
+static PyObject *tl_fast_foreign_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                      PyObject *kwnames)
+{
+    PyObject *argt, *kw, *r;
+    Py_ssize_t i;
+    if (tl_fast_foreign_hook == NULL || !tl_fast_fixes_loop(kwnames, args + nargs, 0))
+        Py_RETURN_NOTIMPLEMENTED;
+    for (i = 0; i < nargs; i++) {
+        PyObject *o = args[i];
+        if (!(PyArray_Check(o) || PyArray_IsScalar(o, Generic) || PyLong_Check(o)
+              || PyFloat_Check(o) || PyComplex_Check(o) || o == Py_None))
+            break;
+    }
+    if (i == nargs) Py_RETURN_NOTIMPLEMENTED;
+    if ((argt = tl_fast_args_tuple(args, nargs)) == NULL) return NULL;
+    if ((kw = tl_fast_kwargs_dict(kwnames, args + nargs)) == NULL) {
+        Py_DECREF(argt);
+        return NULL;
+    }
+    r = PyObject_CallFunctionObjArgs(tl_fast_foreign_hook, self, argt, kw, NULL);
+    Py_DECREF(argt);
+    Py_DECREF(kw);
+    return r;
+}
+
+static void tl_fast_set_foreign_hook(PyObject *hook)
+{
+    Py_XINCREF(hook);
+    Py_XSETREF(tl_fast_foreign_hook, hook);
+}
+
 /* NumPy's call on args; the hook's messages name the caller's own operands, given (jax32's
  * int64 array, not the int32 one args holds under casting=) */
 static PyObject *tl_fast_fallback_args(PyObject *self, PyObject *const *args,
@@ -429,6 +466,9 @@ static PyObject *tl_fast_fallback_args(PyObject *self, PyObject *const *args,
     PyObject *r, *t, *v, *tb, *argt, *better, *kw;
     Py_ssize_t i, nargs = PyVectorcall_NARGS(nargsf);
     if (tl_fast_precheck_int(self, given, nargs, kwnames) < 0) return NULL;
+    r = tl_fast_foreign_call(self, given, nargs, kwnames);
+    if (r != Py_NotImplemented) return r;
+    Py_DECREF(r);
     r = tl_fast_numpy(self, args, nargsf, kwnames);
     if (r == NULL && tl_fast_call_error(self, args, nargs, kwnames))
         return NULL;
