@@ -1049,11 +1049,13 @@ def _resolve_names(op, CompiledRules r, names, fixed, bint reduction):
         raise TypeError(f"{r.name}.{op.name}: no operand dtypes to promote")
     if reduction and op.out == "bool" and op.name.startswith("logical_"):
         if "bool" not in r.index:
+            # (a TypeError, which NumPy passes on: no error loop, whose DTypes a plain call
+            # with dtype= would share)
             x = names[1] if names[1] is not None else ins[1]
-            raise TypePromotionError((x, x), r.name, message=(
+            raise TypeError(
                 f"{r.name}.{op.name}.reduce/accumulate({x} array): a logical reduction "
                 f"combines bool truth values, and bool is not a type of rule set {r.name!r} "
-                f"(its plain call takes two {x} arrays); reduce under a rule set that has bool"))
+                f"(its plain call takes two {x} arrays); reduce under a rule set that has bool")
         return ("bool",) * (op.nin + op.nout)   # NumPy reduces logical ops in bool
     if ins[0] == ins[1] and _no_binary_op(op, r, ins[0]):
         # (before the op's own rules for bool pairs, which are JAX's, and before the sum of
@@ -1410,8 +1412,7 @@ cdef object _error_loop(uf, op, CompiledRules r, names, exc, in_classes=None):
         return None     # a real loop holds these DTypes (the error is dtype='s: float16 in anvil)
     key = (slot, classes)
     if key not in _ERR_INFO:
-        _ERR_INFO[key] = (tuple(labels) if in_classes is None else exc.operands, exc.rules, hint,
-                          exc.message if in_classes is not None else None)
+        _ERR_INFO[key] = (tuple(labels) if in_classes is None else exc.operands, exc.rules, hint)
         _add_spec(uf, op, classes, NULL, NULL, NULL, tl_err_resolvers[slot], b"tl_error",
                   False, None, tl_err_get_loop_ptr)
     return classes
@@ -1422,8 +1423,8 @@ cdef int _raise_err(uf, slot, classes) noexcept with gil:
     op, r = _REGISTRY[uf]
     info = _ERR_INFO.get((slot, classes))
     if info is None:
-        info = (tuple(c.__name__ for c in classes[:op.nin]), (<CompiledRules>r).name, None, None)
-    err = TypePromotionError(info[0], info[1], hint=info[2], message=info[3])
+        info = (tuple(c.__name__ for c in classes[:op.nin]), (<CompiledRules>r).name, None)
+    err = TypePromotionError(info[0], info[1], hint=info[2])
     PyErr_SetObject(type(err), err)
     return -1
 
