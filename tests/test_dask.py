@@ -380,3 +380,17 @@ def test_plain_calls_with_dtype_compute_in_it():
     ones = da.from_array(np.ones(2, np.int64))
     with pytest.raises(tl.TypePromotionError, match="complex64 is not a type of rule set"):
         tl.make_ufuncs("anvil")["equal"](ones, ones, dtype="complex64")
+
+
+def test_dtype_calls_with_a_dask_out_or_a_positional_out():
+    """The dtype= route through typelattice.dask takes out= given positionally (it was taken
+    for a third input and never written) and a dask out= beside NumPy inputs (dask computed
+    without dtype= and cast: int8 + int8 into int16 wrapped). Reference: NumPy's add."""
+    a = np.array([100, 120], np.int8)
+    want = np.add(a, a, dtype=np.int16).tolist()
+    O = da.zeros(2, dtype=np.int16, chunks=1)
+    assert tl.add(da.from_array(a, chunks=1), a, O, dtype=np.int16) is O
+    assert O.compute().tolist() == want
+    O = da.zeros(2, dtype=np.int16, chunks=1)
+    tl.add(a, a, out=O, dtype=np.int16)
+    assert O.compute().tolist() == want

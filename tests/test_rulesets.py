@@ -651,3 +651,11 @@ def test_a_missing_type_is_what_the_suggested_cast_replaces():
         tl.make_ufuncs("anvil")["minimum"].reduce(np.arange(3.0), dtype="bfloat16")
     msg = str(e.value)
     assert "bfloat16 is not a type of rule set 'anvil'" in msg and "x.astype('float32')" in msg
+
+
+def test_no_suggested_cast_where_the_rule_set_has_no_type_of_the_kind():
+    """max has no complex type: its error for exp(complex64) suggested x.astype('complex64')."""
+    with pytest.raises(tl.TypePromotionError) as e:
+        tl.make_ufuncs("max")["exp"](np.ones(2, np.complex64))
+    msg = str(e.value)
+    assert "astype" not in msg and "complex64 is not a type of rule set 'max'" in msg

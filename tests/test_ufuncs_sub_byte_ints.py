@@ -387,3 +387,13 @@ def test_python_int_under_a_dtype_that_holds_it_computes(name):
         assert np.array_equal(got, np.maximum(-300, x, **kw)), (kw, got)
     with pytest.raises(OverflowError, match="does not fit int8"):
         tl.add(x, 300, dtype=np.int8)
+
+
+def test_python_int_under_dtype_and_casting_unsafe():
+    """casting= is part of the loop a dtype= chooses: int4 + 100 with dtype=uint16 and
+    casting='unsafe' is NumPy's uint16 sum (an OverflowError named int4 when the check
+    resolved the loop under same_kind, which refuses int4 -> uint16)."""
+    x = np.array([1, -2], ml_dtypes.int4)
+    got = tl.add(x, 100, dtype=np.uint16, casting="unsafe")
+    want = np.add(x, 100, dtype=np.uint16, casting="unsafe")
+    assert got.dtype == want.dtype and got.tolist() == want.tolist()

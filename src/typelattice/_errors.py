@@ -33,8 +33,8 @@ class TypePromotionError(np.exceptions.DTypePromotionError, ValueError):
         else:
             target = _suggest(self.operands, _types_of(rules))
             msg = (f"Input dtypes ({ops}) have no available implicit dtype promotion path under "
-                   f"rule set {rules!r}. To avoid unintended promotion, cast explicitly, e.g. "
-                   f"x.astype({target!r})")
+                   f"rule set {rules!r}. To avoid unintended promotion, cast explicitly"
+                   + (f", e.g. x.astype({target!r})" if target is not None else ""))
         if hint and message is None:
             msg += f". {hint}"
         super().__init__(msg)
@@ -114,8 +114,9 @@ def _suggest(names, known=None):
         else:
             # (no type of the kind at all, bool under array_api: the narrowest of the next kind)
             other = [t for t in known if _rank(t)[0] > _rank(target)[0] and t[-1:] not in "*?"]
-            if other:
-                target = min(other, key=lambda t: (_rank(t), not plain(t), t))
+            if not other:
+                return None     # (complex under max: no cast keeps the values)
+            target = min(other, key=lambda t: (_rank(t), not plain(t), t))
     return target
 
 

@@ -1669,15 +1669,17 @@ def _overflow_error(uf, args, err, kwargs=None):
         kinds = tuple(type(x) if type(x) in (int, float, complex) else np.asarray(x).dtype
                       for x in args)
         got = None
-        if kwargs and _fixes_loop_types(kwargs.get("dtype"), kwargs.get("signature")):
-            # (an int that fits the loop dtype=float32 chooses computes, as NumPy's does)
+        casting = (kwargs or {}).get("casting", "same_kind")
+        # (an int that fits the loop dtype=float32 chooses computes, as NumPy's does; not under
+        # casting='equiv': NumPy 2.4's resolve_dtypes of a Python int crashes the process there)
+        if kwargs and _fixes_loop_types(kwargs.get("dtype"), kwargs.get("signature")) \
+                and casting != "equiv":
             sig = kwargs.get("signature")
             if sig is None:
                 sig = (None,) * op.nin + (np.dtype(kwargs["dtype"]),) * op.nout
             try:
-                # (not casting=: NumPy 2.4's resolve_dtypes of a Python int under
-                # casting='equiv' crashes the process)
-                got = uf.resolve_dtypes(kinds + (None,) * op.nout, signature=sig)
+                got = uf.resolve_dtypes(kinds + (None,) * op.nout, signature=sig,
+                                        casting=casting)
             except Exception:
                 got = None
         if got is None:
@@ -1786,15 +1788,28 @@ tl_fast_set_error_hook(_call_error)
 
 
 def _foreign_call(uf, args, kwargs):
-    """A call with dtype=/signature= on a dask array, through typelattice.dask (which runs
-    ``uf`` with them on each block: dask's own __array_ufunc__ takes dtype= as a cast of the
-    result, computed without it); NotImplemented for other operands. Called by
-    kernels/tl_fastcall.h."""
+    """A call with dtype=/signature= on a dask array (an operand, out= or where=), through
+    typelattice.dask (which runs ``uf`` with them on each block: dask's own __array_ufunc__
+    takes dtype= as a cast of the result, computed without it); NotImplemented for other
+    operands. Called by kernels/tl_fastcall.h."""
     dask_array = sys.modules.get("dask.array")
-    if dask_array is None or not any(isinstance(a, dask_array.Array) for a in args):
+    if dask_array is None:
+        return NotImplemented
+    ins, outs = args[:uf.nin], args[uf.nin:]
+    if outs:
+        if "out" in kwargs:
+            return NotImplemented       # (NumPy's error for out= given twice)
+        kwargs = dict(kwargs, out=outs)
+    out = kwargs.get("out")
+    if type(out) is tuple:
+        if len(out) != uf.nout:
+            return NotImplemented
+        out = kwargs["out"] = out[0] if uf.nout == 1 else out
+    seen = list(ins) + list(out if type(out) is tuple else (out,)) + [kwargs.get("where")]
+    if not any(isinstance(a, dask_array.Array) for a in seen):
         return NotImplemented
     from .dask import _call
-    return _call(uf, args, **kwargs)
+    return _call(uf, ins, **kwargs)
 
 
 tl_fast_set_foreign_hook(_foreign_call)

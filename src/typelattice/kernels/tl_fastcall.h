@@ -424,23 +424,37 @@ static void tl_fast_set_error_hook(PyObject *hook)
 /* A dask array's __array_ufunc__ takes dtype= as a cast of its result, each block computed
  * without it (int8 + int8 with dtype=int16 wrapped): tl_fast_foreign_hook(ufunc, args, kwargs)
  * runs such a call its own way (typelattice.dask) or returns NotImplemented. Asked only for a
- * call with dtype=/signature= and an operand that is no array, NumPy scalar or Python number. */
+ * call with dtype=/signature= and an operand, out= or where= that is no array, NumPy scalar
+ * or Python number. */
 static PyObject *tl_fast_foreign_hook = NULL;
+
+static int tl_fast_is_foreign(PyObject *o)
+{
+    Py_ssize_t i;
+    if (PyTuple_Check(o)) {
+        for (i = 0; i < PyTuple_GET_SIZE(o); i++)
+            if (tl_fast_is_foreign(PyTuple_GET_ITEM(o, i))) return 1;
+        return 0;
+    }
+    return !(PyArray_Check(o) || PyArray_IsScalar(o, Generic) || PyLong_Check(o)
+             || PyFloat_Check(o) || PyComplex_Check(o) || o == Py_None);
+}
 
 static PyObject *tl_fast_foreign_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                       PyObject *kwnames)
 {
     PyObject *argt, *kw, *r;
-    Py_ssize_t i;
+    Py_ssize_t i, foreign = 0;
     if (tl_fast_foreign_hook == NULL || !tl_fast_fixes_loop(kwnames, args + nargs, 0))
         Py_RETURN_NOTIMPLEMENTED;
-    for (i = 0; i < nargs; i++) {
-        PyObject *o = args[i];
-        if (!(PyArray_Check(o) || PyArray_IsScalar(o, Generic) || PyLong_Check(o)
-              || PyFloat_Check(o) || PyComplex_Check(o) || o == Py_None))
-            break;
+    for (i = 0; i < nargs && !foreign; i++) foreign = tl_fast_is_foreign(args[i]);
+    for (i = 0; kwnames != NULL && i < PyTuple_GET_SIZE(kwnames) && !foreign; i++) {
+        PyObject *k = PyTuple_GET_ITEM(kwnames, i);
+        if (PyUnicode_CompareWithASCIIString(k, "out") == 0
+                || PyUnicode_CompareWithASCIIString(k, "where") == 0)
+            foreign = tl_fast_is_foreign(args[nargs + i]);
     }
-    if (i == nargs) Py_RETURN_NOTIMPLEMENTED;
+    if (!foreign) Py_RETURN_NOTIMPLEMENTED;
     if ((argt = tl_fast_args_tuple(args, nargs)) == NULL) return NULL;
     if ((kw = tl_fast_kwargs_dict(kwnames, args + nargs)) == NULL) {
         Py_DECREF(argt);
