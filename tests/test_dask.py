@@ -394,3 +394,16 @@ def test_dtype_calls_with_a_dask_out_or_a_positional_out():
     O = da.zeros(2, dtype=np.int16, chunks=1)
     tl.add(a, a, out=O, dtype=np.int16)
     assert O.compute().tolist() == want
+
+
+def test_multi_output_dtype_calls_into_dask_outs_refuse_without_recursion():
+    """A multi-output call with dtype= whose only dask arrays are its outs went from the dtype=
+    route back into the ufunc, and again (RecursionError, or a crashed process): it raises
+    the NotImplementedError of multi-output ufuncs with out= on dask arrays."""
+    a = np.array([100, 120], np.int8)
+    outs = (da.zeros(2, dtype=np.int16), da.zeros(2, dtype=np.int16))
+    for call in (lambda: tl.divmod(a, a, out=outs, dtype=np.int16),
+                 lambda: tl.divmod(a, a, *outs, dtype=np.int16),
+                 lambda: tl.modf(a.astype(np.float32), out=outs, dtype=np.float32)):
+        with pytest.raises(NotImplementedError, match="multi-output"):
+            call()

@@ -397,3 +397,13 @@ def test_python_int_under_dtype_and_casting_unsafe():
     got = tl.add(x, 100, dtype=np.uint16, casting="unsafe")
     want = np.add(x, 100, dtype=np.uint16, casting="unsafe")
     assert got.dtype == want.dtype and got.tolist() == want.tolist()
+
+
+def test_python_int_message_with_a_positional_out():
+    """out= given positionally was taken for an operand by the message's dtype lookup, which
+    then failed: NumPy's bare "out of bounds" instead of the message naming the call."""
+    for call in (lambda: tl.add(np.int8([1]), 300, np.zeros(1, np.int8)),
+                 lambda: tl.add(np.int8([1]), 300, out=np.zeros(1, np.int8))):
+        with pytest.raises(OverflowError, match=r"jax.add\(int8 array, Python int 300\): the "
+                           r"Python int does not fit int8"):
+            call()

@@ -1666,23 +1666,23 @@ def _overflow_error(uf, args, err, kwargs=None):
     error stands). Called by kernels/tl_fastcall.h."""
     try:
         op, r = _REGISTRY[uf]
+        args = args[:op.nin]            # (not an out= given positionally)
         kinds = tuple(type(x) if type(x) in (int, float, complex) else np.asarray(x).dtype
                       for x in args)
-        got = None
-        casting = (kwargs or {}).get("casting", "same_kind")
-        # (an int that fits the loop dtype=float32 chooses computes, as NumPy's does; not under
-        # casting='equiv': NumPy 2.4's resolve_dtypes of a Python int crashes the process there)
-        if kwargs and _fixes_loop_types(kwargs.get("dtype"), kwargs.get("signature")) \
-                and casting != "equiv":
+        kwargs = kwargs or {}
+        if _fixes_loop_types(kwargs.get("dtype"), kwargs.get("signature")):
+            # the loop dtype=/signature= choose (an int that fits its float32 computes, as
+            # NumPy's does); where it does not resolve under casting=, NumPy's error stands.
+            # (Not under casting='equiv': NumPy 2.4's resolve_dtypes of a Python int crashes
+            # the process there.)
+            casting = kwargs.get("casting", "same_kind")
+            if casting == "equiv":
+                return None
             sig = kwargs.get("signature")
             if sig is None:
                 sig = (None,) * op.nin + (np.dtype(kwargs["dtype"]),) * op.nout
-            try:
-                got = uf.resolve_dtypes(kinds + (None,) * op.nout, signature=sig,
-                                        casting=casting)
-            except Exception:
-                got = None
-        if got is None:
+            got = uf.resolve_dtypes(kinds + (None,) * op.nout, signature=sig, casting=casting)
+        else:
             got = uf.resolve_dtypes(kinds + (None,) * op.nout)
     except TypePromotionError as exc:
         return exc      # the types do not promote (NumPy converted the int before saying so)

@@ -108,7 +108,8 @@ def _has_dask(args):
 
 
 def _call(uf, args, out=None, where=True, **kwargs):
-    if not _has_dask(args) and not isinstance(out, da.Array) and not isinstance(where, da.Array):
+    outs = out if isinstance(out, tuple) else (out,)
+    if not _has_dask(args + outs) and not isinstance(where, da.Array):
         if out is not None:
             kwargs["out"] = out
         return uf(*args, where=where, **kwargs)
