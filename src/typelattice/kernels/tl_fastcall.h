@@ -480,9 +480,11 @@ static PyObject *tl_fast_fallback_args(PyObject *self, PyObject *const *args,
     PyObject *r, *t, *v, *tb, *argt, *better, *kw;
     Py_ssize_t i, nargs = PyVectorcall_NARGS(nargsf);
     if (tl_fast_precheck_int(self, given, nargs, kwnames) < 0) return NULL;
-    r = tl_fast_foreign_call(self, given, nargs, kwnames);
-    if (r != Py_NotImplemented) return r;
-    Py_DECREF(r);
+    if (kwnames != NULL) {                      /* (no keyword: nothing foreign to route) */
+        r = tl_fast_foreign_call(self, given, nargs, kwnames);
+        if (r != Py_NotImplemented) return r;
+        Py_DECREF(r);
+    }
     r = tl_fast_numpy(self, args, nargsf, kwnames);
     if (r == NULL && tl_fast_call_error(self, args, nargs, kwnames))
         return NULL;
