@@ -390,7 +390,7 @@ static PyObject *tl_fast_fallback(int slot, PyObject *self, PyObject *const *arg
 static PyObject *tl_fast_error_hook = NULL;
 
 static int tl_fast_call_error(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                   PyObject *kwnames)
+                              PyObject *kwnames)
 {
     PyObject *t, *v, *tb, *argt, *kw, *better = NULL;
     if (tl_fast_error_hook == NULL || !PyErr_ExceptionMatches(PyExc_TypeError)) return 0;
@@ -444,7 +444,8 @@ static PyObject *tl_fast_foreign_call(PyObject *self, PyObject *const *args, Py_
                                       PyObject *kwnames)
 {
     PyObject *argt, *kw, *r;
-    Py_ssize_t i, foreign = 0;
+    Py_ssize_t i;
+    int foreign = 0;
     if (tl_fast_foreign_hook == NULL || !tl_fast_fixes_loop(kwnames, args + nargs, 0))
         Py_RETURN_NOTIMPLEMENTED;
     for (i = 0; i < nargs && !foreign; i++) foreign = tl_fast_is_foreign(args[i]);
