@@ -1658,7 +1658,7 @@ def fastcall_count():
     return tl_fast_count()
 
 
-def _overflow_error(uf, args, err, kwargs=None):
+def _overflow_error(uf, args, kwargs, err):
     """The OverflowError a call raises instead of NumPy's ``err`` when a Python int operand does
     not fit the dtype it takes (the array's, by the weak-int rule; the loop's, where ``kwargs``'
     dtype=/signature= choose one), the TypeError when ml_dtypes cannot convert it (``err`` a
@@ -1669,7 +1669,6 @@ def _overflow_error(uf, args, err, kwargs=None):
         args = args[:op.nin]            # (not an out= given positionally)
         kinds = tuple(type(x) if type(x) in (int, float, complex) else np.asarray(x).dtype
                       for x in args)
-        kwargs = kwargs or {}
         if _fixes_loop_types(kwargs.get("dtype"), kwargs.get("signature")):
             # the loop dtype=/signature= choose (an int that fits its float32 computes, as
             # NumPy's does); where it does not resolve under casting=, NumPy's error stands.

@@ -228,7 +228,7 @@ static int tl_fast_take_out(PyArrayObject *out, const PyArray_Descr *want, int *
 /* NumPy's vectorcall. Its OverflowError for a Python int out of range of the dtype the int takes
  * names neither the call nor the rule set ("Python int too large to convert to C long" for
  * 2**70), nor does ml_dtypes' TypeError for one beyond int64 ("expected number, got int"):
- * tl_fast_overflow_hook(ufunc, args, error) may return a clearer one, raised from it. */
+ * tl_fast_overflow_hook(ufunc, args, kwargs, error) may return a clearer one, raised from it. */
 static PyObject *tl_fast_overflow_hook = NULL;
 
 static PyObject *tl_fast_args_tuple(PyObject *const *args, Py_ssize_t nargs)
@@ -287,7 +287,7 @@ static int tl_fast_precheck_int(PyObject *self, PyObject *const *args, Py_ssize_
         Py_DECREF(argt);
         return -1;
     }
-    err = PyObject_CallFunctionObjArgs(tl_fast_overflow_hook, self, argt, Py_None, kw, NULL);
+    err = PyObject_CallFunctionObjArgs(tl_fast_overflow_hook, self, argt, kw, Py_None, NULL);
     Py_DECREF(argt);
     Py_DECREF(kw);
     if (err == NULL) return -1;
@@ -389,18 +389,19 @@ static PyObject *tl_fast_fallback(int slot, PyObject *self, PyObject *const *arg
  * operands' dtypes), or None. 1: that error set instead. */
 static PyObject *tl_fast_error_hook = NULL;
 
-static int tl_fast_call_error(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                              PyObject *kwnames)
+/* With an error set: hook(ufunc, args, kwargs, error) may return a clearer exception, set in its
+ * place (1); else (also where the hook itself fails) the error stands (0). */
+static int tl_fast_better_error(PyObject *hook, PyObject *self, PyObject *const *args,
+                                Py_ssize_t nargs, PyObject *kwnames)
 {
     PyObject *t, *v, *tb, *argt, *kw, *better = NULL;
-    if (tl_fast_error_hook == NULL || !PyErr_ExceptionMatches(PyExc_TypeError)) return 0;
     PyErr_Fetch(&t, &v, &tb);
     PyErr_NormalizeException(&t, &v, &tb);
     if (tb != NULL) PyException_SetTraceback(v, tb);
     argt = tl_fast_args_tuple(args, nargs);
     kw = tl_fast_kwargs_dict(kwnames, args + nargs);
     if (argt != NULL && kw != NULL)
-        better = PyObject_CallFunctionObjArgs(tl_fast_error_hook, self, argt, kw, v, NULL);
+        better = PyObject_CallFunctionObjArgs(hook, self, argt, kw, v, NULL);
     Py_XDECREF(argt);
     Py_XDECREF(kw);
     if (better != NULL && PyExceptionInstance_Check(better)) {
@@ -410,9 +411,16 @@ static int tl_fast_call_error(PyObject *self, PyObject *const *args, Py_ssize_t 
         return 1;
     }
     Py_XDECREF(better);
-    PyErr_Clear();                              /* the hook's own failure: NumPy's error stands */
+    PyErr_Clear();
     PyErr_Restore(t, v, tb);
     return 0;
+}
+
+static int tl_fast_call_error(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+    if (tl_fast_error_hook == NULL || !PyErr_ExceptionMatches(PyExc_TypeError)) return 0;
+    return tl_fast_better_error(tl_fast_error_hook, self, args, nargs, kwnames);
 }
 
 static void tl_fast_set_error_hook(PyObject *hook)
@@ -478,7 +486,7 @@ static void tl_fast_set_foreign_hook(PyObject *hook)
 static PyObject *tl_fast_fallback_args(PyObject *self, PyObject *const *args,
                                        PyObject *const *given, size_t nargsf, PyObject *kwnames)
 {
-    PyObject *r, *t, *v, *tb, *argt, *better, *kw;
+    PyObject *r;
     Py_ssize_t i, nargs = PyVectorcall_NARGS(nargsf);
     if (tl_fast_precheck_int(self, given, nargs, kwnames) < 0) return NULL;
     if (kwnames != NULL) {                      /* (no keyword: nothing foreign to route) */
@@ -495,26 +503,7 @@ static PyObject *tl_fast_fallback_args(PyObject *self, PyObject *const *args,
         return r;
     for (i = 0; i < nargs && !PyLong_Check(given[i]); i++)
         ;
-    if (i == nargs) return NULL;
-    PyErr_Fetch(&t, &v, &tb);
-    PyErr_NormalizeException(&t, &v, &tb);
-    if (tb != NULL) PyException_SetTraceback(v, tb);
-    argt = tl_fast_args_tuple(given, nargs);
-    kw = tl_fast_kwargs_dict(kwnames, given + nargs);
-    better = NULL;
-    if (argt != NULL && kw != NULL)
-        better = PyObject_CallFunctionObjArgs(tl_fast_overflow_hook, self, argt, v, kw, NULL);
-    Py_XDECREF(argt);
-    Py_XDECREF(kw);
-    if (better != NULL && PyExceptionInstance_Check(better)) {
-        PyErr_SetObject((PyObject *)Py_TYPE(better), better);
-        Py_DECREF(better);
-        Py_XDECREF(t); Py_XDECREF(v); Py_XDECREF(tb);
-        return NULL;
-    }
-    Py_XDECREF(better);
-    PyErr_Clear();                              /* the hook's own failure: NumPy's error stands */
-    PyErr_Restore(t, v, tb);
+    if (i < nargs) tl_fast_better_error(tl_fast_overflow_hook, self, given, nargs, kwnames);
     return NULL;
 }
 
