@@ -1669,7 +1669,8 @@ def _overflow_error(uf, args, kwargs, err):
         args = args[:op.nin]            # (not an out= given positionally)
         kinds = tuple(type(x) if type(x) in (int, float, complex) else np.asarray(x).dtype
                       for x in args)
-        if _fixes_loop_types(kwargs.get("dtype"), kwargs.get("signature")):
+        fixed = _fixed_dtypes(kwargs, op.nin, op.nout)
+        if fixed is not None:
             # the loop dtype=/signature= choose (an int that fits its float32 computes, as
             # NumPy's does); where it does not resolve under casting=, NumPy's error stands.
             # (Not under casting='equiv': NumPy 2.4's resolve_dtypes of a Python int crashes
@@ -1677,10 +1678,8 @@ def _overflow_error(uf, args, kwargs, err):
             casting = kwargs.get("casting", "same_kind")
             if casting == "equiv":
                 return None
-            sig = kwargs.get("signature")
-            if sig is None:
-                sig = (None,) * op.nin + (np.dtype(kwargs["dtype"]),) * op.nout
-            got = uf.resolve_dtypes(kinds + (None,) * op.nout, signature=sig, casting=casting)
+            got = uf.resolve_dtypes(kinds + (None,) * op.nout, signature=tuple(fixed),
+                                    casting=casting)
         else:
             got = uf.resolve_dtypes(kinds + (None,) * op.nout)
     except TypePromotionError as exc:
