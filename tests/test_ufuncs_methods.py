@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 import typelattice as tl
 from test_ufuncs_values import assert_same
 from typelattice import _ufuncs
-from ufunc_reference import (ARRAY_KINDS, COMPLEX_JAX, LONG, complex_ref, compute_dtypes, dtype,
-                             expected)
+from ufunc_reference import (ALL_OPS, ARRAY_KINDS, COMPLEX_JAX, LONG, complex_ref, compute_dtypes,
+                             dtype, expected)
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 REDUCIBLE = ["add", "multiply", "maximum", "minimum", "fmax", "fmin", "bitwise_and",
@@ -424,6 +424,62 @@ def test_out_where_dtype_signature_casting_order():
     assert r[0] is q and r[1] is m
     _same(q, a // 4)
     _same(m, a % 4)
+
+
+@pytest.mark.parametrize("casting", ["no", "equiv", "safe", "same_kind"])
+def test_casting_judges_every_input_conversion(casting):
+    """casting= refuses a call iff NumPy refuses a cast of an operand to its compute dtype (the
+    reference tables' join), whether NumPy casts it before a same-dtype loop or a mixed loop
+    (fused, blocked, logical) converts it inline; the error names the input and both dtypes as
+    NumPy's does. Operands are left untouched."""
+    ops = [op for op in ALL_OPS if op != "ldexp"]
+    checked = refused = 0
+    for op in ops:
+        uf = getattr(tl, op)
+        for a in ARRAY_KINDS:
+            for b in ARRAY_KINDS:
+                res = expected(op, a, b)
+                if not isinstance(res, tuple):
+                    continue
+                x, y = np.array([1, 2], dtype(LONG[a])), np.array([2, 1], dtype(LONG[b]))
+                x0, y0 = x.copy(), y.copy()
+                cins = [np.dtype(dtype(c)) for c in compute_dtypes(op, a, b)]
+                bad = [i for i, (v, c) in enumerate(zip((x, y), cins))
+                       if not np.can_cast(v.dtype, c, casting)]
+                checked += 1
+                if not bad:
+                    _same(uf(x, y, casting=casting), uf(x, y))
+                    continue
+                refused += 1
+                i = bad[0]
+                with pytest.raises(TypeError, match=f"Cannot cast ufunc '{uf.__name__}' input "
+                                   f"{i} from {(x, y)[i].dtype!r} to {cins[i]!r} with casting "
+                                   f"rule '{casting}'".replace("(", r"\(").replace(")", r"\)")):
+                    uf(x, y, casting=casting)
+                assert np.array_equal(x, x0) and np.array_equal(y, y0)
+    assert checked > 5000 and (refused == 0) == (casting == "same_kind")
+
+
+def test_casting_of_mixed_loops_against_numpy():
+    """The mixed loops' verdicts are NumPy's own for the same cast: np.add with dtype= the
+    join refuses (int16, float32) under 'no' and (int64, float32) under 'safe' as tl.add does;
+    kernel_float's float8_e4m3fn + float16 (a cast ml_dtypes registers as unsafe, which the
+    rules join) computes under same_kind and is refused under safe."""
+    for a, b, casting in [(np.int16, np.float32, "no"), (np.float32, np.int64, "safe"),
+                          (np.bool_, BF16, "equiv"), (np.int64, np.float16, "safe")]:
+        x, y = np.ones(3, a), np.ones(3, b)
+        t = tl.result_type(x, y)
+        with pytest.raises(TypeError) as want:
+            np.add(x, y, dtype=t, casting=casting)
+        with pytest.raises(TypeError) as got:
+            tl.add(x, y, casting=casting)
+        assert str(got.value).replace("jax.add", "add") == str(want.value)
+    kf = tl.make_ufuncs("kernel_float")
+    x, y = np.array([1.5, -2], ml_dtypes.float8_e4m3fn), np.array([0.25, 3], np.float16)
+    _same(kf["add"](x, y, casting="same_kind"), x.astype(np.float16) + y)
+    with pytest.raises(TypeError, match="input 0 from dtype\\(float8_e4m3fn\\) to "
+                       "dtype\\('float16'\\) with casting rule 'safe'"):
+        kf["add"](x, y, casting="safe")
 
 
 def test_noncontiguous_byteswapped_unaligned_overlapping():

@@ -93,7 +93,7 @@ cdef extern from "numpy/dtype_api.h":
     int NPY_METH_strided_loop, NPY_METH_contiguous_indexed_loop, NPY_METH_resolve_descriptors
     int NPY_METH_get_reduction_initial, NPY_METH_get_loop
     int NPY_METH_IS_REORDERABLE, NPY_METH_NO_FLOATINGPOINT_ERRORS, NPY_METH_RUNTIME_FLAGS
-    int NPY_NO_CASTING
+    int NPY_NO_CASTING, NPY_EQUIV_CASTING, NPY_SAFE_CASTING, NPY_SAME_KIND_CASTING
     int PyUFunc_AddLoopFromSpec(object ufunc, PyArrayMethod_Spec *spec) except -1
     int PyUFunc_AddPromoter(object ufunc, object DType_tuple, object promoter) except -1
 
@@ -710,7 +710,8 @@ cdef object _mixed_loop(uf, op, CompiledRules r, names, res):
         key = (uf, classes)
         if key not in _MIXED_DONE:
             _add_spec(uf, op, classes, <void *><size_t>fused, NULL,
-                      <void *><size_t>_INITIAL_OF.get((op.name, res[2]), 0), NULL, b"tl_fused")
+                      <void *><size_t>_INITIAL_OF.get((op.name, res[2]), 0), NULL, b"tl_fused",
+                      False, None, NULL, (_dtype_class(r, t),) * 2)
             _MIXED_DONE[key] = "fused"
         return classes
     loops = _MIXED.get(op.name)
@@ -730,7 +731,8 @@ cdef object _mixed_loop(uf, op, CompiledRules r, names, res):
     key = (uf, classes)
     if key not in _MIXED_DONE:
         _add_spec(uf, op, classes, <void *><size_t>loops[t], NULL,
-                  <void *><size_t>_INITIAL_OF.get((op.name, res[2]), 0), NULL, b"tl_blocked")
+                  <void *><size_t>_INITIAL_OF.get((op.name, res[2]), 0), NULL, b"tl_blocked",
+                  False, None, NULL, (_dtype_class(r, t),) * 2)
         _MIXED_DONE[key] = "blocked"
     return classes
 
@@ -850,7 +852,7 @@ cdef object _canon_loop(uf, op, CompiledRules r, op_classes, classes, sig_classe
     _CANON_CFG[(uf, tuple(c().num for c in new))] = <size_t>cfg
     # (FP checks as the inner loop's types need them: jax32's int64 < complex NaN is invalid)
     flags = _add_spec(uf, op, new, NULL, NULL, NULL, NULL, b"tl_canon", False, tuple(classes),
-                      tl_canon_get_loop_ptr)
+                      tl_canon_get_loop_ptr, classes)
     tl_canon_set_flags(<tl_canon_cfg *>cfg, flags)
     _MIXED_DONE[key] = "canon"
     return new
@@ -912,7 +914,8 @@ cdef object _logical_loop(uf, op, CompiledRules r, names, res, fixed=(None, None
     key = (uf, classes)
     if key not in _MIXED_DONE:
         _add_spec(uf, op, classes, <void *><size_t>loops[op.name][x], NULL,
-                  <void *><size_t>_INITIAL_OF.get((op.name, "bool"), 0), NULL, b"tl_logical")
+                  <void *><size_t>_INITIAL_OF.get((op.name, "bool"), 0), NULL, b"tl_logical",
+                  False, None, NULL, (_dtype_class(r, res[0]), _dtype_class(r, res[1])))
         _MIXED_DONE[key] = "logical"
     return classes
 
@@ -1492,12 +1495,38 @@ cdef int _clears_fpe(op, classes, fp_classes):
     return 2
 
 
+cdef dict _COMPUTE_OF = {}      # (ufunc, loop classes) -> the inputs' inline conversion targets
+cdef tuple _CAST_LEVELS = (("no", NPY_NO_CASTING), ("equiv", NPY_EQUIV_CASTING),
+                           ("safe", NPY_SAFE_CASTING))
+
+
+cdef int _inline_casting(in_classes, compute) except -1:
+    """The casting a mixed loop reports to NumPy: the least that allows converting each input
+    to its compute class, as NumPy judges the cast it would otherwise make before a same-dtype
+    loop (casting='no' refuses tl.add(int16, float32) as np.add does), but never above
+    same_kind: the rules join these types, whatever casts ml_dtypes registers (float8_e4m3fn ->
+    float16 is 'unsafe' there)."""
+    cdef int level = NPY_NO_CASTING
+    for c, t in zip(in_classes, compute):
+        if c is t or c is _PY_INT_DT or c is _PY_FLOAT_DT or c is _PY_COMPLEX_DT \
+                or c is _PY_INT_CARRIER or c._abstract:
+            continue
+        need = NPY_SAME_KIND_CASTING
+        for name, value in _CAST_LEVELS:
+            if np.can_cast(c(), t(), name):
+                need = value
+                break
+        level = max(level, need)
+    return level
+
+
 cdef int _add_spec(uf, op, classes, void *loop, void *indexed, void *initial, void *resolve,
                    bytes name, bint threaded=False, fp_classes=None,
-                   void *get_loop=NULL) except -1:
+                   void *get_loop=NULL, compute=None) except -1:
     """Register a loop for DType ``classes``; its runtime flags. threaded: ``loop`` is already
     wrapped by tl_thr_wrap; fp_classes: the classes deciding whether the loop checks FP flags
-    (default: ``classes``); get_loop: NPY_METH_get_loop instead of ``loop``."""
+    (default: ``classes``); get_loop: NPY_METH_get_loop instead of ``loop``; compute: the
+    classes its inputs are converted to inline (a mixed loop's), which casting= judges."""
     cdef PyArrayMethod_Spec spec
     cdef PyType_Slot slots[5]
     cdef PyArray_DTypeMeta *dtypes[4]
@@ -1532,7 +1561,10 @@ cdef int _add_spec(uf, op, classes, void *loop, void *indexed, void *initial, vo
     spec.name = name
     spec.nin = op.nin
     spec.nout = op.nout
-    spec.casting = NPY_NO_CASTING
+    spec.casting = NPY_NO_CASTING if compute is None else \
+        _inline_casting(classes[:op.nin], compute[:op.nin])
+    if compute is not None:
+        _COMPUTE_OF[(uf, tuple(classes))] = tuple(compute[:op.nin])
     spec.flags = NPY_METH_IS_REORDERABLE if op.reorderable else 0
     quiet = op.quiet and not (op.out == "bool" and op.name not in ("equal", "not_equal")
                               and fp_classes[0] in _COMPLEX_CLASSES) \
@@ -1776,10 +1808,42 @@ def _deferred_error(uf, args, kwargs, err):
     return None
 
 
+def _casting_error(uf, args, kwargs, err):
+    """NumPy's error naming the input cast that casting= refuses, where NumPy raised its generic
+    "not possible under the casting rule" ``err`` for a mixed loop (its casting is that of the
+    conversions it makes inline, kept in _COMPUTE_OF), or None."""
+    if "not possible under the casting rule" not in str(err):
+        return None
+    try:
+        op, r = _REGISTRY[uf]
+        casting = kwargs.get("casting", "same_kind")
+        fixed = _fixed_dtypes(kwargs, op.nin, op.nout)
+        kinds = tuple(type(x) if type(x) in (int, float, complex) else np.asarray(x).dtype
+                      for x in args[:op.nin])
+        # (the loop does not depend on casting=; 'unsafe' resolves it without the check)
+        sig = {} if fixed is None else {"signature": tuple(fixed)}
+        got = uf.resolve_dtypes(kinds + (None,) * op.nout, casting="unsafe", **sig)
+        compute = _COMPUTE_OF[(uf, tuple(type(d) for d in got))]
+        for i, t in enumerate(compute):
+            if type(got[i]) is not t and not np.can_cast(got[i], t(), casting):
+                try:
+                    from numpy._core._exceptions import _UFuncInputCastingError
+                    exc = _UFuncInputCastingError(uf, casting, got[i], t(), i)
+                except Exception:       # (NumPy's private class; its message otherwise)
+                    exc = TypeError(f"Cannot cast ufunc {uf.__name__!r} input {i} from "
+                                    f"{got[i]!r} to {t()!r} with casting rule {casting!r}")
+                exc.__cause__ = err
+                return exc
+    except Exception:
+        return None
+    return None
+
+
 def _call_error(uf, args, kwargs, err):
     """typelattice's error for a call where NumPy raised one of its generic TypeErrors ``err``,
     or None. Called by kernels/tl_fastcall.h."""
-    return _no_loop_error(uf, args, kwargs, err) or _deferred_error(uf, args, kwargs, err)
+    return _no_loop_error(uf, args, kwargs, err) or _deferred_error(uf, args, kwargs, err) \
+        or _casting_error(uf, args, kwargs, err)
 
 
 tl_fast_set_error_hook(_call_error)
