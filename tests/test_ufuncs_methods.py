@@ -389,6 +389,73 @@ def test_at_matches_numpy(dt, name):
     _same(x2, y2)
 
 
+@pytest.mark.parametrize("dt", [np.int8, np.uint64, np.int64, np.float16, np.float32, BF16,
+                                np.complex64, ml_dtypes.float8_e4m3fn, ml_dtypes.int4])
+@pytest.mark.parametrize("name", ["add", "subtract", "multiply", "maximum", "bitwise_or"])
+def test_at_takes_a_python_scalar_as_the_plain_call_does(dt, name):
+    """at(a, i, v) with a Python scalar v of a kind the plain call takes in a's dtype T computes
+    NumPy's T loop on v converted to T (NumPy's own at would compute uint64 + 1 in float64 and
+    float16 + 0.1 in float64, rounding twice; it refused int4 + 3). Reference: NumPy's ufunc on v
+    cast to T, index by index, and for uint64 Python's exact integers modulo 2**64."""
+    uf, ref = getattr(tl, name), getattr(np, name)
+    t = np.dtype(dt)
+    if name == "bitwise_or" and t.kind not in "iu" and t != ml_dtypes.int4:
+        return
+    v = {"i": 3, "u": 3}.get(t.kind, 0.1 if t.kind != "c" else 0.1 - 0.3j)
+    if t == ml_dtypes.int4:
+        v = 3
+    rng = np.random.default_rng(3)
+    base = _sample(dt, (6,), rng) if t != ml_dtypes.int4 else np.array([1, -2, 3, 0, -8, 7], t)
+    idx = np.array([0, 1, 1, -1, 5, 0, 3])
+    x, y = base.copy(), base.copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)     # (overflow: checked below)
+        uf.at(x, idx, v)
+        cv = np.array(v, t) if type(v) is int else np.asarray(v).astype(t)
+        for i in idx % len(y):  # (NumPy's at of complex64 multiply rounds otherwise than its call)
+            if t == ml_dtypes.int4:     # (NumPy has no int4 loops: in int8, wrapped back)
+                y[i] = ref(y[i:i + 1].astype(np.int8), np.int8(v)).astype(t)[0]
+            else:
+                y[i] = ref(y[i:i + 1], cv)[0]
+    _same(x, y)
+    if t == np.uint64 and name in ("add", "subtract", "multiply"):
+        big = np.array([2**63 + 1, 2**64 - 2, 5], np.uint64)
+        got = big.copy()
+        uf.at(got, [0, 1, 1, 2], 3)
+        want = [int(e) for e in big]
+        f = {"add": lambda a: a + 3, "subtract": lambda a: a - 3, "multiply": lambda a: a * 3}
+        for i in (0, 1, 1, 2):
+            want[i] = f[name](want[i]) % 2**64
+        assert got.tolist() == want
+
+
+def test_at_with_a_python_scalar_warns_and_raises_as_the_plain_call():
+    x = np.ones(3, np.float16)
+    with pytest.warns(RuntimeWarning, match="overflow"):
+        tl.add(x, 1e6)
+    with pytest.warns(RuntimeWarning, match="overflow"):
+        tl.add.at(x, [0], 1e6)
+    _same(x, np.array([np.inf, 1, 1], np.float16))
+    s = np.array([1, 2, 3], ml_dtypes.int4)
+    with pytest.raises(OverflowError, match=r"jax.add.at\(int4 array, indices, 30\): the Python "
+                       r"int does not fit int4.*rule set 'jax'"):
+        tl.add.at(s, [0], 30)
+    _same(s, np.array([1, 2, 3], ml_dtypes.int4))           # untouched
+    # an int outside an int8 array's range: NumPy's at (int64, wrapped into the array), as
+    # jnp's at converts the value with a wrapping cast
+    i8 = np.array([1, 2], np.int8)
+    tl.add.at(i8, [0], 300)
+    _same(i8, np.array([45, 2], np.int8))
+    # a kind the plain call does not take in the array's dtype: NumPy's at, cast back
+    i8 = np.array([1, 2], np.int8)
+    tl.add.at(i8, [0, 1], 2.5)
+    _same(i8, np.array([3, 4], np.int8))
+    # the bitwise op on a uint64 array with a Python int (NumPy's at: a float64 loop, refused)
+    u = np.zeros(2, np.uint64)
+    tl.bitwise_or.at(u, [0, 0, 1], 2**63 + 1)
+    assert u.tolist() == [2**63 + 1, 2**63 + 1]
+
+
 # -- keyword arguments ----------------------------------------------------------------------------
 def test_out_where_dtype_signature_casting_order():
     a = np.arange(6, dtype=np.int8).reshape(2, 3)

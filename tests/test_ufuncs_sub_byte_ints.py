@@ -171,7 +171,8 @@ def test_bitwise_reductions_with_where_and_empty_ones_use_the_identity(name, op)
 def test_an_int64_array_is_not_a_python_int_in_any_call_order():
     """A Python int with an int4 array runs a loop that checks its range; an int64 array there
     is a TypePromotionError, before and after that loop is registered, and so is ufunc.at with
-    a Python int (NumPy hands it over as an int64 array). Both call orders, fresh processes:
+    an int64 value (ufunc.at with a Python int takes it as an int4, as the plain call does).
+    Both call orders, fresh processes:
     the int64 array ran the Python int's loop after it (int4 result), and a failed add.at left
     add(int4 array, 1) raising NumPy's 'already registered' error; a longlong array
     (array.array('q')) then did, when that loop was registered under longlong's class."""
@@ -189,16 +190,19 @@ def test_an_int64_array_is_not_a_python_int_in_any_call_order():
         import array
         q = np.asarray(array.array("q", [1, 1, 1]))          # longlong, not int64's class
         steps = {"int": lambda: tl.add(x, 1), "i64": lambda: tl.add(x, np.ones(3, np.int64)),
-                 "at": lambda: tl.add.at(x.copy(), [0], 3), "big": lambda: tl.add(x, 9),
+                 "at": lambda: tl.add.at(x.copy(), [0], np.int64(3)), "big": lambda: tl.add(x, 9),
+                 "atp": lambda: (lambda y: (tl.add.at(y, [0, 0], 3), y)[1])(x.copy()),
                  "q": lambda: tl.add(x, q), "qr": lambda: tl.less(q, x),
                  "qs": lambda: tl.add(x, np.longlong(1)), "outer": lambda: tl.add.outer(x, q),
                  "td": lambda: tl.add(x, np.ones(3, "m8[s]"))}
         print([outcome(steps[k]) for k in sys.argv[1].split(",")])
     """
     want = {"int": "ok [2, 3, -2]", "i64": "TypePromotionError", "at": "TypePromotionError",
+            "atp": "ok [7, 2, -3]",
             "big": "OverflowError", "q": "TypePromotionError", "qr": "TypePromotionError",
             "qs": "TypePromotionError", "outer": "TypePromotionError", "td": "TypeError"}
-    for order in ("int,i64,at,big,int", "at,int,i64,int", "i64,int,i64,at,int",
+    for order in ("int,i64,at,big,int", "at,int,i64,int", "i64,int,i64,at,int", "atp,i64,int,at",
+                  "i64,atp,at,int",
                   "int,q,qs,outer,td,int", "q,qr,qs,td,int,q,qr,qs,outer,td"):
         out = subprocess.run([sys.executable, "-c", code, order], capture_output=True,
                              text=True, check=True).stdout.strip()

@@ -1972,7 +1972,7 @@ cdef extern from *:
     #include "tl_methods.h"
     """
     object tl_method_new(object ufunc, object name, object method, object check, object retry,
-                         object canon)
+                         object canon, object value)
 
 
 # where reduce(array, axis, dtype, out, ...), accumulate(array, axis, dtype, out) and
@@ -2011,6 +2011,41 @@ cdef object _bind_method(name, args, kwargs):
         # (bound.args passes out positionally, where NumPy takes an array, not a tuple)
         out = bound.arguments["out"] = out[0]
     return bound, out
+
+
+def _at_value(uf, a, v):
+    """The value operand for uf.at(a, indices, v) with v a Python int/float/complex
+    (kernels/tl_methods.h): NumPy's at takes v as a strong int64/float64/complex128 array, which
+    joins uint64 in float64 and float16 in float64 (two roundings). Where the plain call
+    uf(a, v) computes v in a's dtype T (the weak rule), v converted to T as that call converts
+    it (an int by NumPy's conversion, a float or complex from float64/complex128, as the weak
+    loops read it); v itself otherwise, and for an int outside T's range (NumPy's at then
+    computes in int64 and wraps into a, as jnp's at does; an OverflowError for a sub-byte int
+    array, whose int64 join there is none)."""
+    if not isinstance(a, np.ndarray):
+        return v
+    op, r = _REGISTRY[uf]
+    try:
+        t = _operand_name(r, type(a.dtype))
+        w = _operand_name(r, _PY_SCALAR_DTYPES[type(v)])
+        res = _resolve_names(op, r, [t, w, None], [None] * (op.nin + op.nout), False)
+    except Exception:
+        return v                        # (NumPy's at raises its error)
+    if res[0] != t or res[1] != t:
+        return v
+    if type(v) is int and a.dtype.name in _EXTI_TYPES:
+        # (ml_dtypes' conversion wraps; no int64 loop to wrap the result in, as for int8)
+        info = int_info(a.dtype)
+        if not info.min <= v <= info.max:
+            raise OverflowError(f"{uf.__name__}.at({dtype_label(a.dtype)} array, indices, {v}): "
+                                f"the Python int does not fit {dtype_label(a.dtype)}, the dtype "
+                                f"it takes there (rule set {r.name!r}); ml_dtypes would wrap it")
+    try:
+        if type(v) is int:
+            return np.array(v, a.dtype)
+        return np.asarray(v).astype(a.dtype)
+    except (OverflowError, TypeError, ValueError):
+        return v
 
 
 def _retry_method(uf, name, exc, *args, **kwargs):
@@ -2163,7 +2198,10 @@ cdef object _make_ufunc(op, CompiledRules r, set types):
         for m in ("reduce", "accumulate", "reduceat"):
             uf.__dict__[m] = tl_method_new(uf, m, getattr(np.ufunc, m).__get__(uf),
                                            check if m == "reduce" else None,
-                                           functools.partial(_retry_method, uf, m), canon)
+                                           functools.partial(_retry_method, uf, m), canon, None)
+    if op.nin == 2:
+        uf.__dict__["at"] = tl_method_new(uf, "at", np.ufunc.at.__get__(uf), None, None, None,
+                                          functools.partial(_at_value, uf))
     slot = tl_fast_install(uf)
     if slot >= 0:
         _FAST_UFUNC.append(uf)

@@ -1,5 +1,5 @@
-/* `uf.reduce`, `uf.accumulate` and `uf.reduceat` of a binary typelattice ufunc, included by
- * _ufuncs.pyx: NumPy's methods, with two hooks written in Python. Set in the ufunc's __dict__,
+/* `uf.reduce`, `uf.accumulate`, `uf.reduceat` and `uf.at` of a binary typelattice ufunc,
+ * included by _ufuncs.pyx: NumPy's methods, with hooks written in Python. Set in the ufunc's __dict__,
  * which shadows np.ufunc's methods; a vectorcall object, so a call that needs neither hook costs
  * ~20 ns more than the method, not a Python wrapper's ~100 ns.
  *
@@ -15,7 +15,10 @@
  *   cast to t, as NumPy's own cast would give, or raises.
  * - canon (rule sets that read a 64-bit operand as its 32-bit sibling: jax32): the array
  *   argument is canon(array) (int64 2**33 + 5 is the int32 5), as the plain calls' canon loops
- *   read it, before anything else; NumPy's reductions would cast it whole to their loop type. */
+ *   read it, before anything else; NumPy's reductions would cast it whole to their loop type.
+ * - value (at): NumPy's `at` makes a Python int/float/complex value a strong int64/float64/
+ *   complex128 array (uint64 + 1 then computes in float64 under jax). at(a, i, v) with such a
+ *   v runs at(a, i, value(a, v)): v as the plain call's weak rule takes it. */
 #ifndef TYPELATTICE_TL_METHODS_H
 #define TYPELATTICE_TL_METHODS_H
 
@@ -33,6 +36,7 @@ typedef struct {
     PyObject *check;            /* or None */
     PyObject *retry;            /* or None */
     PyObject *canon;            /* or None */
+    PyObject *value;            /* or None */
 } tl_method;
 
 static PyObject *tl_method_initial(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
@@ -54,6 +58,17 @@ static PyObject *tl_method_call(PyObject *self, PyObject *const *args, size_t na
     tl_method *m = (tl_method *)self;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf), n;
     PyObject *x, *r, **buf;
+    if (m->value != Py_None && nargs == 3 && kwnames == NULL && (PyLong_CheckExact(args[2])
+            || PyFloat_CheckExact(args[2]) || PyComplex_CheckExact(args[2]))) {
+        PyObject *given[3];
+        given[0] = args[0];
+        given[1] = args[1];
+        given[2] = PyObject_CallFunctionObjArgs(m->value, args[0], args[2], NULL);
+        if (given[2] == NULL) return NULL;
+        r = tl_method_run(m, given, 3, NULL);
+        Py_DECREF(given[2]);
+        return r;
+    }
     if (m->canon == Py_None || nargs < 1) return tl_method_run(m, args, nargsf, kwnames);
     x = PyObject_CallOneArg(m->canon, args[0]);
     if (x == NULL) return NULL;
@@ -154,6 +169,7 @@ static int tl_method_traverse(PyObject *self, visitproc visit, void *arg)
     Py_VISIT(m->check);
     Py_VISIT(m->retry);
     Py_VISIT(m->canon);
+    Py_VISIT(m->value);
     Py_VISIT(Py_TYPE(self));
     return 0;
 }
@@ -169,6 +185,7 @@ static void tl_method_dealloc(PyObject *self)
     Py_CLEAR(m->check);
     Py_CLEAR(m->retry);
     Py_CLEAR(m->canon);
+    Py_CLEAR(m->value);
     PyObject_GC_Del(self);
     Py_DECREF(tp);
 }
@@ -209,9 +226,10 @@ static PyType_Spec tl_method_spec = {
 
 static PyObject *tl_method_type = NULL;
 
-/* getattr(np.ufunc, name) bound to ufunc, with check, retry and canon (None: none) */
+/* getattr(np.ufunc, name) bound to ufunc, with check, retry, canon and value (None: none) */
 static PyObject *tl_method_new(PyObject *ufunc, PyObject *name, PyObject *method,
-                               PyObject *check, PyObject *retry, PyObject *canon)
+                               PyObject *check, PyObject *retry, PyObject *canon,
+                               PyObject *value)
 {
     tl_method *m;
     if (tl_method_type == NULL) {
@@ -227,6 +245,7 @@ static PyObject *tl_method_new(PyObject *ufunc, PyObject *name, PyObject *method
     Py_INCREF(check); m->check = check;
     Py_INCREF(retry); m->retry = retry;
     Py_INCREF(canon); m->canon = canon;
+    Py_INCREF(value); m->value = value;
     PyObject_GC_Track((PyObject *)m);
     return (PyObject *)m;
 }
