@@ -73,6 +73,40 @@ def test_resolution_is_the_cpu_ufuncs(op, monkeypatch):
     assert not bad, "\n".join(bad[:20])
 
 
+@pytest.mark.parametrize("rules", sorted(typelattice.BUILTIN_RULES))
+def test_every_rule_set_resolves_as_its_cpu_ufuncs(rules):
+    """typelattice.cuda.<op> of another rule set's ufunc (its ufunc= argument) gives that CPU
+    ufunc's result dtypes for every pair of kernel types and weak scalars, or an error where the
+    CPU ufunc raises one: jax32 reads uint64 as uint32 (ldexp of it is float32), anvil's
+    ambiguous int32? divides in float32, a logical op takes two arrays of a type with no join of
+    its own (torch's uint16) as the CPU does. One op of each dtype rule."""
+    import typelattice.cuda as tc
+    ufs = typelattice.make_ufuncs(rules)
+    if not isinstance(ufs["add"], np.ufunc):
+        pytest.skip("CPU ufuncs not built")
+    kinds = _types() + [int, float, complex]
+    ops = ["add", "less", "logical_and", "divide", "ldexp", "floor_divide", "bitwise_or",
+           "left_shift", "power", "arctan2"]
+    bad = []
+    for op in ops:
+        uf = ufs[op]
+        for a in kinds:
+            for b in kinds:
+                if a in (int, float, complex) and b in (int, float, complex):
+                    continue
+                try:
+                    want = tuple(str(d) for d in uf.resolve_dtypes((a, b) + (None,) * uf.nout)[2:])
+                except Exception:  # noqa: BLE001
+                    want = None
+                try:
+                    got = tuple(str(tc.cg_dtype(t)) for t in tc.resolve(op, a, b, ufunc=uf)[2:])
+                except Exception as exc:  # noqa: BLE001
+                    got = None if want is None and not isinstance(exc, RuntimeError) else repr(exc)
+                if got != want:
+                    bad.append(f"{op}({a}, {b}): CPU {want}, CUDA {got}")
+    assert not bad, "\n".join(bad[:20])
+
+
 # ---- host-side launch logic on device-less CuPy arrays ------------------------------------------
 
 @pytest.fixture

@@ -88,6 +88,26 @@ def test_anvil_propagation_end_to_end(anvil_multiply):
         _weak.unregister_ufunc(np.less)
 
 
+def test_anvil_ambiguous_ints_in_inexact_ops():
+    """An op that computes integers in floating point (JAX's to-inexact table: int32 in
+    float32) takes anvil's ambiguous int32? as the int32 it is: ldexp(3, 2) and a bool array
+    divided by a literal compute in float32, as the int32 arrays do. Reference: NumPy's ufunc
+    on the operands cast to float32 (ldexp's exponent as int)."""
+    an = tl.make_ufuncs("anvil")
+    b = np.array([True, False])
+    with np.errstate(divide="ignore"):      # (7 / False)
+        cases = [(an["ldexp"](3, 2), np.ldexp(np.float32(3), 2)),
+                 (an["ldexp"](np.int32([3, -5]), 2), np.ldexp(np.float32([3, -5]), 2)),
+                 (an["divide"](b, 3), np.divide(b.astype(np.float32), np.float32(3))),
+                 (an["divide"](7, b), np.divide(np.float32(7), b.astype(np.float32))),
+                 (an["arctan2"](b, 3), np.arctan2(b.astype(np.float32), np.float32(3))),
+                 (an["sqrt"](3), np.sqrt(np.float32(3)))]
+    for got, want in cases:
+        got, want = np.asarray(got), np.asarray(want)
+        assert got.dtype == want.dtype == np.float32
+        assert np.array_equal(got, want, equal_nan=True), (got, want)
+
+
 def test_jax_weak_results_stay_weak():
     _weak.register_ufunc(np.add, "jax")
     try:

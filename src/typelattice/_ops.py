@@ -56,6 +56,15 @@ TO_INEXACT = {
     "i*": "f*",
 }
 
+
+
+def to_inexact(t, materialize):
+    """The type an INEXACT op computes type ``t`` in, materialized: JAX's table, also for a
+    weak type it does not name (anvil's ambiguous int32? is an int32 there)."""
+    t = materialize(TO_INEXACT.get(t, t))
+    return materialize(TO_INEXACT[t]) if t in TO_INEXACT else t
+
+
 ALL = "buifc"
 REAL = "buif"
 INTS = "bui"
@@ -143,7 +152,7 @@ class Op:
                 raise _ERRORS[sp](f"{self.name} does not accept an operand of type {a}")
             t = sp
         elif self.rule == INEXACT:
-            t = materialize(TO_INEXACT.get(a, a))
+            t = to_inexact(a, materialize)
         elif self.rule == DEFAULT_FLOAT:
             t = materialize(a if kind(a) in "fc" else "f*")
             if t == "f*":
@@ -188,17 +197,17 @@ class Op:
             if ka not in self.kinds:
                 raise _ERRORS[self.kind_error](
                     f"{self.name}: the first operand must be real, got {a}")
-            t = materialize(TO_INEXACT.get(a, a))
+            t = to_inexact(a, materialize)
             if kind(t) != "f":
                 raise _ERRORS[self.kind_error](f"{self.name} does not accept {a}")
             return (t, "uint64" if b == "uint64" else "int64", t)
         else:
             t = join(a, b)
+            if t is None and a == b and self.out == "bool" and self.name.startswith("logical_"):
+                return (a, a, "bool")       # truth values of one type: no join needed
             if t is None:
                 raise _NoPromotion(a, b)
-            if self.rule == INEXACT:
-                t = TO_INEXACT.get(t, t)
-            t = materialize(t)
+            t = to_inexact(t, materialize) if self.rule == INEXACT else materialize(t)
         self._check_kind(t, f"{a}, {b} compute in {t}")
         if self.out == "bool":
             return (t, t, "bool")

@@ -1064,9 +1064,6 @@ def _resolve_names(op, CompiledRules r, names, fixed, bint reduction):
         # (before the op's own rules for bool pairs, which are JAX's, and before the sum of
         # bools in the default int: tensorflow's add.reduce of bools has no add to fold with)
         raise TypePromotionError((ins[0], ins[1]), r.name, hint=f"(in {r.name}.{op.name})")
-    if ins[0] == ins[1] and op.name in _LOGICAL_BX and ins[0] in r.index \
-            and r.join_names(ins[0], ins[0]) is None:
-        return (ins[0], ins[0], "bool")     # truth values of one type: no join needed
     if reduction and op.name in ("add", "multiply") and names[2] is None \
             and all(f is None for f in fixed):
         # sum/prod of bool and small ints in the default int, as NumPy's add/multiply reduce

@@ -323,7 +323,11 @@ def resolve(opname, t1, t2, ufunc=None):
     def name(t):
         if _is_weak(t):
             return rules.python_scalars[t.__name__]
-        return name_of_dtype(t)
+        n = name_of_dtype(t)
+        # (a type the rule set reads as another, as the CPU promoter names it: jax32's uint64
+        # is uint32, so ldexp of it computes in float32)
+        canon = rules.aliases.get(n)
+        return canon if canon is not None and canon in rules.index else n
 
     materialize = functools.partial(materialized_name, rules)
 
