@@ -331,6 +331,17 @@ def test_unknown_type_name():
         tl.promote_types("int9", "int8")
 
 
+def test_numpy_str_scalars_are_type_names():
+    """np.str_ (an element of an array of names) is a name, as for np.promote_types; a string
+    array is an operand join refuses, naming the call and the rule set."""
+    names = np.array(["int8", "uint8", "bfloat16"])
+    assert tl.promote_types(names[0], "int16") == np.promote_types(names[0], "int16")
+    assert tl.result_type(*names) == tl.result_type("int8", "uint8", "bfloat16")
+    assert tl.join(*names) == tl.join("int8", "uint8", "bfloat16") == "bfloat16"
+    with pytest.raises(TypeError, match=r"join\(<U1 array, 'int8'\): .*string.*'jax'"):
+        tl.join(np.array(["a"]), "int8")
+
+
 def test_unknown_rule_set():
     with pytest.raises(ValueError, match="unknown rule set 'nope'"):
         tl.promote_types("int8", "int8", rules="nope")

@@ -223,6 +223,26 @@ def test_ufuncs_of_rule_sets_the_loops_cannot_serve():
             u[name](2)
 
 
+def test_a_join_numpy_casts_only_unsafely_names_the_rule_set():
+    """A lattice joining float32 into int32: the plain call raises NumPy's casting error with
+    the rule set's join and the way out (casting='unsafe'), in which it computes as NumPy's add
+    of the operands cast to int32; dtype= of a type NumPy will not cast to keeps NumPy's
+    message alone."""
+    r = tl.lattice({"float32": ["int32"]}, name="f2i")
+    add = tl.make_ufuncs(r)["add"]
+    x, y = np.array([1.5, -2.75], np.float32), np.array([3, 4], np.int32)
+    assert tl.promote_types(np.float32, np.int32, rules=r) == np.int32
+    with pytest.raises(TypeError, match=r"input 0 from dtype\('float32'\) to dtype\('int32'\).*"
+                       r"rule set 'f2i' computes these operands in int32.*casting='unsafe'"):
+        add(x, y)
+    got = add(x, y, casting="unsafe")
+    want = np.add(x.astype(np.int32), y)
+    assert got.dtype == want.dtype and np.array_equal(got, want)
+    with pytest.raises(TypeError) as exc:
+        tl.add(x, x, dtype=np.int32)
+    assert "rule set" not in str(exc.value)
+
+
 def test_unary_python_scalar_a_rule_sets_type_cannot_hold():
     """A user rule set whose weak int is bfloat16: a Python int ml_dtypes cannot convert (past
     int64) raises a TypeError naming the call and the rule set (ml_dtypes' own says only

@@ -60,8 +60,8 @@ cdef class CompiledRules:
             slot = ((<size_t><void*>x) >> 4) & 255
             if self.cache_key[slot] == <void*>x:
                 return self.cache_code[slot]
-            if t is _ndarray or isinstance(x, _generic):
-                key = x.dtype
+            if t is _ndarray or isinstance(x, _generic) and not isinstance(x, str):
+                key = x.dtype       # (np.str_ is a name, as for np.promote_types)
             else:
                 key = x
             slot = ((<size_t><void*>key) >> 4) & 255
@@ -359,7 +359,12 @@ def join(*types, rules=None):
     if not types:
         raise ValueError("join() needs at least one type")
     cdef CompiledRules r = get_rules(rules)
-    res = r.join_names(*types)
+    try:
+        res = r.join_names(*types)
+    except TypePromotionError:
+        raise
+    except TypeError as exc:
+        raise _unsupported_operand(exc, "join", r, types) from None
     if res is None:
         raise _no_promotion(r, types)
     return res

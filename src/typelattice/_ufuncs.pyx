@@ -1836,11 +1836,31 @@ def _casting_error(uf, args, kwargs, err):
     return None
 
 
+def _join_cast_error(uf, args, kwargs, err):
+    """The error naming the rule set where NumPy refuses, under the default casting, its cast of
+    an operand to the type the rule set joins it in (a user lattice joining float32 into int32:
+    "Cannot cast ufunc ... input 0 from float32 to int32"), or None."""
+    src, dst, i = (getattr(err, a, None) for a in ("from_", "to", "in_i"))
+    if src is None or dst is None or i is None or "casting" in kwargs:
+        return None
+    try:
+        op, r = _REGISTRY[uf]
+        if _fixed_dtypes(kwargs, op.nin, op.nout) is not None:
+            return None                 # (a type the caller named: NumPy's message says it)
+    except Exception:
+        return None
+    exc = TypeError(f"{err}: rule set {r.name!r} computes these operands in {dtype_label(dst)}, "
+                    f"a cast of {dtype_label(src)} NumPy makes only under casting='unsafe'; pass "
+                    f"casting='unsafe' to compute there, or cast the operands explicitly")
+    exc.__cause__ = err
+    return exc
+
+
 def _call_error(uf, args, kwargs, err):
     """typelattice's error for a call where NumPy raised one of its generic TypeErrors ``err``,
     or None. Called by kernels/tl_fastcall.h."""
     return _no_loop_error(uf, args, kwargs, err) or _deferred_error(uf, args, kwargs, err) \
-        or _casting_error(uf, args, kwargs, err)
+        or _casting_error(uf, args, kwargs, err) or _join_cast_error(uf, args, kwargs, err)
 
 
 tl_fast_set_error_hook(_call_error)
