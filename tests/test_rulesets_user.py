@@ -243,6 +243,28 @@ def test_a_join_numpy_casts_only_unsafely_names_the_rule_set():
     assert "rule set" not in str(exc.value)
 
 
+def test_suggested_casts_of_run_time_rule_sets_are_their_types():
+    """The cast a TypePromotionError suggests is a type of the rule set that raised it, for a
+    rule set made at run time too (the message looked it up by name: int16 for a set without
+    one, or jax's types for a set named 'jax'), through promote_types and the ufuncs; a
+    pickled error keeps its text."""
+    import pickle
+    import re
+    for name in ("two", "jax"):
+        r = tl.lattice({"int8": ["float32"], "uint8": ["float16"]}, name=name)
+        calls = [lambda: tl.promote_types(np.int8, np.uint8, rules=r),
+                 lambda: tl.result_type(np.int8([1]), np.uint8(1), rules=r),
+                 lambda: tl.make_ufuncs(r)["add"](np.int8([1]), np.uint8([1]))]
+        for call in calls:
+            with pytest.raises(tl.TypePromotionError) as exc:
+                call()
+            target = re.search(r"x\.astype\('(\w+)'\)", str(exc.value)).group(1)
+            assert target in r.types, (name, str(exc.value))
+            assert exc.value.rules == name
+            again = pickle.loads(pickle.dumps(exc.value))
+            assert str(again) == str(exc.value) and again.rules == name
+
+
 def test_unary_python_scalar_a_rule_sets_type_cannot_hold():
     """A user rule set whose weak int is bfloat16: a Python int ml_dtypes cannot convert (past
     int64) raises a TypeError naming the call and the rule set (ml_dtypes' own says only

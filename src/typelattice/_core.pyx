@@ -256,7 +256,7 @@ def set_default_rules(rules):
 
 cdef object _no_promotion(CompiledRules r, operands):
     names = tuple(r.types[r.code(x)] for x in operands)
-    return TypePromotionError(names, r.name)
+    return TypePromotionError(names, r)
 
 
 cdef object _no_dtype(CompiledRules r, int k):

@@ -17,12 +17,16 @@ class TypePromotionError(np.exceptions.DTypePromotionError, ValueError):
     """
 
     def __init__(self, operands, rules, hint=None, message=None):
+        # rules: the rule set's name, or the rule set (a run-time one has no name to look up
+        # the types a suggested cast must be one of)
+        ruleset = rules
+        rules = rules if rules is None or isinstance(rules, str) else rules.name
         self.operands = tuple(operands)
         self.rules = rules
         self.hint = hint
         self.message = message
         ops = ", ".join(repr(o) for o in self.operands)
-        same = _no_self_join(self.operands, rules)
+        same = _no_self_join(self.operands, ruleset)
         if message is not None:     # (the operands promote; a type the call fixes is missing)
             msg = message
         elif same is not None:
@@ -31,7 +35,7 @@ class TypePromotionError(np.exceptions.DTypePromotionError, ValueError):
                    f"rule set {rules!r}, which has no arithmetic on it. Cast explicitly, e.g. "
                    f"x.astype({same[1]!r})")
         else:
-            target = _suggest(self.operands, _types_of(rules))
+            target = _suggest(self.operands, _types_of(ruleset))
             msg = (f"Input dtypes ({ops}) have no available implicit dtype promotion path under "
                    f"rule set {rules!r}. To avoid unintended promotion, cast explicitly"
                    + (f", e.g. x.astype({target!r})" if target is not None else ""))
@@ -40,7 +44,13 @@ class TypePromotionError(np.exceptions.DTypePromotionError, ValueError):
         super().__init__(msg)
 
     def __reduce__(self):
-        return (type(self), (self.operands, self.rules, self.hint, self.message))
+        # (the text as made: the rule set behind its suggestion may not exist where it loads)
+        return (type(self), (self.operands, self.rules, self.hint, self.message),
+                {"_text": str(self)})
+
+    def __setstate__(self, state):
+        self.args = (state.pop("_text", str(self)),)
+        self.__dict__.update(state)
 
 
 def _rank(n):
@@ -52,7 +62,7 @@ def _rank(n):
 
 
 def _types_of(rules):
-    """The type names of rule set ``rules`` (a name or rule-set object), or None."""
+    """The type names of rule set ``rules`` (a built-in's name or a rule-set object), or None."""
     try:
         import typelattice
         return set(typelattice.get_rules(rules).types)

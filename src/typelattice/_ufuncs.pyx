@@ -991,7 +991,7 @@ cdef object _class_label(cls):
 
 
 cdef object _no_scalar(CompiledRules r, kind):
-    raise TypePromotionError((kind,), r.name, hint=f"rule set {r.name!r} has no Python {kind} type")
+    raise TypePromotionError((kind,), r, hint=f"rule set {r.name!r} has no Python {kind} type")
 
 
 cdef object _dtype_class(CompiledRules r, name):
@@ -1063,7 +1063,7 @@ def _resolve_names(op, CompiledRules r, names, fixed, bint reduction):
     if ins[0] == ins[1] and _no_binary_op(op, r, ins[0]):
         # (before the op's own rules for bool pairs, which are JAX's, and before the sum of
         # bools in the default int: tensorflow's add.reduce of bools has no add to fold with)
-        raise TypePromotionError((ins[0], ins[1]), r.name, hint=f"(in {r.name}.{op.name})")
+        raise TypePromotionError((ins[0], ins[1]), r, hint=f"(in {r.name}.{op.name})")
     if reduction and op.name in ("add", "multiply") and names[2] is None \
             and all(f is None for f in fixed):
         # sum/prod of bool and small ints in the default int, as NumPy's add/multiply reduce
@@ -1091,7 +1091,7 @@ def _resolve_names(op, CompiledRules r, names, fixed, bint reduction):
     try:
         res = list(op.resolve(ins[0], ins[1], join, materialize))
     except _ops._NoPromotion as exc:
-        raise TypePromotionError(exc.operands, r.name,
+        raise TypePromotionError(exc.operands, r,
                                  hint=f"(in {r.name}.{op.name})") from None
     except (TypeError, ValueError) as exc:
         _reraise_with_rules(exc, op, r)
@@ -1152,7 +1152,7 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
         if ins[0] is None:              # a reduction: its operand twice, as the loop sees it
             ins[0] = ins[len(ins) - 1]  # (no negative indices: wraparound=False)
         labels = tuple([_class_label(c) for c in ins if c is not None])
-        err = TypePromotionError(labels, r.name, hint=f"{exc.hint} (in {uf.__name__})")
+        err = TypePromotionError(labels, r, hint=f"{exc.hint} (in {uf.__name__})")
         try:
             for c in op_classes[:op.nin]:
                 if c is not None:
@@ -1164,7 +1164,7 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
             # signature's, so no error loop under the operands' DTypes, where NumPy would find
             # it for the plain call too (add(uint32, 200) raised after add(..., dtype=int4))
             # (not the operands: NumPy puts the signature's DTypes in their places)
-            raise TypePromotionError(labels, r.name, hint=err.hint, message=(
+            raise TypePromotionError(labels, r, hint=err.hint, message=(
                 f"{uf.__name__}: {exc.hint}, which dtype=, signature= or out= names here; name "
                 f"one of its types, or cast the result explicitly afterwards")) from None
         err_classes = _error_loop(uf, op, r, None, err, ins)
@@ -1424,7 +1424,7 @@ cdef int _raise_err(uf, slot, classes) noexcept with gil:
     info = _ERR_INFO.get((slot, classes))
     if info is None:
         info = (tuple(c.__name__ for c in classes[:op.nin]), (<CompiledRules>r).name, None)
-    err = TypePromotionError(info[0], info[1], hint=info[2])
+    err = TypePromotionError(info[0], r, hint=info[2])
     PyErr_SetObject(type(err), err)
     return -1
 
@@ -1902,7 +1902,7 @@ cdef object _weak_dtype(CompiledRules r, kind, call):
     if name is None:
         if call is None:
             return None
-        raise TypePromotionError((f"Python {kind}",), r.name,
+        raise TypePromotionError((f"Python {kind}",), r,
                                  hint=f"rule set {r.name!r} has no Python {kind} type (in {call})")
     dt = materialized_dtype(r, name)
     if dt is None and call is not None:

@@ -387,7 +387,7 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
                               [None] * nargs, False)[:described.nin]
     elif join is None:
         from ._errors import TypePromotionError
-        raise TypePromotionError(tuple(names), r.name)
+        raise TypePromotionError(tuple(names), r)
     else:
         loop = [join] * len(ops)
     call = []

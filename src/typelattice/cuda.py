@@ -337,7 +337,7 @@ def resolve(opname, t1, t2, ufunc=None):
         if outs is not None:
             raise TypeError(f"typelattice.cuda.{opname} has no CUDA kernel for operands "
                             f"({t1}, {t2}) (the CPU ufunc gives {outs})") from None
-        raise typelattice.TypePromotionError(exc.operands, rules.name) from None
+        raise typelattice.TypePromotionError(exc.operands, rules) from None
     if outs is not None and res[2:] != outs:
         raise RuntimeError(f"typelattice.{opname}{(t1, t2)}: the CPU ufunc gives {outs}, the op "
                            f"description {res[2:]}: they must agree")
