@@ -2030,6 +2030,9 @@ cdef object _bind_method(name, args, kwargs):
     return bound, out
 
 
+cdef dict _AT_IN_T = {}     # (ufunc, array DType, Python scalar type) -> uf(a, v) takes v in T?
+
+
 def _at_value(uf, a, v):
     """The value operand for uf.at(a, indices, v) with v a Python int/float/complex
     (kernels/tl_methods.h): NumPy's at takes v as a strong int64/float64/complex128 array, which
@@ -2041,26 +2044,35 @@ def _at_value(uf, a, v):
     array, whose int64 join there is none)."""
     if not isinstance(a, np.ndarray):
         return v
-    op, r = _REGISTRY[uf]
-    try:
-        t = _operand_name(r, type(a.dtype))
-        w = _operand_name(r, _PY_SCALAR_DTYPES[type(v)])
-        res = _resolve_names(op, r, [t, w, None], [None] * (op.nin + op.nout), False)
-    except Exception:
-        return v                        # (NumPy's at raises its error)
-    if res[0] != t or res[1] != t:
+    dt = a.dtype
+    key = (uf, type(dt), type(v))
+    in_t = _AT_IN_T.get(key)
+    if in_t is None:
+        op, r = _REGISTRY[uf]
+        try:
+            t = _operand_name(r, type(dt))
+            w = _operand_name(r, _PY_SCALAR_DTYPES[type(v)])
+            res = _resolve_names(op, r, [t, w, None], [None] * (op.nin + op.nout), False)
+            # 2: an int into a sub-byte int type, whose range is checked here
+            in_t = 0 if res[0] != t or res[1] != t else \
+                2 if type(v) is int and dt.name in _EXTI_TYPES else 1
+        except Exception:
+            in_t = 0                    # (NumPy's at raises its error)
+        _AT_IN_T[key] = in_t
+    if not in_t:
         return v
-    if type(v) is int and a.dtype.name in _EXTI_TYPES:
+    if in_t == 2:
         # (ml_dtypes' conversion wraps; no int64 loop to wrap the result in, as for int8)
-        info = int_info(a.dtype)
+        info = int_info(dt)
         if not info.min <= v <= info.max:
-            raise OverflowError(f"{uf.__name__}.at({dtype_label(a.dtype)} array, indices, {v}): "
-                                f"the Python int does not fit {dtype_label(a.dtype)}, the dtype "
-                                f"it takes there (rule set {r.name!r}); ml_dtypes would wrap it")
+            raise OverflowError(f"{uf.__name__}.at({dtype_label(dt)} array, indices, {v}): the "
+                                f"Python int does not fit {dtype_label(dt)}, the dtype it takes "
+                                f"there (rule set {_REGISTRY[uf][1].name!r}); ml_dtypes would "
+                                "wrap it")
     try:
         if type(v) is int:
-            return np.array(v, a.dtype)
-        return np.asarray(v).astype(a.dtype)
+            return np.array(v, dt)
+        return np.asarray(v).astype(dt)
     except (OverflowError, TypeError, ValueError):
         return v
 
