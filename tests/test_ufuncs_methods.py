@@ -446,6 +446,21 @@ def test_at_with_a_python_scalar_warns_and_raises_as_the_plain_call():
     i8 = np.array([1, 2], np.int8)
     tl.add.at(i8, [0], 300)
     _same(i8, np.array([45, 2], np.int8))
+    # beside int64/uint64 NumPy's at would compute in float64: the plain call's OverflowError
+    for t, v in ((np.uint64, -1), (np.int64, 2**63), (np.uint64, 2**64 - 1 + 1)):
+        big = np.array([2**53 + 1, 7], t)
+        with pytest.raises(OverflowError, match=f"does not fit {np.dtype(t)}"):
+            tl.add.at(big, [0], v)
+        assert big.tolist() == [2**53 + 1, 7]
+    with pytest.raises(OverflowError, match="does not fit int8"):
+        tl.add.at(np.ones(2, np.int8), [0], 2**70)      # (NumPy's at: an object array)
+    b = np.ones(2, BF16)
+    with pytest.raises(TypeError, match=r"at\(bfloat16 array, Python int .*only within int64"):
+        tl.add.at(b, [0], 2**70)
+    _same(b, np.ones(2, BF16))
+    u32 = np.array([5, 2**32 - 1], np.uint32)       # int64 holds both: NumPy's exact wrap
+    tl.add.at(u32, [0, 1], -7)
+    assert u32.tolist() == [(5 - 7) % 2**32, (2**32 - 1 - 7) % 2**32]
     # a kind the plain call does not take in the array's dtype: NumPy's at, cast back
     i8 = np.array([1, 2], np.int8)
     tl.add.at(i8, [0, 1], 2.5)

@@ -2041,7 +2041,7 @@ def _at_value(uf, a, v):
     it (an int by NumPy's conversion, a float or complex from float64/complex128, as the weak
     loops read it); v itself otherwise, and for an int outside T's range (NumPy's at then
     computes in int64 and wraps into a, as jnp's at does; an OverflowError for a sub-byte int
-    array, whose int64 join there is none)."""
+    array, whose int64 join there is none, and for int64/uint64, which it joins in float64)."""
     if not isinstance(a, np.ndarray):
         return v
     dt = a.dtype
@@ -2073,7 +2073,21 @@ def _at_value(uf, a, v):
         if type(v) is int:
             return np.array(v, dt)
         return np.asarray(v).astype(dt)
-    except (OverflowError, TypeError, ValueError):
+    except OverflowError:
+        if dt.kind in "iu" and dt.itemsize < 8 and -2**63 <= v < 2**64:
+            return v
+        # (beside int64/uint64 NumPy's at would compute in float64, losing bits; past them it
+        # has no array for v)
+        raise OverflowError(
+            f"{uf.__name__}.at({dtype_label(dt)} array, indices, {v}): the Python int does not "
+            f"fit {dtype_label(dt)}, the dtype it takes there (rule set "
+            f"{_REGISTRY[uf][1].name!r})") from None
+    except (TypeError, ValueError):
+        if type(v) is int:
+            err = python_int_beyond_int64(f"{uf.__name__}.at", (a, v), v, dt,
+                                          _REGISTRY[uf][1].name)
+            if err is not None:
+                raise err from None
         return v
 
 
