@@ -1342,7 +1342,7 @@ cdef inline object _class_or_none(void *dt):
 ERROR_SLOTS = TL_N_ERR_SLOTS     # how many ufunc objects can have error loops (tests)
 cdef dict _ERR_SLOT = {}        # ufunc -> error slot
 cdef list _ERR_UFUNC = []       # slot -> ufunc
-cdef dict _ERR_INFO = {}        # (slot, DType classes) -> TypePromotionError args
+cdef dict _ERR_INFO = {}        # (slot, DType classes) -> TypePromotionError operands, hint
 
 
 cdef int _promoter(PyObject *ufunc, void *const *op_dtypes, void *const *signature,
@@ -1412,7 +1412,7 @@ cdef object _error_loop(uf, op, CompiledRules r, names, exc, in_classes=None):
         return None     # a real loop holds these DTypes (the error is dtype='s: float16 in anvil)
     key = (slot, classes)
     if key not in _ERR_INFO:
-        _ERR_INFO[key] = (tuple(labels) if in_classes is None else exc.operands, exc.rules, hint)
+        _ERR_INFO[key] = (tuple(labels) if in_classes is None else exc.operands, hint)
         _add_spec(uf, op, classes, NULL, NULL, NULL, tl_err_resolvers[slot], b"tl_error",
                   False, None, tl_err_get_loop_ptr)
     return classes
@@ -1423,8 +1423,8 @@ cdef int _raise_err(uf, slot, classes) noexcept with gil:
     op, r = _REGISTRY[uf]
     info = _ERR_INFO.get((slot, classes))
     if info is None:
-        info = (tuple(c.__name__ for c in classes[:op.nin]), (<CompiledRules>r).name, None)
-    err = TypePromotionError(info[0], r, hint=info[2])
+        info = (tuple(c.__name__ for c in classes[:op.nin]), None)
+    err = TypePromotionError(info[0], r, hint=info[1])
     PyErr_SetObject(type(err), err)
     return -1
 
@@ -1840,9 +1840,9 @@ def _join_cast_error(uf, args, kwargs, err):
     """The error naming the rule set where NumPy refuses, under the default casting, its cast of
     an operand to the type the rule set joins it in (a user lattice joining float32 into int32:
     "Cannot cast ufunc ... input 0 from float32 to int32"), or None."""
-    src, dst, i = (getattr(err, a, None) for a in ("from_", "to", "in_i"))
-    if src is None or dst is None or i is None or "casting" in kwargs:
-        return None
+    src, dst = getattr(err, "from_", None), getattr(err, "to", None)
+    if src is None or dst is None or getattr(err, "in_i", None) is None or "casting" in kwargs:
+        return None                     # (not an input's cast, or under the caller's casting=)
     try:
         op, r = _REGISTRY[uf]
         if _fixed_dtypes(kwargs, op.nin, op.nout) is not None:
@@ -2033,6 +2033,12 @@ cdef object _bind_method(name, args, kwargs):
 cdef dict _AT_IN_T = {}     # (ufunc, array DType, Python scalar type) -> uf(a, v) takes v in T?
 
 
+cdef object _at_int_error(uf, dt, v, why):
+    return OverflowError(f"{uf.__name__}.at({dtype_label(dt)} array, indices, {v}): the Python "
+                         f"int does not fit {dtype_label(dt)}, the dtype it takes there (rule "
+                         f"set {_REGISTRY[uf][1].name!r}){why}")
+
+
 def _at_value(uf, a, v):
     """The value operand for uf.at(a, indices, v) with v a Python int/float/complex
     (kernels/tl_methods.h): NumPy's at takes v as a strong int64/float64/complex128 array, which
@@ -2065,10 +2071,7 @@ def _at_value(uf, a, v):
         # (ml_dtypes' conversion wraps; no int64 loop to wrap the result in, as for int8)
         info = int_info(dt)
         if not info.min <= v <= info.max:
-            raise OverflowError(f"{uf.__name__}.at({dtype_label(dt)} array, indices, {v}): the "
-                                f"Python int does not fit {dtype_label(dt)}, the dtype it takes "
-                                f"there (rule set {_REGISTRY[uf][1].name!r}); ml_dtypes would "
-                                "wrap it")
+            raise _at_int_error(uf, dt, v, "; ml_dtypes would wrap it")
     try:
         if type(v) is int:
             return np.array(v, dt)
@@ -2078,10 +2081,7 @@ def _at_value(uf, a, v):
             return v
         # (beside int64/uint64 NumPy's at would compute in float64, losing bits; past them it
         # has no array for v)
-        raise OverflowError(
-            f"{uf.__name__}.at({dtype_label(dt)} array, indices, {v}): the Python int does not "
-            f"fit {dtype_label(dt)}, the dtype it takes there (rule set "
-            f"{_REGISTRY[uf][1].name!r})") from None
+        raise _at_int_error(uf, dt, v, "") from None
     except (TypeError, ValueError):
         if type(v) is int:
             err = python_int_beyond_int64(f"{uf.__name__}.at", (a, v), v, dt,
