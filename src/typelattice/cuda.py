@@ -292,11 +292,11 @@ def _cpu_ufunc(name):
 
 
 def _rules_of(uf):
-    """The rule set of a typelattice CPU ufunc (its name is '<rules>.<op>')."""
+    """The rule set of a typelattice CPU ufunc (a rule set made at run time has no name to look
+    up: a set named 'torch' is not torch)."""
     import typelattice
-    if uf is not None and "." in uf.__name__:
-        return typelattice.get_rules(uf.__name__.rsplit(".", 1)[0])
-    return typelattice.get_rules()
+    info = typelattice.ufunc_info(uf) if uf is not None else None
+    return info[1] if info is not None else typelattice.get_rules()
 
 
 def resolve(opname, t1, t2, ufunc=None):
@@ -307,7 +307,7 @@ def resolve(opname, t1, t2, ufunc=None):
     gives the output dtypes and raises its errors. Its loops may read operands in their own dtype
     (blocked loops), so the compute dtypes come from the op description and rule set the CPU
     promoter applies (``_ops.Op.resolve`` with the compiled join), checked against its outputs."""
-    key = (opname, _type_key(t1), _type_key(t2), None if ufunc is None else ufunc.__name__)
+    key = (opname, _type_key(t1), _type_key(t2), ufunc)    # (a user set may share a name)
     hit = _resolved.get(key)
     if hit is not None:
         return hit
