@@ -57,7 +57,6 @@ TO_INEXACT = {
 }
 
 
-
 def to_inexact(t, materialize):
     """The type an INEXACT op computes type ``t`` in, materialized: JAX's table, also for a
     weak type it does not name (anvil's ambiguous int32? is an int32 there)."""

@@ -1,7 +1,7 @@
 /* `uf.reduce`, `uf.accumulate`, `uf.reduceat` and `uf.at` of a binary typelattice ufunc,
- * included by _ufuncs.pyx: NumPy's methods, with hooks written in Python. Set in the ufunc's __dict__,
- * which shadows np.ufunc's methods; a vectorcall object, so a call that needs neither hook costs
- * ~20 ns more than the method, not a Python wrapper's ~100 ns.
+ * included by _ufuncs.pyx: NumPy's methods, with hooks written in Python. Set in the ufunc's
+ * __dict__, which shadows np.ufunc's methods; a vectorcall object, so a call that needs no hook
+ * costs ~20 ns more than the method, not a Python wrapper's ~100 ns.
  *
  * - check (reduce, where the rule set has sub-byte integers): NumPy stores an `initial=` with
  *   the loop dtype's setitem, which for ml_dtypes' int4/int2/uint4/uint2 wraps (20 as an int4 is
