@@ -1849,9 +1849,15 @@ def _join_cast_error(uf, args, kwargs, err):
             return None                 # (a type the caller named: NumPy's message says it)
     except Exception:
         return None
-    exc = TypeError(f"{err}: rule set {r.name!r} computes these operands in {dtype_label(dst)}, "
-                    f"a cast of {dtype_label(src)} NumPy makes only under casting='unsafe'; pass "
-                    f"casting='unsafe' to compute there, or cast the operands explicitly")
+    text = (f"{err}: rule set {r.name!r} computes these operands in {dtype_label(dst)}, a cast "
+            f"of {dtype_label(src)} NumPy makes only under casting='unsafe'; pass "
+            f"casting='unsafe' to compute there, or cast the operands explicitly")
+    try:        # (NumPy's class of the error it replaces, as handlers may catch it)
+        from numpy._core._exceptions import UFuncTypeError
+        exc = UFuncTypeError(uf)
+        exc.args = (text,)
+    except Exception:
+        exc = TypeError(text)
     exc.__cause__ = err
     return exc
 
