@@ -1687,6 +1687,16 @@ def fastcall_count():
     return tl_fast_count()
 
 
+def _call_loop_dtypes(uf, op, args, fixed, casting):
+    """The loop dtypes NumPy resolves for a call's inputs ``args`` (a Python int/float/complex
+    by its type: weak) under the dtypes dtype=/signature= fix (``fixed``; None: none) and
+    ``casting``."""
+    kinds = tuple(type(x) if type(x) in (int, float, complex) else np.asarray(x).dtype
+                  for x in args[:op.nin])
+    sig = {} if fixed is None else {"signature": tuple(fixed)}
+    return uf.resolve_dtypes(kinds + (None,) * op.nout, casting=casting, **sig)
+
+
 def _overflow_error(uf, args, kwargs, err):
     """The OverflowError a call raises instead of NumPy's ``err`` when a Python int operand does
     not fit the dtype it takes (the array's, by the weak-int rule; the loop's, where ``kwargs``'
@@ -1696,9 +1706,8 @@ def _overflow_error(uf, args, kwargs, err):
     try:
         op, r = _REGISTRY[uf]
         args = args[:op.nin]            # (not an out= given positionally)
-        kinds = tuple(type(x) if type(x) in (int, float, complex) else np.asarray(x).dtype
-                      for x in args)
         fixed = _fixed_dtypes(kwargs, op.nin, op.nout)
+        casting = "same_kind"
         if fixed is not None:
             # the loop dtype=/signature= choose (an int that fits its float32 computes, as
             # NumPy's does); where it does not resolve under casting=, NumPy's error stands.
@@ -1707,10 +1716,7 @@ def _overflow_error(uf, args, kwargs, err):
             casting = kwargs.get("casting", "same_kind")
             if casting == "equiv":
                 return None
-            got = uf.resolve_dtypes(kinds + (None,) * op.nout, signature=tuple(fixed),
-                                    casting=casting)
-        else:
-            got = uf.resolve_dtypes(kinds + (None,) * op.nout)
+        got = _call_loop_dtypes(uf, op, args, fixed, casting)
     except TypePromotionError as exc:
         return exc      # the types do not promote (NumPy converted the int before saying so)
     except Exception:
@@ -1814,12 +1820,8 @@ def _casting_error(uf, args, kwargs, err):
     try:
         op, r = _REGISTRY[uf]
         casting = kwargs.get("casting", "same_kind")
-        fixed = _fixed_dtypes(kwargs, op.nin, op.nout)
-        kinds = tuple(type(x) if type(x) in (int, float, complex) else np.asarray(x).dtype
-                      for x in args[:op.nin])
         # (the loop does not depend on casting=; 'unsafe' resolves it without the check)
-        sig = {} if fixed is None else {"signature": tuple(fixed)}
-        got = uf.resolve_dtypes(kinds + (None,) * op.nout, casting="unsafe", **sig)
+        got = _call_loop_dtypes(uf, op, args, _fixed_dtypes(kwargs, op.nin, op.nout), "unsafe")
         compute = _COMPUTE_OF[(uf, tuple(type(d) for d in got))]
         for i, t in enumerate(compute):
             if type(got[i]) is not t and not np.can_cast(got[i], t(), casting):
