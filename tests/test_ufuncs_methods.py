@@ -441,11 +441,19 @@ def test_at_with_a_python_scalar_warns_and_raises_as_the_plain_call():
                        r"int does not fit int4.*rule set 'jax'"):
         tl.add.at(s, [0], 30)
     _same(s, np.array([1, 2, 3], ml_dtypes.int4))           # untouched
-    # an int outside an int8 array's range: NumPy's at (int64, wrapped into the array), as
-    # jnp's at converts the value with a wrapping cast
-    i8 = np.array([1, 2], np.int8)
-    tl.add.at(i8, [0], 300)
-    _same(i8, np.array([45, 2], np.int8))
+    # an int outside an int8..uint32 array's range: the plain call's OverflowError, the array
+    # untouched (NumPy's at would compute in int64 and wrap); np.int64(v) asks for the wrap
+    for t, v in ((np.int8, 300), (np.int8, -129), (np.uint8, 256), (np.int16, 2**15),
+                 (np.uint16, -1), (np.int32, -2**31 - 1), (np.uint32, -7)):
+        a = np.array([5, 2], t)
+        with pytest.raises(OverflowError):
+            tl.add(a, v)                                    # (the plain call's verdict)
+        with pytest.raises(OverflowError, match=rf"jax.add.at\({np.dtype(t)} array, indices, "
+                           rf"{v}\): the Python int does not fit {np.dtype(t)}.*np.int64\({v}\)"):
+            tl.add.at(a, [0], v)
+        assert a.tolist() == [5, 2]
+        tl.add.at(a, [0], np.int64(v))
+        assert a.tolist() == [np.array(5 + v).astype(t).item(), 2]     # (NumPy's wrap)
     # beside int64/uint64 NumPy's at would compute in float64: the plain call's OverflowError
     for t, v in ((np.uint64, -1), (np.int64, 2**63), (np.uint64, 2**64 - 1 + 1)):
         big = np.array([2**53 + 1, 7], t)
@@ -459,7 +467,7 @@ def test_at_with_a_python_scalar_warns_and_raises_as_the_plain_call():
         tl.add.at(b, [0], 2**70)
     _same(b, np.ones(2, BF16))
     u32 = np.array([5, 2**32 - 1], np.uint32)       # int64 holds both: NumPy's exact wrap
-    tl.add.at(u32, [0, 1], -7)
+    tl.add.at(u32, [0, 1], np.int64(-7))
     assert u32.tolist() == [(5 - 7) % 2**32, (2**32 - 1 - 7) % 2**32]
     # a kind the plain call does not take in the array's dtype: NumPy's at, cast back
     i8 = np.array([1, 2], np.int8)

@@ -2053,9 +2053,9 @@ def _at_value(uf, a, v):
     joins uint64 in float64 and float16 in float64 (two roundings). Where the plain call
     uf(a, v) computes v in a's dtype T (the weak rule), v converted to T as that call converts
     it (an int by NumPy's conversion, a float or complex from float64/complex128, as the weak
-    loops read it); v itself otherwise, and for an int outside T's range (NumPy's at then
-    computes in int64 and wraps into a, as jnp's at does; an OverflowError for a sub-byte int
-    array, whose int64 join there is none, and for int64/uint64, which it joins in float64)."""
+    loops read it); v itself otherwise. An int outside T's range raises the plain call's
+    OverflowError (NumPy's at would compute in int64 and wrap into a, or in float64 beside
+    int64/uint64, losing bits)."""
     if not isinstance(a, np.ndarray):
         return v
     dt = a.dtype
@@ -2076,7 +2076,7 @@ def _at_value(uf, a, v):
     if not in_t:
         return v
     if in_t == 2:
-        # (ml_dtypes' conversion wraps; no int64 loop to wrap the result in, as for int8)
+        # (ml_dtypes' conversion wraps where NumPy's raises)
         info = int_info(dt)
         if not info.min <= v <= info.max:
             raise _at_int_error(uf, dt, v, "; ml_dtypes would wrap it")
@@ -2085,11 +2085,9 @@ def _at_value(uf, a, v):
             return np.array(v, dt)
         return np.asarray(v).astype(dt)
     except OverflowError:
-        if dt.kind in "iu" and dt.itemsize < 8 and -2**63 <= v < 2**64:
-            return v
-        # (beside int64/uint64 NumPy's at would compute in float64, losing bits; past them it
-        # has no array for v)
-        raise _at_int_error(uf, dt, v, "") from None
+        wrap = dt.kind in "iu" and dt.itemsize < 8 and -2**63 <= v < 2**63
+        raise _at_int_error(uf, dt, v, f"; pass np.int64({v}) to compute in int64 and wrap "
+                            "the result into the array, NumPy's way" if wrap else "") from None
     except (TypeError, ValueError):
         if type(v) is int:
             err = python_int_beyond_int64(f"{uf.__name__}.at", (a, v), v, dt,
