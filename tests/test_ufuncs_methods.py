@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import typelattice as tl
-from test_ufuncs_values import assert_same
+from test_ufuncs_values import assert_same, reference
 from typelattice import _ufuncs
-from ufunc_reference import (ALL_OPS, ARRAY_KINDS, COMPLEX_JAX, LONG, complex_ref, compute_dtypes,
-                             dtype, expected)
+from ufunc_reference import (ALL_OPS, ARRAY_KINDS, COMPLEX_JAX, LONG, SCALAR_KINDS, complex_ref,
+                             compute_dtypes, dtype, expected, operand)
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 REDUCIBLE = ["add", "multiply", "maximum", "minimum", "fmax", "fmin", "bitwise_and",
@@ -350,13 +350,56 @@ def test_outer_uses_the_lattice_for_arrays():
     assert tl.add.outer(np.ones(2, BF16), np.ones(2, np.float16)).dtype == np.float32
 
 
-def test_outer_and_at_convert_python_scalars_early():
-    """Documented difference: NumPy's .outer converts a Python scalar to a (strong) array before
-    promotion, so tl.add.outer(int8, 1) is int64, not int8 as tl.add(int8, 1) is. Broadcasting
-    the call itself keeps JAX's weak scalars."""
+@pytest.mark.parametrize("name", ALL_OPS)
+def test_outer_takes_a_python_scalar_as_weak(name):
+    """uf.outer(x, 3) is jnp's weak rule (int8 outer 3 is int8; NumPy's outer would make 3 a
+    strong int64 array). Reference: the model's result dtype of every array kind with each Python
+    scalar kind, both orders, and NumPy's outer of the operands cast to the compute dtypes."""
+    uf = getattr(tl, name)
+    bad = []
+    for a in ARRAY_KINDS:
+        for s in SCALAR_KINDS:
+            for pair in ((a, s), (s, a)):
+                want = expected(name, *pair)
+                x, y = (operand(k, (1, 2, 3)) for k in pair)
+                try:
+                    with np.errstate(all="ignore"):
+                        got = uf.outer(x, y)
+                except Exception as exc:  # noqa: BLE001
+                    if not (isinstance(want, type) and isinstance(exc, want)):
+                        bad.append(f"{pair}: want {want}, raised {exc!r}")
+                    continue
+                got = got if isinstance(got, tuple) else (got,)
+                if isinstance(want, type) or tuple(g.dtype.name for g in got) != want:
+                    bad.append(f"{pair}: want {want}, got {[g.dtype for g in got]}")
+                    continue
+                cx, cy = (np.asarray(v).astype(dtype(c))
+                          for v, c in zip((x, y), compute_dtypes(name, *pair)))
+                with np.errstate(all="ignore"):
+                    want_v = reference(name, cx, cy, None)      # (a 0-d operand: the outer)
+                want_v = want_v if isinstance(want_v, tuple) else (want_v,)
+                for g, w in zip(got, want_v):
+                    with np.errstate(all="ignore"):     # (ulp distances of extremes)
+                        assert_same(g, w.astype(g.dtype), name, f"{name}.outer{pair}", cx, cy)
+    assert not bad, "\n".join(bad)
+
+
+def test_outer_of_a_python_scalar_is_the_plain_call():
     a = np.arange(3, dtype=np.int8)
-    assert tl.add.outer(a, 1).dtype == np.int64
-    assert tl.add(a[:, None], 1).dtype == np.int8
+    _same(tl.add.outer(a, 1), tl.add(a, 1))
+    _same(tl.add.outer(np.ones(2, np.float16), 2.5), np.full(2, 3.5, np.float16))
+    _same(tl.add.outer(2.5, np.ones(2, BF16)), np.full(2, 3.5, BF16))
+    with pytest.raises(OverflowError, match="300"):
+        tl.add.outer(a, 300)
+    out = np.zeros(3, np.int16)
+    assert tl.add.outer(a, 3, out=out) is out
+    _same(out, np.array([3, 4, 5], np.int16))
+    m = tl.add.outer(np.ma.array(a, mask=[0, 1, 0]), 3)       # (a masked array stays one)
+    assert isinstance(m, np.ma.MaskedArray) and m.dtype == np.int8
+    assert m.mask.tolist() == [False, True, False]
+    with pytest.raises(TypeError, match="matrix"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", PendingDeprecationWarning)
+        tl.add.outer(np.matrix([[1]]), 3)                       # (NumPy's outer refuses one)
     # .at writes into the first operand, so the dtype is the array's either way
     x = np.zeros(3, np.int8)
     tl.add.at(x, [0, 0, 2], 1)

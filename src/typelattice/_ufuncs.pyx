@@ -1997,7 +1997,7 @@ cdef extern from *:
     #include "tl_methods.h"
     """
     object tl_method_new(object ufunc, object name, object method, object check, object retry,
-                         object canon, object value)
+                         object canon, object value, object scalar)
 
 
 # where reduce(array, axis, dtype, out, ...), accumulate(array, axis, dtype, out) and
@@ -2036,6 +2036,19 @@ cdef object _bind_method(name, args, kwargs):
         # (bound.args passes out positionally, where NumPy takes an array, not a tuple)
         out = bound.arguments["out"] = out[0]
     return bound, out
+
+
+def _outer_of_scalar(uf, outer, a, b, **kwargs):
+    """uf.outer(a, b) where a or b is a Python int/float/complex (kernels/tl_methods.h): the
+    plain call uf(a, b), whose weak rule takes the scalar as jnp's outer does (NumPy's outer
+    makes it a strong int64/float64 array: int8 outer 3 would be int64). The same array, since
+    a 0-d operand adds no axis. NumPy's outer where the other operand is a matrix (it refuses
+    one) or has an __array_ufunc__ of its own (dask's, pandas')."""
+    other = b if type(a) in (int, float, complex) else a
+    if isinstance(other, np.matrix) or (not isinstance(other, (np.ndarray, np.generic))
+                                        and hasattr(type(other), "__array_ufunc__")):
+        return outer(a, b, **kwargs)
+    return uf(a, b, **kwargs)
 
 
 cdef dict _AT_IN_T = {}     # (ufunc, array DType, Python scalar type) -> uf(a, v) takes v in T?
@@ -2247,10 +2260,14 @@ cdef object _make_ufunc(op, CompiledRules r, set types):
         for m in ("reduce", "accumulate", "reduceat"):
             uf.__dict__[m] = tl_method_new(uf, m, getattr(np.ufunc, m).__get__(uf),
                                            check if m == "reduce" else None,
-                                           functools.partial(_retry_method, uf, m), canon, None)
+                                           functools.partial(_retry_method, uf, m), canon, None,
+                                           None)
     if op.nin == 2:
         uf.__dict__["at"] = tl_method_new(uf, "at", np.ufunc.at.__get__(uf), None, None, None,
-                                          functools.partial(_at_value, uf))
+                                          functools.partial(_at_value, uf), None)
+        outer = np.ufunc.outer.__get__(uf)
+        uf.__dict__["outer"] = tl_method_new(uf, "outer", outer, None, None, None, None,
+                                             functools.partial(_outer_of_scalar, uf, outer))
     slot = tl_fast_install(uf)
     if slot >= 0:
         _FAST_UFUNC.append(uf)

@@ -145,7 +145,8 @@ def _outer(uf, A, B, **kwargs):
         raise ValueError("`out` kwarg not supported")
     if not isinstance(A, da.Array) and not isinstance(B, da.Array):
         return uf.outer(A, B, **kwargs)
-    # ufunc.outer converts Python scalars to arrays first (they are not weak there): same here
+    if type(A) in (int, float, complex) or type(B) in (int, float, complex):
+        return _call(uf, (A, B), **kwargs)      # (the plain call, weak as the ufunc's outer)
     A = da.asarray(A)
     B = da.asarray(B)
     dtypes = _probe(uf, (A, B), kwargs, "outer")

@@ -1,7 +1,7 @@
-/* `uf.reduce`, `uf.accumulate`, `uf.reduceat` and `uf.at` of a binary typelattice ufunc,
- * included by _ufuncs.pyx: NumPy's methods, with hooks written in Python. Set in the ufunc's
- * __dict__, which shadows np.ufunc's methods; a vectorcall object, so a call that needs no hook
- * costs ~20 ns more than the method, not a Python wrapper's ~100 ns.
+/* `uf.reduce`, `uf.accumulate`, `uf.reduceat`, `uf.at` and `uf.outer` of a binary typelattice
+ * ufunc, included by _ufuncs.pyx: NumPy's methods, with hooks written in Python. Set in the
+ * ufunc's __dict__, which shadows np.ufunc's methods; a vectorcall object, so a call that needs
+ * no hook costs ~20 ns more than the method, not a Python wrapper's ~100 ns.
  *
  * - check (reduce, where the rule set has sub-byte integers): NumPy stores an `initial=` with
  *   the loop dtype's setitem, which for ml_dtypes' int4/int2/uint4/uint2 wraps (20 as an int4 is
@@ -18,7 +18,10 @@
  *   read it, before anything else; NumPy's reductions would cast it whole to their loop type.
  * - value (at): NumPy's `at` makes a Python int/float/complex value a strong int64/float64/
  *   complex128 array (uint64 + 1 then computes in float64 under jax). at(a, i, v) with such a
- *   v runs at(a, i, value(a, v)): v as the plain call's weak rule takes it. */
+ *   v runs at(a, i, value(a, v)): v as the plain call's weak rule takes it.
+ * - scalar (outer): NumPy's `outer` makes a Python scalar operand a strong array too, where
+ *   outer(a, 3) is the plain call a op 3 (a 0-d operand adds no axis). outer(a, b) with a
+ *   Python int/float/complex a or b returns scalar(a, b, **kwargs). */
 #ifndef TYPELATTICE_TL_METHODS_H
 #define TYPELATTICE_TL_METHODS_H
 
@@ -37,7 +40,13 @@ typedef struct {
     PyObject *retry;            /* or None */
     PyObject *canon;            /* or None */
     PyObject *value;            /* or None */
+    PyObject *scalar;           /* or None */
 } tl_method;
+
+static int tl_is_python_number(PyObject *x)
+{
+    return PyLong_CheckExact(x) || PyFloat_CheckExact(x) || PyComplex_CheckExact(x);
+}
 
 static PyObject *tl_method_initial(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
@@ -58,8 +67,10 @@ static PyObject *tl_method_call(PyObject *self, PyObject *const *args, size_t na
     tl_method *m = (tl_method *)self;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf), n;
     PyObject *x, *r, **buf;
-    if (m->value != Py_None && nargs == 3 && kwnames == NULL && (PyLong_CheckExact(args[2])
-            || PyFloat_CheckExact(args[2]) || PyComplex_CheckExact(args[2]))) {
+    if (m->scalar != Py_None && nargs == 2
+            && (tl_is_python_number(args[0]) || tl_is_python_number(args[1])))
+        return PyObject_Vectorcall(m->scalar, args, nargsf, kwnames);
+    if (m->value != Py_None && nargs == 3 && kwnames == NULL && tl_is_python_number(args[2])) {
         PyObject *given[3];
         given[0] = args[0];
         given[1] = args[1];
@@ -170,6 +181,7 @@ static int tl_method_traverse(PyObject *self, visitproc visit, void *arg)
     Py_VISIT(m->retry);
     Py_VISIT(m->canon);
     Py_VISIT(m->value);
+    Py_VISIT(m->scalar);
     Py_VISIT(Py_TYPE(self));
     return 0;
 }
@@ -186,6 +198,7 @@ static void tl_method_dealloc(PyObject *self)
     Py_CLEAR(m->retry);
     Py_CLEAR(m->canon);
     Py_CLEAR(m->value);
+    Py_CLEAR(m->scalar);
     PyObject_GC_Del(self);
     Py_DECREF(tp);
 }
@@ -226,10 +239,11 @@ static PyType_Spec tl_method_spec = {
 
 static PyObject *tl_method_type = NULL;
 
-/* getattr(np.ufunc, name) bound to ufunc, with check, retry, canon and value (None: none) */
+/* getattr(np.ufunc, name) bound to ufunc, with check, retry, canon, value and scalar (None:
+ * none) */
 static PyObject *tl_method_new(PyObject *ufunc, PyObject *name, PyObject *method,
                                PyObject *check, PyObject *retry, PyObject *canon,
-                               PyObject *value)
+                               PyObject *value, PyObject *scalar)
 {
     tl_method *m;
     if (tl_method_type == NULL) {
@@ -246,6 +260,7 @@ static PyObject *tl_method_new(PyObject *ufunc, PyObject *name, PyObject *method
     Py_INCREF(retry); m->retry = retry;
     Py_INCREF(canon); m->canon = canon;
     Py_INCREF(value); m->value = value;
+    Py_INCREF(scalar); m->scalar = scalar;
     PyObject_GC_Track((PyObject *)m);
     return (PyObject *)m;
 }
