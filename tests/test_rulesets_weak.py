@@ -509,3 +509,81 @@ def test_a_python_int_under_casting_equiv_raises_in_process():
     """
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert p.returncode == 0 and p.stdout.split() == ["TypeError", "True"] * 2, p
+
+
+@pytest.mark.parametrize("rules", ["jax", "jax_strict", "tensorflow", "torch"])
+def test_at_takes_a_weak_array_value_as_a_python_scalar(rules):
+    """uf.at(a, i, weak v) gives what uf.at(a, i, v) gives with the Python scalar v (NumPy's at
+    took the weak array as a strong int64/float64 one: uint64 + 1 in float64, int4 refused).
+    Reference: the same values computed with exact Python integers, or NumPy's ufunc on the
+    value cast to the array's dtype."""
+    U = tl.make_ufuncs(rules)
+    w = lambda v: tl.weak(np.asarray(v), rules=rules)       # noqa: E731
+    big = np.array([2**64 - 2, 2**63 + 3, 7], np.uint64)
+    for name, v, f in (("add", 1, lambda x: x + 1), ("subtract", 1, lambda x: x - 1),
+                       ("bitwise_or", 1, lambda x: x | 1)):
+        if rules in ("torch", "tensorflow") and name != "bitwise_or" or rules == "torch":
+            continue                        # (torch has no uint64; tf's weak int is int32)
+        got = big.copy()
+        U[name].at(got, [0, 1, 1], w(v))
+        want = [int(e) for e in big]
+        for k in (0, 1, 1):
+            want[k] = f(want[k]) % 2**64
+        assert got.tolist() == want
+    h = np.array([1.0, 2.0], np.float16)
+    v = 2.0**-11 + 1e-9             # (rounded once into float16: 1.0 + v is 1.0)
+    got = h.copy()
+    U["add"].at(got, [0], w(v))
+    want = h.copy()
+    want[0] = np.add(h[0], np.float16(v))
+    assert got.tobytes() == want.tobytes()
+    i8 = np.array([5, 2], np.int8)
+    U["add"].at(i8, [0, 1], w([3, -4]))
+    assert i8.tolist() == [8, -2]
+    if rules == "jax":
+        s = np.zeros(2, ml_dtypes.int4)
+        U["add"].at(s, [0], w(3))
+        assert s.tolist() == [3, 0]
+        u = np.array([5, 6], np.uint64)
+        with pytest.raises(OverflowError, match=r"jax.add.at\(uint64 array, weak int64 array\)"):
+            U["add"].at(u, [0], w(-1))
+        assert u.tolist() == [5, 6]                         # untouched
+
+
+def test_weak_array_defers_to_operands_with_their_own_array_ufunc():
+    """NEP 13: a duck array, a pandas/xarray object or a dask array beside a weak array handles
+    the call, as it does beside a plain ndarray (the weak array took it over: a duck's call
+    raised, a Series came back a bare ndarray). A masked array keeps its mask."""
+    class Duck:
+        def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+            return ("duck", ufunc.__name__, method)
+    w = tl.weak(np.asarray([1.5, 2.5, 3.5]))
+    assert tl.add(w, Duck()) == tl.add(np.ones(3), Duck()) == ("duck", "jax.add", "__call__")
+    assert tl.add(Duck(), w) == ("duck", "jax.add", "__call__")
+    m = np.ma.array(np.array([1, 2, 3], np.int8), mask=[0, 1, 0])
+    for got in (tl.add(m, w), tl.add(w, m)):
+        assert isinstance(got, np.ma.MaskedArray) and got.dtype == np.float64
+        assert got.mask.tolist() == [False, True, False]
+        assert got[0] == 2.5 and got[2] == 6.5
+
+
+def test_weak_array_as_where_and_out():
+    """where= a weak array is its plain values (a weak mask recursed forever, in np.add too);
+    out= a weak array is returned itself, as NumPy returns out= arrays."""
+    x = np.arange(3, dtype=np.int8)
+    wmask = tl.weak(np.asarray([1, 0, 1]))          # (no weak bool: a weak int mask)
+    for f in (tl.add, np.add):
+        with pytest.raises(TypeError, match="Cannot cast array data from dtype\\('int64'\\) to "
+                           "dtype\\('bool'\\)"):
+            f(x, x, out=np.zeros(3, np.int8), where=wmask)  # (as with the plain int64 mask)
+    with pytest.raises(TypeError, match="to dtype\\('bool'\\)"):
+        tl.add.reduce(x, where=wmask)
+    o = tl.weak(np.zeros(3))
+    for f in (tl.add, np.add):
+        assert f(x, x, out=o) is o
+        assert o.tolist() == [0.0, 2.0, 4.0]
+    z = tl.weak(np.asarray(0.0))
+    assert tl.add.reduce(np.ones(4, np.float32), out=z) is z and float(z) == 4.0
+    r = tl.weak(np.zeros(3, np.int64))
+    got = tl.divmod(x, np.int8(2), out=(None, r))
+    assert got[1] is r and got[0].tolist() == [0, 0, 1] and r.tolist() == [0, 1, 0]

@@ -542,3 +542,20 @@ def test_sum_of_ints_never_narrows(rules):
         assert cells[("int64", "int64")] == "int64"
         assert U["add"].reduce(np.array([2**40, 1], np.int64)).dtype == np.int64
         assert U["add"].reduce(np.array([3, 1], np.int8)).dtype == np.int32   # the default int
+
+
+def test_an_operand_that_declines_every_ufunc_gets_numpys_type_error():
+    """An operand whose __array_ufunc__ returns NotImplemented (units libraries decline foreign
+    ufuncs so) gets NumPy's TypeError, as from np.add; the call recursed until RecursionError."""
+    class Declines:
+        def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+            return NotImplemented
+    calls = [(tl.add, (np.int8(1), Declines()), {}), (tl.sqrt, (Declines(),), {}),
+             (tl.add, (np.ones(2), Declines()), {"dtype": np.float32}),
+             (tl.make_ufuncs("jax32")["add"], (np.ones(2), Declines()), {})]
+    for uf, args, kwargs in calls:
+        ref = getattr(np, uf.__name__.split(".")[1])
+        with pytest.raises(TypeError, match="returned NotImplemented") as want:
+            ref(*args, **kwargs)
+        with pytest.raises(type(want.value), match="returned NotImplemented"):
+            uf(*args, **kwargs)

@@ -1799,10 +1799,12 @@ def _deferred_error(uf, args, kwargs, err):
     probe = []
     for x in args:
         dt = getattr(x, "dtype", None)
-        if type(x) in (bool, int, float, complex) or isinstance(x, np.generic) or not isinstance(dt, np.dtype):
+        if type(x) in (bool, int, float, complex) or isinstance(x, np.generic):
             probe.append(x)
-        else:
+        elif isinstance(dt, np.dtype):
             probe.append(np.empty(0, dt))
+        else:
+            return None     # (an operand that declines the call itself: the probe would too)
     try:
         uf(*probe, **{k: v for k, v in kwargs.items() if k in ("dtype", "signature", "casting")})
     except Exception as exc:

@@ -120,10 +120,14 @@ class WeakArray(np.ndarray):
         super().__setstate__(base)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if _defers(inputs, kwargs):
+            return NotImplemented
         rules = ufunc_rules(ufunc)
         if rules is None:
-            return _plain(ufunc, method, inputs, kwargs)
-        return apply_ufunc(ufunc, method, inputs, kwargs, rules)
+            result = _plain(ufunc, method, inputs, kwargs)
+        else:
+            result = apply_ufunc(ufunc, method, inputs, kwargs, rules)
+        return _callers_out(result, kwargs, method)
 
     # Python operators are the typelattice ufuncs of the array's rule set, as a JAX weakly typed
     # array's are jax.numpy's (np.add(w, x) stays NumPy's, as np.add of a JAX array is).
@@ -229,11 +233,38 @@ def _strip(x):
 
 
 def _strip_kwargs(kwargs):
-    out = kwargs.get("out")
-    if out is not None:
+    out, where = kwargs.get("out"), kwargs.get("where")
+    if out is not None or isinstance(where, WeakArray):
         kwargs = dict(kwargs)
-        kwargs["out"] = tuple(_strip(o) for o in (out if isinstance(out, tuple) else (out,)))
+        if out is not None:
+            kwargs["out"] = tuple(_strip(o) for o in (out if isinstance(out, tuple) else (out,)))
+        if isinstance(where, WeakArray):
+            kwargs["where"] = _strip(where)
     return kwargs
+
+
+def _defers(inputs, kwargs):
+    """NEP 13: an operand or out= with an __array_ufunc__ of its own (pandas, xarray, dask, a
+    duck array) handles the call; it meets the weak array again as an ndarray."""
+    out = kwargs.get("out")
+    for x in inputs + (out if isinstance(out, tuple) else (out,)):
+        f = getattr(type(x), "__array_ufunc__", None)
+        if f is not None and f is not np.ndarray.__array_ufunc__ \
+                and not isinstance(x, WeakArray):
+            return True
+    return False
+
+
+def _callers_out(result, kwargs, method):
+    """``result`` with the caller's out= arrays themselves in the places they fill, as NumPy
+    returns them (the call ran on their plain views)."""
+    out = kwargs.get("out")
+    if out is None or method == "at":
+        return result
+    outs = out if isinstance(out, tuple) else (out,)
+    if not isinstance(result, tuple):
+        return outs[0] if outs[0] is not None else result
+    return tuple(o if o is not None else x for o, x in zip(outs, result))
 
 
 def _plain(ufunc, method, inputs, kwargs):
@@ -357,6 +388,8 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
         # must still fit an integer dtype= it is computed in, as a Python int must.)
         if method == "__call__":
             inputs = _weak_under_fixed_types(ufunc, inputs, kwargs, r)
+        elif method == "at":
+            inputs = _at_weak_value(ufunc, inputs, r)
         src = inputs[0] if inputs else None
         t = _marker_name(getattr(src, "__typelattice_type__", None), r)
         if t is not None and method in ("reduce", "accumulate", "reduceat"):
@@ -519,6 +552,30 @@ def _int_outside(src, dt):
     return int(hi) if hi > info.max else int(lo) if lo < info.min else None
 
 
+def _at_weak_value(ufunc, inputs, r):
+    """at(a, i, v) with a weak array v: v in a's dtype where the plain call a op v computes it
+    there (the weak rule), as at takes a Python scalar value (_ufuncs._at_value); NumPy's at
+    would take v as its strong int64/float64 dtype (uint64 + 1 in float64)."""
+    described = _op_of(ufunc)
+    if described is None or len(inputs) != 3 or type(inputs[0]) is not np.ndarray:
+        return inputs
+    a, i, v = inputs
+    t = _marker_name(getattr(v, "__typelattice_type__", None), r)
+    if t is None or r.weak_target(t) is None:
+        return inputs
+    from ._ufuncs import _resolve_names
+    try:
+        a_name = r.types[r.code_of(a)]
+        loop = _resolve_names(described, r, [a_name, t] + [None] * described.nout,
+                              [None] * (described.nin + described.nout), False)
+    except (TypeError, ValueError):
+        return inputs                       # (NumPy's at gives its error)
+    if loop[0] != a_name or loop[1] != a_name:
+        return inputs
+    _check_weak_ints_fit(v, a.dtype, f"{ufunc.__name__}.at", (a, v), r)
+    return (a, i, np.asarray(_strip(v)).astype(a.dtype))
+
+
 def _check_weak_ints_fit(x, dt, ufunc, inputs, r):
     """A weak integer array's values must fit the integer dtype it adopts, as a Python int's
     must (NumPy's cast would wrap them: 300 as int8 is 44)."""
@@ -550,8 +607,9 @@ def _strong_power(ufunc, r, codes, join):
 def _mark(result, join, r, name_of_dtype):
     if isinstance(result, tuple):
         return tuple(_mark(x, join, r, name_of_dtype) for x in result)
-    if not isinstance(result, (np.ndarray, np.generic)):
-        return result
+    if not isinstance(result, (np.ndarray, np.generic)) \
+            or type(result) not in (np.ndarray, WeakArray) and isinstance(result, np.ndarray):
+        return result       # (a subclass's result, a masked array's mask, stays itself)
     try:
         name = name_of_dtype(result.dtype)
     except TypeError:
