@@ -409,3 +409,100 @@ def test_multi_output_dtype_calls_into_dask_outs_refuse_without_recursion():
                  lambda: tl.modf(a.astype(np.float32), out=outs, dtype=np.float32)):
         with pytest.raises(NotImplementedError, match="multi-output"):
             call()
+
+
+def _check_dask_result(got, want):
+    """A dask result (or tuple of them) declares the dtype its blocks compute, and that is the
+    dtype (and the values) of the same typelattice call on the NumPy arrays."""
+    got = got if isinstance(got, tuple) else (got,)
+    want = want if isinstance(want, tuple) else (want,)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert isinstance(g, da.Array)
+        computed = g.compute()
+        assert (g.dtype, computed.dtype) == (w.dtype, w.dtype)
+        _same(computed, w)
+
+
+_I8 = np.arange(-3, 3, dtype=np.int8)
+_F16 = np.linspace(-2, 2, 6).astype(np.float16)
+
+
+def _weak_int():
+    return tl.weak(np.arange(1, 7))                         # i*, stored as int64
+
+
+# (label, call on dask arrays, the same call on the NumPy arrays): the NumPy call's dtype is
+# the join with the weak type (int8, float16), which a strong int64/float64 array would not give
+WEAK_CASES = [
+    ("add(dask int8, weak int)", lambda: tld.add(_darr(_I8), _weak_int()),
+     lambda: tl.add(_I8, _weak_int())),
+    ("add(weak int, dask int8)", lambda: tld.add(_weak_int(), _darr(_I8)),
+     lambda: tl.add(_weak_int(), _I8)),
+    ("add(dask int8, weak 0-d int)", lambda: tld.add(_darr(_I8), tl.weak(np.asarray(2))),
+     lambda: tl.add(_I8, tl.weak(np.asarray(2)))),
+    ("add(dask float16, weak float)", lambda: tld.add(_darr(_F16), tl.weak(np.ones(6) / 3)),
+     lambda: tl.add(_F16, tl.weak(np.ones(6) / 3))),
+    ("add(from_array(weak int), dask int8)",
+     lambda: tld.add(_darr(_weak_int(), 2), _darr(_I8)), lambda: tl.add(_weak_int(), _I8)),
+    ("multiply(from_array(weak float), dask float16)",
+     lambda: tld.multiply(_darr(tl.weak(np.ones(6) / 3), 4), _darr(_F16)),
+     lambda: tl.multiply(tl.weak(np.ones(6) / 3), _F16)),
+    ("divmod(dask int8, weak int)", lambda: tld.divmod(_darr(_I8), _weak_int()),
+     lambda: tl.divmod(_I8, _weak_int())),
+    ("divmod(from_array(weak int), dask int8)",
+     lambda: tld.divmod(_darr(_weak_int(), 4), _darr(_I8 + 4)),
+     lambda: tl.divmod(_weak_int(), _I8 + 4)),
+    ("add.outer(dask int8, weak int)", lambda: tld.add.outer(_darr(_I8), _weak_int()),
+     lambda: tl.add.outer(_I8, _weak_int())),
+    ("outer(add, from_array(weak float), dask float16)",
+     lambda: tld.outer(tl.add, _darr(tl.weak(np.ones(6) / 3), 4), _darr(_F16)),
+     lambda: tl.add.outer(tl.weak(np.ones(6) / 3), _F16)),
+    ("maximum(dask uint8, weak int) under jax32",
+     lambda: tld.wrap(tl.make_ufuncs("jax32")["maximum"])(
+         _darr(np.arange(6, dtype=np.uint8)), tl.weak(np.arange(6), rules="jax32")),
+     lambda: tl.make_ufuncs("jax32")["maximum"](np.arange(6, dtype=np.uint8),
+                                                tl.weak(np.arange(6), rules="jax32"))),
+]
+
+
+@pytest.mark.parametrize("label, call, reference", WEAK_CASES, ids=[c[0] for c in WEAK_CASES])
+def test_weak_operands_declare_the_dtype_their_blocks_compute(label, call, reference):
+    """A weak array (typelattice.weak) beside a dask array, or a dask array made from one (its
+    meta and blocks are weak arrays), defers to the other operand's type as on NumPy arrays:
+    the dtype was probed with a strong array of the weak array's dtype (int8 dask + weak int
+    array declared int64, and its blocks computed int8). Reference: the call on the NumPy
+    arrays, whose dtype is also that of a Python scalar in the weak array's place."""
+    want = reference()
+    first = want[0] if isinstance(want, tuple) else want
+    assert first.dtype in (np.int8, np.float16, np.uint8)
+    _check_dask_result(call(), want)
+
+
+def test_weak_operand_dtype_equals_the_python_scalars():
+    """The weak array's dtype on dask is the one a Python scalar of its kind gives (the
+    independent reference: dask's own handling of a Python scalar)."""
+    for x, w, s in [(_I8, _weak_int(), 3), (_F16, tl.weak(np.ones(6) / 3), 0.5)]:
+        assert tld.add(_darr(x), w).dtype == tl.add(_darr(x), s).dtype == x.dtype
+        assert tld.add(_darr(w, 2), _darr(x)).dtype == x.dtype
+
+
+def test_dtype_calls_with_a_weak_operand_compute():
+    """A call with dtype=/signature= on a dask array runs through typelattice.dask, whose probe
+    took the weak int array as a strong int64 one: tl.add(dask uint8, weak int, dtype=uint8)
+    raised "Cannot cast ... input 1 from int64 to uint8", where the NumPy call computes."""
+    u = np.arange(6, dtype=np.uint8)
+    _check_dask_result(tl.add(_darr(u), _weak_int(), dtype=np.uint8),
+                       tl.add(u, _weak_int(), dtype=np.uint8))
+    _check_dask_result(tld.multiply(_darr(u), _weak_int(), signature=(None, None, np.uint8)),
+                       tl.multiply(u, _weak_int(), signature=(None, None, np.uint8)))
+    assert tl.add(u, 3, dtype=np.uint8).dtype == np.uint8        # as with a Python int
+
+
+def test_plain_calls_with_a_weak_operand_declare_the_computed_dtype():
+    """dask's own elemwise would infer the weak array's dtype as a strong array's (int64): the
+    ufunc routes a plain call with a weak operand through typelattice.dask."""
+    for y in (tl.add(_darr(_I8), _weak_int()), tl.add(_weak_int(), _darr(_I8)),
+              tl.add(da.from_array(_weak_int()), _darr(_I8))):
+        assert y.dtype == y.compute().dtype == tl.add(_I8, _weak_int()).dtype == np.int8
+        _same(y.compute(), np.add(_I8, _weak_int().astype(np.int8)))

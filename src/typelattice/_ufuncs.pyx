@@ -1877,14 +1877,18 @@ tl_fast_set_error_hook(_call_error)
 
 
 def _foreign_call(uf, args, kwargs):
-    """A call with dtype=/signature= on a dask array (an operand, out= or where=), through
-    typelattice.dask (which runs ``uf`` with them on each block: dask's own __array_ufunc__
-    takes dtype= as a cast of the result, computed without it); NotImplemented for other
-    operands. Called by kernels/tl_fastcall.h."""
+    """A call on a dask array (an operand, out= or where=) with dtype=/signature= or a weak
+    operand, through typelattice.dask (which runs ``uf`` on each block: dask's own
+    __array_ufunc__ takes dtype= as a cast of the result computed without it, and infers a weak
+    operand's dtype as a strong array's); NotImplemented for other calls. Called by
+    kernels/tl_fastcall.h."""
     dask_array = sys.modules.get("dask.array")
     if dask_array is None:
         return NotImplemented
     ins, outs = args[:uf.nin], args[uf.nin:]
+    if not (_fixes_loop_types(kwargs.get("dtype"), kwargs.get("signature"))
+            or any(_is_weak_operand(x) for x in ins)):
+        return NotImplemented
     if outs:
         if "out" in kwargs:
             return NotImplemented       # (NumPy's error for out= given twice)
@@ -1902,6 +1906,12 @@ def _foreign_call(uf, args, kwargs):
 
 
 tl_fast_set_foreign_hook(_foreign_call)
+
+
+cdef bint _is_weak_operand(x):
+    # (a weak array, or a dask array of weak blocks: da.from_array(weak_array))
+    return getattr(x, "__typelattice_type__", None) is not None \
+        or getattr(getattr(x, "_meta", None), "__typelattice_type__", None) is not None
 
 
 cdef object _weak_dtype(CompiledRules r, kind, call):

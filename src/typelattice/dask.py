@@ -17,9 +17,16 @@ rules::
 
 ``tld.<op>`` exists for every typelattice ufunc (aliases included). Every result's dtype is the
 one our ufunc gives on the NumPy blocks; it is found by calling the ufunc on empty arrays (with the
-Python scalars themselves), so errors (no promotion, gcd of floats, a Python int out of range)
-are raised when the graph is built, with typelattice's message, not swallowed into dask's
-"NotImplemented".
+Python scalars themselves, weak arrays as empty weak arrays of their weak type), so errors (no
+promotion, gcd of floats, a Python int out of range) are raised when the graph is built, with
+typelattice's message, not swallowed into dask's "NotImplemented".
+
+Weak arrays (``typelattice.weak``) defer to the other operand as on NumPy arrays:
+``tld.add(int8_dask, weak_ints)`` is int8. A dask array made from one (``da.from_array(w)``)
+stays weak: its meta and blocks are weak arrays, so ``tld.add(da.from_array(w), int8_dask)`` is
+int8 too (``.compute()`` concatenates the blocks into a plain array, as NumPy's concatenate
+does). A plain call with a weak operand (``typelattice.add(int8_dask, weak_ints)``) runs through
+here as well: dask's own elemwise would infer the weak array's dtype as a strong array's.
 
 On a distributed cluster the ufuncs travel by reference (``typelattice._ufuncs.jax.add``), so the
 workers need typelattice installed; they compute exactly what NumPy computes with our ufunc.
@@ -55,20 +62,40 @@ def _check(uf):
     return uf
 
 
+def _weak_source(a):
+    """The array carrying ``a``'s weak type: a weak ndarray itself, a dask array's meta (a dask
+    array made from a ``WeakArray`` computes weak blocks and keeps one as its meta), or None."""
+    src = a._meta if isinstance(a, da.Array) else a
+    if isinstance(src, np.ndarray) and getattr(src, "__typelattice_type__", None) is not None:
+        return src
+    return None
+
+
+def _empty_like(a, shape):
+    """An empty probe of ``a``'s dtype and ``shape``: a weak one, of ``a``'s weak type and rule
+    set, where ``a`` is weak (a strong probe would join as its dtype: int8 with a weak int array
+    is int8, with an int64 array int64)."""
+    dt = getattr(a, "dtype", None)
+    if dt is None:
+        dt = np.asarray(a).dtype
+    src = _weak_source(a)
+    if src is not None:         # (empty_like of the subclass keeps its weak type and rule set)
+        return np.empty_like(src, dtype=dt, shape=shape, subok=True)
+    return np.empty(shape, dtype=dt)
+
+
 def _probe(uf, args, kwargs, method="__call__"):
     """Result dtype(s) of ``uf`` on ``args`` without computing: dask/NumPy arrays become empty
-    NumPy arrays of their dtype, Python and NumPy scalars are passed as they are (a Python int
-    out of range raises OverflowError here, exactly as the call would)."""
+    NumPy arrays of their dtype (weak ones weak arrays of their weak type), Python and NumPy
+    scalars are passed as they are (a Python int out of range raises OverflowError here, exactly
+    as the call would)."""
     probe = []
     for a in args:
         if _is_python_scalar(a) or isinstance(a, np.generic):
             probe.append(a)
         else:
-            dt = getattr(a, "dtype", None)
-            if dt is None:
-                dt = np.asarray(a).dtype
-            probe.append(np.empty((0,) if method == "__call__" else (0,) * max(1, np.ndim(a)),
-                                  dtype=dt))
+            probe.append(_empty_like(a, (0,) if method == "__call__"
+                                     else (0,) * max(1, np.ndim(a))))
     with np.errstate(all="ignore"):
         res = getattr(uf, method)(*probe, **kwargs) if method != "__call__" else uf(*probe,
                                                                                     **kwargs)

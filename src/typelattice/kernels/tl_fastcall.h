@@ -430,10 +430,10 @@ static void tl_fast_set_error_hook(PyObject *hook)
 }
 
 /* A dask array's __array_ufunc__ takes dtype= as a cast of its result, each block computed
- * without it (int8 + int8 with dtype=int16 wrapped): tl_fast_foreign_hook(ufunc, args, kwargs)
- * runs such a call its own way (typelattice.dask) or returns NotImplemented. Asked only for a
- * call with dtype=/signature= and an operand, out= or where= that is no array, NumPy scalar
- * or Python number. */
+ * without it (int8 + int8 with dtype=int16 wrapped), and infers the dtype of a weak operand as
+ * a strong array's: tl_fast_foreign_hook(ufunc, args, kwargs) runs such a call its own way
+ * (typelattice.dask) or returns NotImplemented. Asked only for a call with an operand, out= or
+ * where= that is no array, NumPy scalar or Python number. */
 static PyObject *tl_fast_foreign_hook = NULL;
 
 static int tl_fast_is_foreign(PyObject *o)
@@ -454,8 +454,7 @@ static PyObject *tl_fast_foreign_call(PyObject *self, PyObject *const *args, Py_
     PyObject *argt, *kw, *r;
     Py_ssize_t i;
     int foreign = 0;
-    if (tl_fast_foreign_hook == NULL || !tl_fast_fixes_loop(kwnames, args + nargs, 0))
-        Py_RETURN_NOTIMPLEMENTED;
+    if (tl_fast_foreign_hook == NULL) Py_RETURN_NOTIMPLEMENTED;
     for (i = 0; i < nargs && !foreign; i++) foreign = tl_fast_is_foreign(args[i]);
     for (i = 0; kwnames != NULL && i < PyTuple_GET_SIZE(kwnames) && !foreign; i++) {
         PyObject *k = PyTuple_GET_ITEM(kwnames, i);
@@ -489,11 +488,9 @@ static PyObject *tl_fast_fallback_args(PyObject *self, PyObject *const *args,
     PyObject *r;
     Py_ssize_t i, nargs = PyVectorcall_NARGS(nargsf);
     if (tl_fast_precheck_int(self, given, nargs, kwnames) < 0) return NULL;
-    if (kwnames != NULL) {                      /* (no keyword: nothing foreign to route) */
-        r = tl_fast_foreign_call(self, given, nargs, kwnames);
-        if (r != Py_NotImplemented) return r;
-        Py_DECREF(r);
-    }
+    r = tl_fast_foreign_call(self, given, nargs, kwnames);
+    if (r != Py_NotImplemented) return r;
+    Py_DECREF(r);
     r = tl_fast_numpy(self, args, nargsf, kwnames);
     if (r == NULL && tl_fast_call_error(self, args, nargs, kwnames))
         return NULL;
