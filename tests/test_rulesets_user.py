@@ -90,6 +90,74 @@ def test_load_json_and_toml(tmp_path):
     assert tl.result_type(np.int8(1), np.uint8(1), rules=b) == np.int16
 
 
+MINI = {"name": "a", "edges": {"int8": ["int16"]}}
+
+# (a malformed rule-set dict, the documented error's message): a wrongly typed optional key
+# raised AttributeError/TypeError; an empty rule set and non-string type names were accepted
+MALFORMED = [
+    (dict(MINI, weak="i*"), r"'weak' must be a mapping \{weak type: the type it materializes "
+                            r"as\}.*got str 'i\*'"),
+    (dict(MINI, weak={"i*": 5}), r"'weak'\['i\*'\] must be a type name"),
+    (dict(MINI, types=5), r"'types' must be a list of type names, got int 5"),
+    (dict(MINI, types="int8"), r"'types' must be a list of type names, got str"),
+    (dict(MINI, types=["int8", None]), r"each entry of 'types' must be a type name"),
+    (dict(MINI, nodes=5), r"'nodes' must be a list of type names"),
+    (dict(MINI, storage=["index"]), r"'storage' must be a mapping \{type: NumPy dtype\}.*"
+                                    r"got list \['index'\]"),
+    (dict(MINI, python_scalars="i*"), r"'python_scalars' must be a mapping"),
+    (dict(MINI, name=5), r"'name' must be a string, got int 5"),
+    (dict(MINI, description=["x"]), r"'description' must be a string"),
+    ({"edges": {}}, r"no types: 'edges' names none"),
+    ({"edges": []}, r"no types: 'edges' names none"),
+    ({"table": {}}, r"no types: 'table' names none"),
+    ({"edges": {"int8": [1, None]}}, r"each successor of 'int8' in 'edges' must be a type name "
+                                     r"\(a non-empty string\), got int 1"),
+    ({"edges": {"int8": {"int16": 1}}}, r"successors of 'int8' must be a list of type names"),
+    ({"edges": [["int8", None]]}, r"each end of an edge must be a type name"),
+    ({"edges": ["ab"]}, r"each edge must be a \[from, to\] pair"),
+    ({"edges": 5}, r"'edges' must be a mapping \{type: \[immediate successors\]\} or a list"),
+    ({"table": {"int8": {"int8": 8}}}, r"table cell \(int8, int8\) must be a type name"),
+]
+
+
+@pytest.mark.parametrize("data, message", MALFORMED,
+                         ids=[json.dumps(d).replace('"name": "a", ', "")[:60]
+                              for d, _ in MALFORMED])
+def test_malformed_rule_set_dicts_raise_lattice_error(data, message):
+    """Every malformed rule-set dict raises LatticeError (a ValueError) naming the key and what
+    it takes, as a malformed 'table' does (README, "Your own rule set"): "weak": "i*" raised
+    AttributeError, "types": 5 TypeError, {"edges": {}} gave a rule set of no types and
+    [1, null] as successors types named "1" and "None"."""
+    with pytest.raises(tl.LatticeError, match=message):
+        tl.rules_from_dict(data)
+
+
+def test_malformed_rule_set_files_name_the_file(tmp_path):
+    f = tmp_path / "weak_str.json"
+    f.write_text(json.dumps(dict(MINI, weak="i*")))
+    with pytest.raises(tl.LatticeError, match=r"weak_str.json: rule set 'a': 'weak' must be"):
+        tl.load_rules(f)
+    f = tmp_path / "types.toml"
+    f.write_text('types = 5\n[edges]\nint8 = ["int16"]\n')
+    with pytest.raises(tl.LatticeError, match=r"rule set 'types': 'types' must be a list"):
+        tl.load_rules(f)
+
+
+def test_well_formed_optional_keys_still_load():
+    """The shapes the format documents (and its lenient ones: a lone successor string, null
+    successors or description, 'nodes' for 'types') load as before."""
+    r = tl.rules_from_dict({"name": "ok", "edges": {"bool": ["i*"], "i*": "int8", "int8": None,
+                                                   "index": []},
+                            "types": ["int8"], "weak": {"i*": "int8"},
+                            "python_scalars": {"int": "i*"}, "storage": {"index": "uint64"},
+                            "description": None, "source": "s"})
+    assert r.types == ("int8", "bool", "i*", "index") and r.weak == {"i*": "int8"}
+    assert r.storage == {"index": "uint64"} and r.description == "user-defined lattice"
+    assert tl.rules_from_dict({"nodes": ["b"], "edges": [["u8", "i16"]],
+                               "spelling": "short"}).types == ("bool", "uint8", "int16")
+    assert tl.rules_from_dict({"edges": {}, "types": ["int8"]}).types == ("int8",)
+
+
 def test_too_many_types():
     edges = {f"t{i}": [f"t{i + 1}"] for i in range(130)}
     with pytest.raises(tl.LatticeError, match="at most 127"):
@@ -248,11 +316,10 @@ def test_a_join_numpy_casts_only_unsafely_names_the_rule_set():
 def test_suggested_casts_of_run_time_rule_sets_are_their_types():
     """The cast a TypePromotionError suggests is a type of the rule set that raised it, for a
     rule set made at run time too (the message looked it up by name: int16 for a set without
-    one, or jax's types for a set named 'jax'), through promote_types and the ufuncs; a
-    pickled error keeps its text."""
+    one), through promote_types and the ufuncs; a pickled error keeps its text."""
     import pickle
     import re
-    for name in ("two", "jax"):
+    for name in ("two", "three"):
         r = tl.lattice({"int8": ["float32"], "uint8": ["float16"]}, name=name)
         calls = [lambda: tl.promote_types(np.int8, np.uint8, rules=r),
                  lambda: tl.result_type(np.int8([1]), np.uint8(1), rules=r),
@@ -368,3 +435,33 @@ def test_typepromotionerrors_past_the_error_loop_slots():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split("\n")[0]
     assert out == "['TypeError', 'TypePromotionError'] [] 2048", out
+
+
+def test_a_built_in_name_is_the_built_in_rule_set():
+    """A rule set named like a built-in one is that one where it is unpickled and in its
+    ufuncs' names (typelattice._ufuncs.numpy.add): a user set with other rules under that
+    name raises LatticeError (its pickle turned into the built-in: uint8 with int8 became
+    int16), and one with the built-in's own rules is the built-in. Reference: the JSON table."""
+    import copy
+    import pickle
+    from conftest import reference_cells
+    user = tl.lattice({"uint8": ["float16"], "int8": ["float16"]}, name="numpy")
+    with pytest.raises(tl.LatticeError, match="'numpy' is a built-in rule set's"):
+        tl.get_rules(user)
+    with pytest.raises(tl.LatticeError, match="another name"):
+        tl.promote_types("uint8", "int8", rules=user)
+    mine = tl.lattice({"uint8": ["float16"], "int8": ["float16"]}, name="mine")
+    cr = tl.get_rules(mine)
+    for again in (pickle.loads(pickle.dumps(cr)), copy.deepcopy(cr)):
+        assert again.join_names("uint8", "int8") == "float16"
+    from typelattice.rules import builtin
+    for name in tl.BUILTIN_RULES:
+        r = tl.get_rules(name)
+        assert tl.get_rules(builtin()[name]) is r           # (a fresh copy of its rules)
+        assert tl.get_rules(r.ruleset()) is r
+        assert pickle.loads(pickle.dumps(r)) is r and copy.deepcopy(r) is r
+    # (the numpy built-in's own table, cell for cell, through a pickled copy)
+    np_rules = pickle.loads(pickle.dumps(tl.get_rules("numpy")))
+    for a, b, want in reference_cells("jax_doc_numpy.json"):
+        got = np_rules.join_names(a, b)
+        assert got == want, (a, b, got, want)

@@ -134,10 +134,14 @@ cdef class CompiledRules:
         if self.definition is None:
             from .rules import builtin
             self.definition = builtin()[self.name]
+            try:
+                self.definition._compiled = self    # (get_rules of it: the built-in itself)
+            except AttributeError:
+                pass
         return self.definition
 
     def __reduce__(self):
-        if self.definition is None or self.name in _BY_NAME:
+        if _BY_NAME.get(self.name) is self:
             return (get_rules, (self.name,))
         return (compile_rules, (self.definition,))
 
@@ -219,11 +223,34 @@ def compile_rules(ruleset):
                                  getattr(ruleset, "storage", None))
     r._owner = (join, weak, pys)
     r.definition = ruleset
+    builtin = _BY_NAME.get(r.name)
+    if builtin is not None:
+        # a built-in's name means the built-in where it is unpickled and in its ufuncs' names
+        if not _same_rules(r, builtin):
+            from ._lattice import LatticeError
+            raise LatticeError(f"rule set name {r.name!r} is a built-in rule set's, whose "
+                               f"rules differ from these; give this one another name (name=..."
+                               f", or a rule-set file's \"name\")")
+        r = builtin
     try:
         ruleset._compiled = r
     except AttributeError:
         pass
     return r
+
+
+cdef bint _same_rules(CompiledRules a, CompiledRules b):
+    cdef int i
+    if a.n != b.n or a.types != b.types or a.aliases != b.aliases \
+            or a.python_scalars != b.python_scalars or a.dtypes != b.dtypes:
+        return False
+    for i in range(a.n * a.n):
+        if a.join_table[i] != b.join_table[i]:
+            return False
+    for i in range(a.n):
+        if a.weak_to[i] != b.weak_to[i]:
+            return False
+    return True
 
 
 cpdef CompiledRules get_rules(object rules=None):

@@ -28,6 +28,9 @@ Defaults: 'i*'/'f*'/'c*' present and ``python_scalars`` not given -> Python int/
 map to them (and Python bool to 'bool' when present); 'i*'/'f*'/'c*' present and ``weak`` not
 given -> they materialize as int64/float64/complex128 when those are types of the rule set.
 
+A key of the wrong shape (a string or a list where a mapping is expected, a number or null as a
+type name) and a rule set with no types raise ``LatticeError`` naming the key and what it takes.
+
 A lattice that is not one (a cycle, a pair with two least upper bounds, ...) raises
 ``LatticeError`` naming the counterexample; pass ``validate=False`` to get the object anyway and
 inspect it with ``check()``.
@@ -83,22 +86,65 @@ def _numpy_name(t):
         return None
 
 
-def _common(name, types, weak, python_scalars, storage, canon, all_types):
-    types = [canon(t) for t in (types or [])]
+def _got(value):
+    """``value`` described for an error message: its type and (short) repr."""
+    if value is None:
+        return "null (None)"
+    text = repr(value)
+    return f"{type(value).__name__} {text if len(text) <= 40 else text[:37] + '...'}"
+
+
+def _type_name(t, name, where):
+    """``t`` when it is a type name (a non-empty string), else LatticeError naming ``where``: a
+    number or null would become a type named "1" or "None"."""
+    if not isinstance(t, str) or not t:
+        raise LatticeError(f"rule set {name!r}: {where} must be a type name (a non-empty "
+                           f"string), got {_got(t)}")
+    return t
+
+
+def _type_list(value, name, key):
+    """The type names of list ``value`` (the value of ``key``), else LatticeError."""
+    if not isinstance(value, (list, tuple)):
+        raise LatticeError(f"rule set {name!r}: {key!r} must be a list of type names, got "
+                           f"{_got(value)}")
+    return [_type_name(t, name, f"each entry of {key!r}") for t in value]
+
+
+def _type_map(value, name, key, expected):
+    """The (key, value) pairs of mapping ``value`` (the value of ``key``), each a string, else
+    LatticeError saying what ``key`` expects."""
+    if not isinstance(value, dict):
+        raise LatticeError(f"rule set {name!r}: {key!r} must be a mapping {expected}, got "
+                           f"{_got(value)}")
+    return [(_type_name(k, name, f"each key of {key!r}"),
+             _type_name(v, name, f"{key!r}[{k!r}]")) for k, v in value.items()]
+
+
+def _common(name, types, weak, python_scalars, storage, canon, all_types, key):
+    types = [canon(t) for t in (_type_list(types, name, "types") if types is not None else [])]
     for t in all_types:
         if t not in types:
             types.append(t)
+    if not types:
+        raise LatticeError(f"rule set {name!r}: no types: {key!r} names none (and no 'types' "
+                           "are given)")
     if weak is None:
         weak = {w: c for w, c in _DEFAULT_WEAK.items() if w in types and c in types}
     else:
-        weak = {canon(w): canon(c) for w, c in weak.items()}
+        weak = {canon(w): canon(c) for w, c in _type_map(
+            weak, name, "weak", '{weak type: the type it materializes as} ({"i*": "int64"})')}
     if python_scalars is None:
         python_scalars = {_PY[w]: w for w in WEAK if w in types}
         if "bool" in types:
             python_scalars["bool"] = "bool"
     else:
-        python_scalars = {k: canon(v) for k, v in python_scalars.items()}
-    storage = {canon(t): canon(d) for t, d in (storage or {}).items()}
+        python_scalars = {k: canon(v) for k, v in _type_map(
+            python_scalars, name, "python_scalars",
+            '{"bool"/"int"/"float"/"complex": type} ({"int": "i*"})')}
+    storage = {canon(t): canon(d) for t, d in (_type_map(
+        storage, name, "storage", '{type: NumPy dtype} ({"index": "uint64"})')
+        if storage is not None else [])}
     for t, d in storage.items():
         if d not in CORE and d not in EXTENDED:
             raise LatticeError(f"rule set {name!r}: storage {t!r} -> {d!r} is not a NumPy dtype")
@@ -111,15 +157,17 @@ def lattice(edges, *, name="user", types=None, weak=None, python_scalars=None, s
     pairs). Raises LatticeError, naming a counterexample, when it is not a (partial) lattice."""
     canon = _namer(names)
     if isinstance(edges, dict):
-        pairs = [(a, b) for a, succ in edges.items() for b in _as_list(succ, name, a)]
+        pairs = [(_type_name(a, name, "each key of 'edges'"), b)
+                 for a, succ in edges.items() for b in _as_list(succ, name, a)]
         nodes = list(edges)
     else:
-        try:
-            pairs = [tuple(p) for p in edges]
-        except TypeError:
-            raise LatticeError(f"rule set {name!r}: edges must be a dict or a list of pairs")
-        if any(len(p) != 2 for p in pairs):
+        if not isinstance(edges, (list, tuple)):
+            raise LatticeError(f"rule set {name!r}: 'edges' must be a mapping {{type: "
+                               "[immediate successors]} or a list of [from, to] pairs, got "
+                               f"{_got(edges)}")
+        if any(not isinstance(p, (list, tuple)) or len(p) != 2 for p in edges):
             raise LatticeError(f"rule set {name!r}: each edge must be a [from, to] pair")
+        pairs = [tuple(_type_name(t, name, "each end of an edge") for t in p) for p in edges]
         nodes = []
     edge_map = {}
     order = [canon(t) for t in nodes]
@@ -131,7 +179,7 @@ def lattice(edges, *, name="user", types=None, weak=None, python_scalars=None, s
         order += [a, b]
     all_types = list(dict.fromkeys(order))
     types, weak, python_scalars, storage = _common(name, types, weak, python_scalars, storage,
-                                                   canon, all_types)
+                                                   canon, all_types, "edges")
     rs = LatticeRules(name, edge_map, types=types, weak=weak, python_scalars=python_scalars,
                       storage=storage, description=description or "user-defined lattice",
                       source=source)
@@ -150,6 +198,8 @@ def promotion_table(table, *, name="user", types=None, weak=None, python_scalars
         raise LatticeError(f"rule set {name!r}: table must map rows to {{column: result}} "
                            f"(or (row, column) pairs to results), not a {type(table).__name__}")
     if table and all(isinstance(k, tuple) for k in table):
+        if any(len(k) != 2 for k in table):
+            raise LatticeError(f"rule set {name!r}: table keys must be (row, column) pairs")
         items = [(a, b, r) for (a, b), r in table.items()]
     else:
         items = []
@@ -159,12 +209,14 @@ def promotion_table(table, *, name="user", types=None, weak=None, python_scalars
             items += [(a, b, r) for b, r in row.items()]
     order = []
     for a, b, r in items:
-        a, b = canon(a), canon(b)
-        r = None if r in (None, "-", "") else canon(r)
+        a = canon(_type_name(a, name, "each table row"))
+        b = canon(_type_name(b, name, f"each column of table row {a!r}"))
+        r = None if r is None or r in ("-", "") else canon(
+            _type_name(r, name, f"table cell ({a}, {b})"))
         cells[(a, b)] = r
         order += [a, b] + ([r] if r is not None else [])
     types, weak, python_scalars, storage = _common(name, types, weak, python_scalars, storage,
-                                                   canon, list(dict.fromkeys(order)))
+                                                   canon, list(dict.fromkeys(order)), "table")
     return TableRules(name, types, cells, weak=weak, python_scalars=python_scalars,
                       storage=storage, description=description or "user-defined table",
                       source=source)
@@ -175,10 +227,10 @@ def _as_list(succ, name, a):
         return [succ]
     if succ is None:
         return []
-    try:
-        return list(succ)
-    except TypeError:
-        raise LatticeError(f"rule set {name!r}: successors of {a!r} must be a list of type names")
+    if not isinstance(succ, (list, tuple, set, frozenset)):
+        raise LatticeError(f"rule set {name!r}: successors of {a!r} must be a list of type "
+                           f"names, got {_got(succ)}")
+    return [_type_name(t, name, f"each successor of {a!r} in 'edges'") for t in succ]
 
 
 def _validate(rs):
@@ -194,12 +246,24 @@ def rules_from_dict(data, *, name=None, validate=True):
     """A rule set from a dict (the parsed content of a JSON/TOML rule set file)."""
     if not isinstance(data, dict):
         raise LatticeError("a rule set must be a mapping with 'edges' (a lattice) or 'table'")
-    name = str(data.get("name") or name or "user")
+    given = data.get("name")
+    if given is not None and not isinstance(given, str):
+        raise LatticeError(f"rule set {name or 'user'!r}: 'name' must be a string, got "
+                           f"{_got(given)}")
+    name = str(given or name or "user")
+    for key in ("description", "source"):
+        if data.get(key) is not None and not isinstance(data[key], str):
+            raise LatticeError(f"rule set {name!r}: {key!r} must be a string, got "
+                               f"{_got(data[key])}")
     names = data.get("names") or ("short" if "spelling" in data else "numpy")
-    common = dict(name=name, types=data.get("types") or data.get("nodes"),
+    types = data.get("types")
+    if not types and isinstance(types, (list, tuple, type(None))) \
+            and data.get("nodes") is not None:
+        types = _type_list(data["nodes"], name, "nodes")
+    common = dict(name=name, types=types,
                   weak=data.get("weak"), python_scalars=data.get("python_scalars"),
-                  storage=data.get("storage"), description=str(data.get("description", "")),
-                  source=str(data.get("source", "")), names=names)
+                  storage=data.get("storage"), description=data.get("description") or "",
+                  source=data.get("source") or "", names=names)
     has_edges, has_table = "edges" in data, "table" in data
     if has_edges == has_table:
         raise LatticeError(f"rule set {name!r}: give either 'edges' (a lattice) or 'table' "
