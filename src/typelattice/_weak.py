@@ -405,6 +405,7 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
     names = [r.types[c] for c in codes]
     join = r.join_names(*names)
     described = _op_of(ufunc)
+    cast_strong = None
     if described is not None and len(ops) == described.nin \
             and (described.nin == 1 or described.rule == FIRST_INEXACT):
         # ops that do not join their operands: the op's own rule on the weak names, as its
@@ -423,6 +424,19 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
         raise TypePromotionError(tuple(names), r)
     else:
         loop = [join] * len(ops)
+        if described is not None and len(ops) == described.nin:
+            # an op that computes the join in another type (divide of ints in float32, bool **
+            # i* in int32): every operand in its compute type, as the promoter takes a Python
+            # scalar there (a weak -2 beside uint16 is -2.0, not a uint16 that cannot hold it)
+            from ._ufuncs import _resolve_names
+            nargs = described.nin + described.nout
+            try:
+                compute = _resolve_names(described, r, names + [None] * described.nout,
+                                         [None] * nargs, False)[:described.nin]
+            except (TypeError, ValueError):
+                compute = loop                  # (the call's own error)
+            if list(compute) != loop:
+                loop, cast_strong = compute, kwargs.get("casting", "same_kind")
     call = []
     for x, name, t in zip(ops, names, loop):
         if r.weak_target(name) is not None:     # weak operand: adopt the loop's dtype there
@@ -430,6 +444,9 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
             if isinstance(x, (np.ndarray, np.generic)):
                 _check_weak_ints_fit(x, dt, ufunc, inputs, r)
             x = np.asarray(_strip(x), dtype=dt)
+        elif cast_strong is not None and name != t:
+            x = (x if hasattr(x, "astype") else np.asarray(x)).astype(_dtype_in(r, t),
+                                                                       casting=cast_strong)
         call.append(_strip(x))
     result = getattr(ufunc, method)(*call, **_strip_kwargs(kwargs))
     if "out" in kwargs or join is None or r.weak_target(join) is None \
