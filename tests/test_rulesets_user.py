@@ -465,3 +465,23 @@ def test_a_built_in_name_is_the_built_in_rule_set():
     for a, b, want in reference_cells("jax_doc_numpy.json"):
         got = np_rules.join_names(a, b)
         assert got == want, (a, b, got, want)
+
+
+def test_a_type_the_rule_set_lacks_named_with_every_operand():
+    """promote_types/result_type/join with a type a user rule set lacks name every operand and
+    suggest a cast to one of the set's types holding the missing one, as the ufunc's error
+    does (they named the missing type alone and suggested casting to it)."""
+    import re
+    mini = tl.lattice({"bool": ["int8"], "int8": ["int16"]}, name="mini")
+    calls = [lambda: tl.promote_types("uint8", "int8", rules=mini),
+             lambda: tl.result_type(np.int8, np.uint8, rules=mini),
+             lambda: tl.join("int8", "uint8", rules=mini),
+             lambda: tl.make_ufuncs(mini)["add"](np.ones(2, np.int8), np.ones(2, np.uint8))]
+    for call in calls:
+        with pytest.raises(tl.TypePromotionError, match="uint8 is not a type of rule set "
+                           "'mini'") as exc:
+            call()
+        assert sorted(exc.value.operands) == ["int8", "uint8"]
+        target = re.search(r"x\.astype\('(\w+)'\)", str(exc.value)).group(1)
+        assert target == "int16"        # (in the set, and holding every uint8 value)
+        assert np.can_cast(np.uint8, target, "safe")

@@ -608,3 +608,13 @@ def test_a_weak_int_an_array_type_cannot_hold_computes_as_a_python_int(name):
         np.testing.assert_array_max_ulp(np.asarray(got), want.astype(np.float32), maxulp=4)
     with pytest.raises(OverflowError, match="does not fit uint16"):
         tl.add(u16, w)                                      # (computed in uint16)
+
+
+def test_weak_array_calls_name_an_unsupported_operand_as_plain_calls():
+    """A weak array beside an object/longdouble array: the plain call's TypeError, naming the
+    call and the rule set (it gave the bare 'cannot promote the object dtype')."""
+    w = tl.weak(np.ones(2))
+    for other, what in ((np.array([1, None]), "object"), (np.ones(2, np.longdouble), "float128")):
+        with pytest.raises(TypeError, match=r"^jax\.add\(float64 array, \w+ array\): "
+                           rf"typelattice cannot promote .*{what}.*\(rule set 'jax'\)$"):
+            tl.add(w, other)

@@ -98,7 +98,7 @@ cdef class CompiledRules:
                 name = _marker_name(lt, self)
                 if name is not None:
                     return self.index[name]
-        name = operand_name(x, self.index, self.aliases, self.python_scalars, self.name)
+        name = operand_name(x, self.index, self.aliases, self.python_scalars, self)
         return self.index[name]
 
     # -- Python-level access ---------------------------------------------------------------------
@@ -281,6 +281,23 @@ def set_default_rules(rules):
     return prev
 
 
+cdef object _naming_every_operand(exc, CompiledRules r, operands):
+    """``exc`` (one operand's type is none of r's) naming every operand, as a ufunc's does;
+    ``exc`` itself for another error."""
+    if len(operands) < 2 or len(exc.operands) != 1 or exc.hint is None \
+            or "is not a type of rule set" not in exc.hint:
+        return exc
+    names = []
+    for x in operands:
+        try:
+            names.append(r.name_of(x))
+        except TypePromotionError as e:
+            names.append(e.operands[0] if len(e.operands) == 1 else repr(x))
+        except Exception:
+            return exc
+    return TypePromotionError(tuple(names), r, hint=exc.hint)
+
+
 cdef object _no_promotion(CompiledRules r, operands):
     names = tuple(r.types[r.code(x)] for x in operands)
     return TypePromotionError(names, r)
@@ -314,6 +331,16 @@ cdef object _unsupported_operand(exc, call, CompiledRules r, operands):
     return TypeError(f"{call}({labels}): {msg}")
 
 
+def operand_error(exc, call, rules, operands):
+    """The error for ``call``'s ``operands`` (e.g. a weak array's ufunc call) where finding an
+    operand's type under ``rules`` raised ``exc``: naming every operand, the call and the rule
+    set as promote_types' and the ufuncs' errors do."""
+    cdef CompiledRules r = get_rules(rules)
+    if isinstance(exc, TypePromotionError):
+        return _naming_every_operand(exc, r, operands)
+    return _unsupported_operand(exc, call, r, operands)
+
+
 def promote_types(a, b, *, rules=None):
     """The dtype to which a binary operation promotes operands of types ``a`` and ``b``.
 
@@ -327,8 +354,8 @@ def promote_types(a, b, *, rules=None):
     try:
         i = r.code(a)
         j = r.code(b)
-    except TypePromotionError:
-        raise
+    except TypePromotionError as exc:
+        raise _naming_every_operand(exc, r, (a, b)) from None
     except TypeError as exc:
         raise _unsupported_operand(exc, "promote_types", r, (a, b)) from None
     cdef int k = r.join2(i, j)
@@ -362,8 +389,8 @@ def result_type(*operands, rules=None, return_weak_type_flag=False):
             k = r.join2(k, r.code(operands[m]))
             if k < 0:
                 raise _no_promotion(r, operands)
-    except TypePromotionError:
-        raise
+    except TypePromotionError as exc:
+        raise _naming_every_operand(exc, r, operands) from None
     except TypeError as exc:
         raise _unsupported_operand(exc, "result_type", r, operands) from None
     cdef bint weak = r.weak_to[k] >= 0
@@ -388,8 +415,8 @@ def join(*types, rules=None):
     cdef CompiledRules r = get_rules(rules)
     try:
         res = r.join_names(*types)
-    except TypePromotionError:
-        raise
+    except TypePromotionError as exc:
+        raise _naming_every_operand(exc, r, types) from None
     except TypeError as exc:
         raise _unsupported_operand(exc, "join", r, types) from None
     if res is None:

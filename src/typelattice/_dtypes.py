@@ -75,8 +75,9 @@ def operand_name(x, types, aliases, py_scalars, rules):
     """Canonical type name of one operand under a rule set (given by its parts).
 
     types: the rule set's names (a container); aliases: canonicalization map; py_scalars:
-    {"bool"/"int"/"float"/"complex": name}; rules: the rule set's name, for messages.
+    {"bool"/"int"/"float"/"complex": name}; rules: the rule set (or its name), for messages.
     """
+    ruleset, rules = rules, getattr(rules, "name", rules)
     if isinstance(x, str):
         if x in types:
             name = x
@@ -92,7 +93,7 @@ def operand_name(x, types, aliases, py_scalars, rules):
         if kind is not None:
             name = py_scalars.get(kind)
             if name is None:
-                raise TypePromotionError((x.__name__,), rules,
+                raise TypePromotionError((x.__name__,), ruleset,
                                          hint=f"rule set {rules!r} has no Python {kind} type")
         else:
             name = name_of_dtype(np.dtype(x))
@@ -104,7 +105,7 @@ def operand_name(x, types, aliases, py_scalars, rules):
         kind = _PY_KIND[type(x)]
         name = py_scalars.get(kind)
         if name is None:
-            raise TypePromotionError((type(x).__name__,), rules,
+            raise TypePromotionError((type(x).__name__,), ruleset,
                                      hint=f"rule set {rules!r} has no Python {kind} type")
     elif isinstance(x, numbers.Number) and not hasattr(x, "dtype"):
         # a subclass of int/float/complex (an IntEnum member) is strong, its NumPy dtype, as
@@ -122,6 +123,6 @@ def operand_name(x, types, aliases, py_scalars, rules):
                         f"(rule set {rules!r})")
     name = aliases.get(name, name)
     if name not in types:
-        raise TypePromotionError((name,), rules,
+        raise TypePromotionError((name,), ruleset,
                                  hint=f"{name} is not a type of rule set {rules!r}")
     return name

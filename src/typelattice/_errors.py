@@ -124,6 +124,10 @@ def _suggest(names, known=None):
         else:
             # (no type of the kind at all, bool under array_api: the narrowest of the next kind)
             other = [t for t in known if _rank(t)[0] > _rank(target)[0] and t[-1:] not in "*?"]
+            # (an unsigned type: a signed one holding it, int16 for uint8, where there is one)
+            holding = [t for t in other if _rank(target)[0] != 1 or _rank(t)[0] > 2
+                       or _rank(t)[1] > _rank(target)[1]]
+            other = holding or other
             if not other:
                 return None     # (complex under max: no cast keeps the values)
             target = min(other, key=lambda t: (_rank(t), not plain(t), t))

@@ -401,7 +401,11 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
         return result
     ops = [x if (type(x) in _PY_SCALARS or isinstance(x, (np.ndarray, np.generic))) else
            np.asarray(x) for x in inputs]
-    codes = [r.code_of(x) for x in ops]
+    try:
+        codes = [r.code_of(x) for x in ops]
+    except TypeError as exc:            # (TypePromotionError included)
+        from ._core import operand_error
+        raise operand_error(exc, getattr(ufunc, "__name__", ufunc), r, ops) from None
     names = [r.types[c] for c in codes]
     join = r.join_names(*names)
     described = _op_of(ufunc)
