@@ -485,3 +485,26 @@ def test_a_type_the_rule_set_lacks_named_with_every_operand():
         target = re.search(r"x\.astype\('(\w+)'\)", str(exc.value)).group(1)
         assert target == "int16"        # (in the set, and holding every uint8 value)
         assert np.can_cast(np.uint8, target, "safe")
+
+
+def test_a_storage_dtype_reads_as_the_type_stored_in_it():
+    """A type of the set's own stored as uint64 (storage=), in a set without uint64: a uint64
+    array is that type for promote_types as for the ufuncs, whose loop of the type took two
+    uint64 arrays while promote_types said uint64 is no type of the set; where the type has no
+    join with itself, both refuse. Reference: the set's own join of the type names."""
+    w = tl.rules_from_dict({"name": "w", "edges": {"int8": ["index"]},
+                            "storage": {"index": "uint64"}})
+    a = np.array([2**63 + 1, 5], np.uint64)
+    assert tl.join("index", "index", rules=w) == "index"
+    assert tl.promote_types(a, a, rules=w) == np.uint64
+    assert tl.promote_types(np.int8, a, rules=w) == np.uint64   # (join(int8, index) = index)
+    got = tl.make_ufuncs(w)["add"](a, a)
+    assert got.dtype == np.uint64 and got.tolist() == [(2 * (2**63 + 1)) % 2**64, 10]
+    t = tl.rules_from_dict({"name": "t", "table": {"uint8": {"index": None}},
+                            "storage": {"index": "uint64"}})
+    with pytest.raises(tl.TypePromotionError):
+        tl.join("index", "index", rules=t)
+    with pytest.raises(tl.TypePromotionError, match="'index', 'index'"):
+        tl.promote_types(a, a, rules=t)
+    with pytest.raises(tl.TypePromotionError):
+        tl.make_ufuncs(t)["add"](a, a)

@@ -163,6 +163,14 @@ cdef CompiledRules _make(str name, str description, int n, types, const int8_t *
     r.dtypes = tuple(dtype_of(storage.get(t, t)) for t in r.types)
     r.index = {t: i for i, t in enumerate(r.types)}
     r.aliases = dict(aliases)
+    # a storage dtype that is no type of the set reads as the one type stored in it (a uint64
+    # array is an `index` value), as the ufuncs' loops of that type take it
+    stored = {}
+    for t, d in storage.items():
+        stored.setdefault(d, []).append(t)
+    for d, ts in stored.items():
+        if len(ts) == 1 and d not in r.index:
+            r.aliases.setdefault(d, ts[0])
     r.python_scalars = {k: r.types[py_scalar[i]]
                         for i, k in enumerate(("bool", "int", "float", "complex"))
                         if py_scalar[i] >= 0}

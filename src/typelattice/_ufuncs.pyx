@@ -1020,6 +1020,7 @@ cdef bint _no_binary_op(op, CompiledRules r, t):
     """Does binary op take no two operands of type t under rules r? A type that does not join
     with itself (bfloat16 under "numpy", uint16 under "torch", bool under "tensorflow") has no
     arithmetic there; the logical ops take any truth values and ldexp promotes nothing."""
+    t = r.aliases.get(t, t)             # (a storage dtype: the type stored in it)
     return op.rule != _ops.FIRST_INEXACT and op.name not in _LOGICAL_BX and t in r.index \
         and r.join_names(t, t) is None
 
