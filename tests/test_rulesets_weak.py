@@ -292,6 +292,12 @@ def test_ldexp_of_weak_arrays_as_of_python_scalars():
     got = anvil["ldexp"](tl.asarray([False, True, True], type="bool?", rules="anvil"), e)
     want = anvil["ldexp"](True, e)
     assert got.dtype == want.dtype and got.tolist() == [0.0, 4.0, 8.0]
+    # torch's Python int mantissa is float32, its to-inexact of i* (the weak array took
+    # int64's, float64)
+    torch = tl.make_ufuncs("torch")
+    got = torch["ldexp"](tl.weak(np.asarray([101, 3]), rules="torch"), np.ones(2, np.uint8))
+    assert got.dtype == torch["ldexp"](101, np.ones(2, np.uint8)).dtype == np.float32
+    assert got.tolist() == [202.0, 6.0]
 
 
 @pytest.mark.parametrize("rules,dtype", [("jax", "int4"), ("numpy", "int32"),

@@ -418,10 +418,7 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
         # strong one stays itself, as the promoter sees them.)
         from ._ufuncs import _resolve_names
         nargs = described.nin + described.nout
-        # (ldexp's operands materialized first, as its rule reads a Python scalar's dtype:
-        # anvil's weak bool? is a bool mantissa)
-        rule_names = names if described.nin == 1 else [r.weak_target(n) or n for n in names]
-        loop = _resolve_names(described, r, rule_names + [None] * described.nout,
+        loop = _resolve_names(described, r, names + [None] * described.nout,
                               [None] * nargs, False)[:described.nin]
     elif join is None:
         from ._errors import TypePromotionError
