@@ -614,6 +614,12 @@ def test_a_weak_int_an_array_type_cannot_hold_computes_as_a_python_int(name):
         np.testing.assert_array_max_ulp(np.asarray(got), want.astype(np.float32), maxulp=4)
     with pytest.raises(OverflowError, match="does not fit uint16"):
         tl.add(u16, w)                                      # (computed in uint16)
+    # casting= judges the array's cast to the compute type, as with a Python int
+    with pytest.raises(TypeError) as want:
+        uf(u16, -2, casting="no")
+    with pytest.raises(type(want.value)) as got:
+        uf(u16, w, casting="no")
+    assert str(got.value) == str(want.value)
 
 
 def test_weak_array_calls_name_an_unsupported_operand_as_plain_calls():

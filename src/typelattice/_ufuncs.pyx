@@ -1814,6 +1814,16 @@ def _deferred_error(uf, args, kwargs, err):
     return None
 
 
+def _input_casting_error(uf, casting, src, dst, i):
+    """NumPy's error for a ufunc's input i that casting= refuses to cast from src to dst."""
+    try:
+        from numpy._core._exceptions import _UFuncInputCastingError
+        return _UFuncInputCastingError(uf, casting, src, dst, i)
+    except Exception:       # (NumPy's private class; its message otherwise)
+        return TypeError(f"Cannot cast ufunc {uf.__name__!r} input {i} from {src!r} to "
+                         f"{dst!r} with casting rule {casting!r}")
+
+
 def _casting_error(uf, args, kwargs, err):
     """NumPy's error naming the input cast that casting= refuses, where NumPy raised its generic
     "not possible under the casting rule" ``err`` for a mixed loop (its casting is that of the
@@ -1828,12 +1838,7 @@ def _casting_error(uf, args, kwargs, err):
         compute = _COMPUTE_OF[(uf, tuple(type(d) for d in got))]
         for i, t in enumerate(compute):
             if type(got[i]) is not t and not np.can_cast(got[i], t(), casting):
-                try:
-                    from numpy._core._exceptions import _UFuncInputCastingError
-                    exc = _UFuncInputCastingError(uf, casting, got[i], t(), i)
-                except Exception:       # (NumPy's private class; its message otherwise)
-                    exc = TypeError(f"Cannot cast ufunc {uf.__name__!r} input {i} from "
-                                    f"{got[i]!r} to {t()!r} with casting rule {casting!r}")
+                exc = _input_casting_error(uf, casting, got[i], t(), i)
                 exc.__cause__ = err
                 return exc
     except Exception:

@@ -439,15 +439,19 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
             if list(compute) != loop:
                 loop, cast_strong = compute, kwargs.get("casting", "same_kind")
     call = []
-    for x, name, t in zip(ops, names, loop):
+    for k, (x, name, t) in enumerate(zip(ops, names, loop)):
         if r.weak_target(name) is not None:     # weak operand: adopt the loop's dtype there
             dt = _dtype_in(r, t)
             if isinstance(x, (np.ndarray, np.generic)):
                 _check_weak_ints_fit(x, dt, ufunc, inputs, r)
             x = np.asarray(_strip(x), dtype=dt)
         elif cast_strong is not None and name != t:
-            x = (x if hasattr(x, "astype") else np.asarray(x)).astype(_dtype_in(r, t),
-                                                                       casting=cast_strong)
+            dt = _dtype_in(r, t)
+            x = x if hasattr(x, "astype") else np.asarray(x)
+            if not np.can_cast(x.dtype, dt, cast_strong):
+                from ._ufuncs import _input_casting_error
+                raise _input_casting_error(ufunc, cast_strong, x.dtype, dt, k)
+            x = x.astype(dt)
         call.append(_strip(x))
     result = getattr(ufunc, method)(*call, **_strip_kwargs(kwargs))
     if "out" in kwargs or join is None or r.weak_target(join) is None \
