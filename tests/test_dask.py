@@ -506,3 +506,15 @@ def test_plain_calls_with_a_weak_operand_declare_the_computed_dtype():
               tl.add(da.from_array(_weak_int()), _darr(_I8))):
         assert y.dtype == y.compute().dtype == tl.add(_I8, _weak_int()).dtype == np.int8
         _same(y.compute(), np.add(_I8, _weak_int().astype(np.int8)))
+
+
+def test_multi_output_calls_with_a_0d_weak_array():
+    """divmod of a dask array and a 0-d weak array declares and computes the NumPy-block dtype
+    (da.asarray made the weak array a strong int64 chunk: declared int8, computed int64)."""
+    w0 = tl.weak(np.asarray(3))
+    x = _darr(np.arange(1, 7, dtype=np.int8))
+    for q, r in (tld.divmod(x, w0), tl.divmod(x, w0), tld.divmod(w0, x)):
+        assert q.dtype == r.dtype == q.compute().dtype == r.compute().dtype == np.int8
+    q, r = tl.divmod(x, w0)
+    _same(q.compute(), np.floor_divide(np.arange(1, 7, dtype=np.int8), np.int8(3)))
+    _same(r.compute(), np.remainder(np.arange(1, 7, dtype=np.int8), np.int8(3)))

@@ -630,3 +630,22 @@ def test_weak_array_calls_name_an_unsupported_operand_as_plain_calls():
         with pytest.raises(TypeError, match=r"^jax\.add\(float64 array, \w+ array\): "
                            rf"typelattice cannot promote .*{what}.*\(rule set 'jax'\)$"):
             tl.add(w, other)
+
+
+def test_jax32_reads_int64_beside_a_weak_array_as_int32():
+    """jax32 reads an int64 operand as its int32 (2**33 + 5 is 5) in calls with a weak array
+    too (the cast to the op's compute type took the int64 values whole). Reference: NumPy's
+    ufunc on the operand wrapped to int32 and cast to float32/complex64."""
+    j = tl.make_ufuncs("jax32")
+    x = np.array([2**33 + 5, 2**32 - 1, 7], np.int64)
+    x32 = x.astype(np.int32)                                # (NumPy's wrap: 5, -1, 7)
+    for name, v, ct in (("add", 1.5, np.float32), ("less", 1.5, np.float32),
+                        ("maximum", 1.5, np.float32), ("add", 1 + 2j, np.complex64),
+                        ("divide", 2, np.float32), ("copysign", 2, np.float32)):
+        w = tl.weak(np.asarray(v), rules="jax32")
+        want = getattr(np, name)(x32.astype(ct), np.asarray(v).astype(ct))
+        got = j[name](x, w)
+        np.testing.assert_array_equal(np.asarray(got), want)
+        assert np.asarray(got).tolist() == np.asarray(j[name](x, v)).tolist()
+    w = tl.weak(np.asarray(1.5), rules="jax32")
+    assert float(j["add"](np.int64(2**33 + 5), w)) == 6.5 and (w + x).tolist() == [6.5, 0.5, 8.5]

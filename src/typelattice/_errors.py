@@ -1,4 +1,6 @@
 """Exceptions."""
+import functools
+
 import ml_dtypes
 import numpy as np
 
@@ -53,6 +55,7 @@ class TypePromotionError(np.exceptions.DTypePromotionError, ValueError):
         self.__dict__.update(state)
 
 
+@functools.lru_cache(maxsize=1024)
 def _rank(n):
     k = {"c": 4, "f": 3, "i": 2, "u": 1}.get(n[:1] if n[:1] in "cfiu" else "", 0)
     if n.startswith("b") and n != "bool":
@@ -129,7 +132,8 @@ def _suggest(names, known=None):
                        or _rank(t)[1] > _rank(target)[1]]
             other = holding or other
             if not other:
-                return None     # (complex under max: no cast keeps the values)
+                # (complex under max: no cast keeps the values; of two missing types, one)
+                return _suggest(concrete[:1], known) if len(set(concrete)) > 1 else None
             target = min(other, key=lambda t: (_rank(t), not plain(t), t))
     return target
 

@@ -1892,9 +1892,6 @@ def _foreign_call(uf, args, kwargs):
     if dask_array is None:
         return NotImplemented
     ins, outs = args[:uf.nin], args[uf.nin:]
-    if not (_fixes_loop_types(kwargs.get("dtype"), kwargs.get("signature"))
-            or any(_is_weak_operand(x) for x in ins)):
-        return NotImplemented
     if outs:
         if "out" in kwargs:
             return NotImplemented       # (NumPy's error for out= given twice)
@@ -1905,7 +1902,9 @@ def _foreign_call(uf, args, kwargs):
             return NotImplemented
         out = kwargs["out"] = out[0] if uf.nout == 1 else out
     seen = list(ins) + list(out if type(out) is tuple else (out,)) + [kwargs.get("where")]
-    if not any(isinstance(a, dask_array.Array) for a in seen):
+    if not any(isinstance(a, dask_array.Array) for a in seen) or not (
+            _fixes_loop_types(kwargs.get("dtype"), kwargs.get("signature"))
+            or any(_is_weak_operand(x) for x in ins)):
         return NotImplemented
     from .dask import _call
     return _call(uf, ins, **kwargs)

@@ -50,6 +50,7 @@ __all__ = ["WeakArray", "weak", "asarray", "strong", "is_weak", "register_ufunc"
 
 _PY_KIND = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}
 _UFUNC_RULES = {}
+_COMPUTE_TYPES = {}     # (ufunc, CompiledRules, operand type names) -> the op's compute types
 
 
 def register_ufunc(ufunc, rules):
@@ -429,14 +430,18 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
             # an op that computes the join in another type (divide of ints in float32, bool **
             # i* in int32): every operand in its compute type, as the promoter takes a Python
             # scalar there (a weak -2 beside uint16 is -2.0, not a uint16 that cannot hold it)
-            from ._ufuncs import _resolve_names
-            nargs = described.nin + described.nout
-            try:
-                compute = _resolve_names(described, r, names + [None] * described.nout,
-                                         [None] * nargs, False)[:described.nin]
-            except (TypeError, ValueError):
-                compute = loop                  # (the call's own error)
-            if list(compute) != loop:
+            key = (ufunc, r, tuple(names))
+            compute = _COMPUTE_TYPES.get(key)
+            if compute is None:
+                from ._ufuncs import _resolve_names
+                nargs = described.nin + described.nout
+                try:
+                    compute = _resolve_names(described, r, names + [None] * described.nout,
+                                             [None] * nargs, False)[:described.nin]
+                except (TypeError, ValueError):
+                    compute = loop              # (the call's own error)
+                compute = _COMPUTE_TYPES[key] = list(compute)
+            if compute != [r.weak_target(join) or join] * len(ops):
                 loop, cast_strong = compute, kwargs.get("casting", "same_kind")
     call = []
     for k, (x, name, t) in enumerate(zip(ops, names, loop)):
@@ -448,6 +453,10 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
         elif cast_strong is not None and name != t:
             dt = _dtype_in(r, t)
             x = x if hasattr(x, "astype") else np.asarray(x)
+            from ._dtypes import materialized_dtype
+            own = materialized_dtype(r, name)
+            if own is not None and x.dtype != own:
+                x = x.astype(own)       # (jax32's int64 array: the int32 its loops read)
             if not np.can_cast(x.dtype, dt, cast_strong):
                 from ._ufuncs import _input_casting_error
                 raise _input_casting_error(ufunc, cast_strong, x.dtype, dt, k)

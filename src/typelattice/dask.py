@@ -155,8 +155,11 @@ def _call(uf, args, out=None, where=True, **kwargs):
     if out is not None or where is not True:
         raise NotImplementedError(f"{uf.__name__} on dask arrays: out= and where= are not "
                                   "supported for multi-output ufuncs")
-    template = [(a,) if _is_python_scalar(a) else None for a in args]
-    arrays = [da.asarray(a) for a in args if not _is_python_scalar(a)]
+    # (a 0-d weak array goes to each block as it is: da.asarray makes it a strong chunk)
+    bound = [_is_python_scalar(a) or (isinstance(a, np.ndarray) and a.ndim == 0
+                                      and _weak_source(a) is not None) for a in args]
+    template = [(a,) if b else None for a, b in zip(args, bound)]
+    arrays = [da.asarray(a) for a, b in zip(args, bound) if not b]
     # apply_gufunc wants equal chunks along the broadcast dimensions (as elemwise aligns them)
     _, arrays = unify_chunks(*concat((a, tuple(range(a.ndim))[::-1]) for a in arrays))
     func = _BoundScalars(uf, template, kwargs)

@@ -445,7 +445,7 @@ static int tl_fast_is_foreign(PyObject *o)
         return 0;
     }
     return !(PyArray_Check(o) || PyArray_IsScalar(o, Generic) || PyLong_Check(o)
-             || PyFloat_Check(o) || PyComplex_Check(o) || o == Py_None);
+             || PyFloat_Check(o) || PyComplex_Check(o) || o == Py_None || PyList_Check(o));
 }
 
 static PyObject *tl_fast_foreign_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
