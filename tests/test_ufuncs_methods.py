@@ -497,6 +497,24 @@ def test_at_with_a_python_scalar_warns_and_raises_as_the_plain_call():
         assert a.tolist() == [5, 2]
         tl.add.at(a, [0], np.int64(v))
         assert a.tolist() == [np.array(5 + v).astype(t).item(), 2]     # (NumPy's wrap)
+    # a bool array takes an int in int64 (bool|i*), jax32's int64 array in int32 (it reads it
+    # so): the plain call's OverflowError (NumPy's at computed; jax32's wrapped silently)
+    j32 = tl.make_ufuncs("jax32")["add"]
+    for uf, a, v, fit in ((tl.add, np.array([True, False]), 2**63, "int64"),
+                          (j32, np.array([1, 2], np.int64), 2**40, "int32"),
+                          (j32, np.array([1, 2], np.uint64), 2**32, "uint32")):
+        before = a.copy()
+        with pytest.raises(OverflowError):
+            uf(a, v)
+        with pytest.raises(OverflowError, match=f"does not fit {fit}, the dtype it takes there"):
+            uf.at(a, [0], v)
+        _same(a, before)
+    x = np.array([1, 2], np.int64)
+    j32.at(x, [0, 1], 5)
+    assert x.tolist() == [6, 7]
+    f = np.array([1.0, 2.0])
+    tl.make_ufuncs("jax32")["add"].at(f, [0], 0.1)          # (float64 read as float32)
+    assert f[0] == np.float64(np.float32(1) + np.float32(0.1))
     # beside int64/uint64 NumPy's at would compute in float64: the plain call's OverflowError
     for t, v in ((np.uint64, -1), (np.int64, 2**63), (np.uint64, 2**64 - 1 + 1)):
         big = np.array([2**53 + 1, 7], t)

@@ -2068,12 +2068,12 @@ def _outer_of_scalar(uf, outer, a, b, **kwargs):
     return uf(a, b, **kwargs)
 
 
-cdef dict _AT_IN_T = {}     # (ufunc, array DType, Python scalar type) -> uf(a, v) takes v in T?
+cdef dict _AT_IN_T = {}     # (ufunc, array DType, Python scalar type) -> (how, dtype)
 
 
-cdef object _at_int_error(uf, dt, v, why):
+cdef object _at_int_error(uf, dt, fit, v, why):
     return OverflowError(f"{uf.__name__}.at({dtype_label(dt)} array, indices, {v}): the Python "
-                         f"int does not fit {dtype_label(dt)}, the dtype it takes there (rule "
+                         f"int does not fit {dtype_label(fit)}, the dtype it takes there (rule "
                          f"set {_REGISTRY[uf][1].name!r}){why}")
 
 
@@ -2081,46 +2081,54 @@ def _at_value(uf, a, v):
     """The value operand for uf.at(a, indices, v) with v a Python int/float/complex
     (kernels/tl_methods.h): NumPy's at takes v as a strong int64/float64/complex128 array, which
     joins uint64 in float64 and float16 in float64 (two roundings). Where the plain call
-    uf(a, v) computes v in a's dtype T (the weak rule), v converted to T as that call converts
-    it (an int by NumPy's conversion, a float or complex from float64/complex128, as the weak
-    loops read it); v itself otherwise. An int outside T's range raises the plain call's
-    OverflowError (NumPy's at would compute in int64 and wrap into a, or in float64 beside
-    int64/uint64, losing bits)."""
+    uf(a, v) computes v in a's type T (the weak rule), v converted to T's dtype as that call
+    converts it (an int by NumPy's conversion, a float or complex from float64/complex128, as
+    the weak loops read it; jax32's int64 array: int32); v itself otherwise. An int outside the
+    dtype the plain call takes it in raises that call's OverflowError (NumPy's at would compute
+    in int64 and wrap into a, or in float64 beside int64/uint64, losing bits)."""
     if not isinstance(a, np.ndarray):
         return v
     dt = a.dtype
     key = (uf, type(dt), type(v))
-    in_t = _AT_IN_T.get(key)
-    if in_t is None:
+    got = _AT_IN_T.get(key)
+    if got is None:
         op, r = _REGISTRY[uf]
         try:
             t = _operand_name(r, type(dt))
             w = _operand_name(r, _PY_SCALAR_DTYPES[type(v)])
             res = _resolve_names(op, r, [t, w, None], [None] * (op.nin + op.nout), False)
-            # 2: an int into a sub-byte int type, whose range is checked here
-            in_t = 0 if res[0] != t or res[1] != t else \
-                2 if type(v) is int and dt.name in _EXTI_TYPES else 1
+            if res[0] != t or res[1] != t:
+                # 0: NumPy's at computes v as it is; an int must fit the plain call's type
+                vt = materialized_dtype(r, res[1]) if type(v) is int else None
+                got = (0, vt if vt is not None and vt.kind in "iu" else None)
+            else:
+                # 2: an int into a sub-byte int type, whose range is checked here
+                got = (2 if type(v) is int and dt.name in _EXTI_TYPES else 1, dtype_of(t))
         except Exception:
-            in_t = 0                    # (NumPy's at raises its error)
-        _AT_IN_T[key] = in_t
-    if not in_t:
+            got = (0, None)             # (NumPy's at raises its error)
+        _AT_IN_T[key] = got
+    how, ct = got
+    if not how:
+        if ct is not None and not int_info(ct).min <= v <= int_info(ct).max:
+            raise _at_int_error(uf, dt, ct, v, "")
         return v
-    if in_t == 2:
+    if how == 2:
         # (ml_dtypes' conversion wraps where NumPy's raises)
-        info = int_info(dt)
+        info = int_info(ct)
         if not info.min <= v <= info.max:
-            raise _at_int_error(uf, dt, v, "; ml_dtypes would wrap it")
+            raise _at_int_error(uf, dt, ct, v, "; ml_dtypes would wrap it")
     try:
         if type(v) is int:
-            return np.array(v, dt)
-        return np.asarray(v).astype(dt)
+            return np.array(v, ct)
+        return np.asarray(v).astype(ct)
     except OverflowError:
-        wrap = dt.kind in "iu" and dt.itemsize < 8 and -2**63 <= v < 2**63
-        raise _at_int_error(uf, dt, v, f"; pass np.int64({v}) to compute in int64 and wrap "
-                            "the result into the array, NumPy's way" if wrap else "") from None
+        wrap = ct == dt and ct.kind in "iu" and ct.itemsize < 8 and -2**63 <= v < 2**63
+        raise _at_int_error(uf, dt, ct, v, f"; pass np.int64({v}) to compute in int64 and "
+                            "wrap the result into the array, NumPy's way" if wrap else "") \
+            from None
     except (TypeError, ValueError):
         if type(v) is int:
-            err = python_int_beyond_int64(f"{uf.__name__}.at", (a, v), v, dt,
+            err = python_int_beyond_int64(f"{uf.__name__}.at", (a, v), v, ct,
                                           _REGISTRY[uf][1].name)
             if err is not None:
                 raise err from None
