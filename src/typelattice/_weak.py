@@ -416,7 +416,8 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
         # ops that do not join their operands: the op's own rule on the weak names, as its
         # promoter applies it to Python scalars (torch's sqrt of a weak int is float32; ldexp's
         # weak exponent stays an int). (A joining op's weak operand takes the join, and the
-        # strong one stays itself, as the promoter sees them.)
+        # strong one stays itself, as the promoter sees them, unless the op computes the join
+        # in another type: below.)
         from ._ufuncs import _resolve_names
         nargs = described.nin + described.nout
         loop = _resolve_names(described, r, names + [None] * described.nout,
@@ -603,8 +604,9 @@ def _at_weak_value(ufunc, inputs, r):
         return inputs                       # (NumPy's at gives its error)
     if loop[0] != a_name or loop[1] != a_name:
         return inputs
-    _check_weak_ints_fit(v, a.dtype, f"{ufunc.__name__}.at", (a, v), r)
-    return (a, i, np.asarray(_strip(v)).astype(a.dtype))
+    dt = _dtype_in(r, a_name)                   # (jax32's int64 array: int32)
+    _check_weak_ints_fit(v, dt, f"{ufunc.__name__}.at", (a, v), r)
+    return (a, i, np.asarray(_strip(v)).astype(dt))
 
 
 def _check_weak_ints_fit(x, dt, ufunc, inputs, r):
