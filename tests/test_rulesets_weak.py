@@ -649,3 +649,44 @@ def test_jax32_reads_int64_beside_a_weak_array_as_int32():
         assert np.asarray(got).tolist() == np.asarray(j[name](x, v)).tolist()
     w = tl.weak(np.asarray(1.5), rules="jax32")
     assert float(j["add"](np.int64(2**33 + 5), w)) == 6.5 and (w + x).tolist() == [6.5, 0.5, 8.5]
+
+
+def test_a_weak_operand_an_op_refuses_gives_the_ops_error():
+    """gcd of an int array and a weak float raises gcd's own ValueError, under any casting=, as
+    with a Python float (the other operand was cast for the op's compute type first, and
+    casting='no' refused that cast instead)."""
+    x = np.arange(4, dtype=np.int16)
+    for casting in ("no", "equiv", "safe", "same_kind"):
+        for uf, v, exc in ((tl.gcd, 0.5, ValueError), (tl.bitwise_and, 0.5, TypeError),
+                           (tl.nextafter, 1 + 2j, TypeError)):
+            with pytest.raises(exc) as want:
+                uf(x, v, casting=casting)
+            with pytest.raises(type(want.value)):
+                uf(x, tl.weak(np.asarray(v)), casting=casting)
+
+
+@pytest.mark.parametrize("rules", ["jax", "jax32", "anvil"])
+def test_at_where_the_plain_call_computes_in_another_type(rules):
+    """uf.at(a, i, v) where uf(a, v) computes in another type than a's (copysign, divide of
+    ints in float32 or float64): NumPy's at computes there on v in the type the plain call takes
+    it in, for a Python scalar and a weak value alike (a Python int went as int64: jax32 read it
+    as int32, wrapping 2**31 to -2**31). Reference: the plain call, cast back."""
+    U = tl.make_ufuncs(rules)
+    for name, dt, v in (("copysign", np.uint8, 2**31), ("copysign", np.int32, 1),
+                        ("divide", np.int32, 2**32), ("divide", np.int64, 3)):
+        base = np.array([2**30 - 1 if dt == np.int32 else 5, 6], dt)
+        want = base.copy()
+        with np.errstate(all="ignore"):
+            want[0] = np.asarray(U[name](base[:1], v)).astype(dt)[0]
+        got = base.copy()
+        with np.errstate(all="ignore"):
+            U[name].at(got, [0], v)
+        assert got.tolist() == want.tolist(), (name, dt, v)
+        try:
+            w = tl.weak(np.asarray(v), rules=rules)
+        except OverflowError:
+            continue                # (jax32/anvil: a weak int is int32)
+        got = base.copy()
+        with np.errstate(all="ignore"):
+            U[name].at(got, [0], w)
+        assert got.tolist() == want.tolist(), (name, dt, "weak")

@@ -2083,9 +2083,11 @@ def _at_value(uf, a, v):
     joins uint64 in float64 and float16 in float64 (two roundings). Where the plain call
     uf(a, v) computes v in a's type T (the weak rule), v converted to T's dtype as that call
     converts it (an int by NumPy's conversion, a float or complex from float64/complex128, as
-    the weak loops read it; jax32's int64 array: int32); v itself otherwise. An int outside the
-    dtype the plain call takes it in raises that call's OverflowError (NumPy's at would compute
-    in int64 and wrap into a, or in float64 beside int64/uint64, losing bits)."""
+    the weak loops read it; jax32's int64 array: int32); where the plain call computes in
+    another type (copysign of ints in float32), v in the type that call takes it in, for NumPy's
+    at to compute there. An int outside that dtype raises the plain call's OverflowError
+    (NumPy's at would compute in int64 and wrap into a, or in float64 beside int64/uint64,
+    losing bits)."""
     if not isinstance(a, np.ndarray):
         return v
     dt = a.dtype
@@ -2098,9 +2100,8 @@ def _at_value(uf, a, v):
             w = _operand_name(r, _PY_SCALAR_DTYPES[type(v)])
             res = _resolve_names(op, r, [t, w, None], [None] * (op.nin + op.nout), False)
             if res[0] != t or res[1] != t:
-                # 0: NumPy's at computes v as it is; an int must fit the plain call's type
-                vt = materialized_dtype(r, res[1]) if type(v) is int else None
-                got = (0, vt if vt is not None and vt.kind in "iu" else None)
+                # 0: NumPy's at computes on v in the type the plain call takes it in
+                got = (0, materialized_dtype(r, res[1]))
             else:
                 # 2: an int into a sub-byte int type, whose range is checked here
                 got = (2 if type(v) is int and dt.name in _EXTI_TYPES else 1, dtype_of(t))
@@ -2108,10 +2109,13 @@ def _at_value(uf, a, v):
             got = (0, None)             # (NumPy's at raises its error)
         _AT_IN_T[key] = got
     how, ct = got
-    if not how:
-        if ct is not None and not int_info(ct).min <= v <= int_info(ct).max:
-            raise _at_int_error(uf, dt, ct, v, "")
+    if ct is None:
         return v
+    if not how and type(v) is int and ct.kind in "iu" \
+            and not int_info(ct).min <= v <= int_info(ct).max:
+        err = python_int_beyond_int64(f"{uf.__name__}.at", (a, v), v, dt,
+                                      _REGISTRY[uf][1].name)
+        raise err if err is not None else _at_int_error(uf, dt, ct, v, "")
     if how == 2:
         # (ml_dtypes' conversion wraps where NumPy's raises)
         info = int_info(ct)
@@ -2122,6 +2126,8 @@ def _at_value(uf, a, v):
             return np.array(v, ct)
         return np.asarray(v).astype(ct)
     except OverflowError:
+        if not how:
+            return v                    # (NumPy's at gives its answer or error)
         wrap = ct == dt and ct.kind in "iu" and ct.itemsize < 8 and -2**63 <= v < 2**63
         raise _at_int_error(uf, dt, ct, v, f"; pass np.int64({v}) to compute in int64 and "
                             "wrap the result into the array, NumPy's way" if wrap else "") \

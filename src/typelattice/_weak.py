@@ -440,7 +440,8 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
                     compute = _resolve_names(described, r, names + [None] * described.nout,
                                              [None] * nargs, False)[:described.nin]
                 except (TypeError, ValueError):
-                    compute = loop              # (the call's own error)
+                    # (the call's own error: nothing to cast)
+                    compute = [r.weak_target(join) or join] * len(ops)
                 compute = _COMPUTE_TYPES[key] = list(compute)
             if compute != [r.weak_target(join) or join] * len(ops):
                 loop, cast_strong = compute, kwargs.get("casting", "same_kind")
@@ -602,9 +603,12 @@ def _at_weak_value(ufunc, inputs, r):
                               [None] * (described.nin + described.nout), False)
     except (TypeError, ValueError):
         return inputs                       # (NumPy's at gives its error)
-    if loop[0] != a_name or loop[1] != a_name:
+    # (where the plain call computes in another type, NumPy's at runs on v in the type the
+    # plain call takes it in)
+    from ._dtypes import materialized_dtype
+    dt = materialized_dtype(r, a_name if loop[0] == a_name and loop[1] == a_name else loop[1])
+    if dt is None:
         return inputs
-    dt = _dtype_in(r, a_name)                   # (jax32's int64 array: int32)
     _check_weak_ints_fit(v, dt, f"{ufunc.__name__}.at", (a, v), r)
     return (a, i, np.asarray(_strip(v)).astype(dt))
 
