@@ -552,7 +552,7 @@ def test_the_suggested_cast_does_not_depend_on_the_order_of_the_rule_sets_types(
     set of types iterates in (it followed PYTHONHASHSEED)."""
     from typelattice._errors import _suggest
     types = list(tl.get_rules("numpy").types)
-    for order in (types, types[::-1], sorted(types), sorted(types, reverse=True)):
+    for order in map(tuple, (types, types[::-1], sorted(types), sorted(types, reverse=True))):
         assert _suggest(("float8_e4m3fn",), order) == "float16", order
         assert _suggest(("float4_e2m1fn", "float8_e5m2"), order) == "float16", order
 

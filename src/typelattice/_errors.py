@@ -37,7 +37,7 @@ class TypePromotionError(np.exceptions.DTypePromotionError, ValueError):
                    f"rule set {rules!r}, which has no arithmetic on it. Cast explicitly, e.g. "
                    f"x.astype({same[1]!r})")
         else:
-            target = _suggest(self.operands, _types_of(ruleset))
+            target = _suggest(tuple(str(o) for o in self.operands), _types_of(ruleset))
             msg = (f"Input dtypes ({ops}) have no available implicit dtype promotion path under "
                    f"rule set {rules!r}. To avoid unintended promotion, cast explicitly"
                    + (f", e.g. x.astype({target!r})" if target is not None else ""))
@@ -68,7 +68,7 @@ def _types_of(rules):
     """The type names of rule set ``rules`` (a built-in's name or a rule-set object), or None."""
     try:
         import typelattice
-        return set(typelattice.get_rules(rules).types)
+        return frozenset(typelattice.get_rules(rules).types)
     except Exception:
         return None
 
@@ -98,6 +98,7 @@ def _no_self_join(names, rules):
         return None
 
 
+@functools.lru_cache(maxsize=1024)
 def _suggest(names, known=None):
     """A plausible explicit cast target: the widest of the operand types, preferring floats (of
     those the rule set, types ``known``, lacks, if any: the type to replace); when the rule set
