@@ -2068,7 +2068,32 @@ def _outer_of_scalar(uf, outer, a, b, **kwargs):
     return uf(a, b, **kwargs)
 
 
-cdef dict _AT_IN_T = {}     # (ufunc, array DType, Python scalar type) -> (how, dtype)
+cdef dict _AT_IN_T = {}     # (ufunc, array DType, value key) -> (how, dtype)
+
+
+def _at_value_dtype(uf, dt, value):
+    """How uf.at(array of dtype dt, indices, v) takes a value v of weak type ``value`` (a name,
+    or the Python scalar type): (1, T's dtype) where the plain call computes v in the array's
+    type T (jax32's int64 array: int32), 2 for that on a sub-byte int array (ml_dtypes'
+    conversion wraps: the range is checked here); (0, the dtype the plain call takes v in)
+    where it computes in another type, for NumPy's at to compute there; (0, None) where the
+    plain call raises."""
+    key = (uf, type(dt), value)
+    got = _AT_IN_T.get(key)
+    if got is None:
+        op, r = _REGISTRY[uf]
+        try:
+            t = _operand_name(r, type(dt))
+            w = value if type(value) is str else _operand_name(r, _PY_SCALAR_DTYPES[value])
+            res = _resolve_names(op, r, [t, w, None], [None] * (op.nin + op.nout), False)
+            if res[0] != t or res[1] != t:
+                got = (0, materialized_dtype(r, res[1]))
+            else:
+                got = (2 if dt.name in _EXTI_TYPES else 1, dtype_of(t))
+        except Exception:
+            got = (0, None)             # (NumPy's at raises its error)
+        _AT_IN_T[key] = got
+    return got
 
 
 cdef object _at_int_error(uf, dt, fit, v, why):
@@ -2080,46 +2105,23 @@ cdef object _at_int_error(uf, dt, fit, v, why):
 def _at_value(uf, a, v):
     """The value operand for uf.at(a, indices, v) with v a Python int/float/complex
     (kernels/tl_methods.h): NumPy's at takes v as a strong int64/float64/complex128 array, which
-    joins uint64 in float64 and float16 in float64 (two roundings). Where the plain call
-    uf(a, v) computes v in a's type T (the weak rule), v converted to T's dtype as that call
-    converts it (an int by NumPy's conversion, a float or complex from float64/complex128, as
-    the weak loops read it; jax32's int64 array: int32); where the plain call computes in
-    another type (copysign of ints in float32), v in the type that call takes it in, for NumPy's
-    at to compute there. An int outside that dtype raises the plain call's OverflowError
-    (NumPy's at would compute in int64 and wrap into a, or in float64 beside int64/uint64,
-    losing bits)."""
+    joins uint64 in float64 and float16 in float64 (two roundings). Instead v converted to the
+    dtype the plain call uf(a, v) takes it in (_at_value_dtype), as that call converts it (an
+    int by NumPy's conversion, a float or complex from float64/complex128, as the weak loops
+    read it). An int outside that dtype raises the plain call's OverflowError (NumPy's at would
+    compute in int64 and wrap into a, or in float64 beside int64/uint64, losing bits)."""
     if not isinstance(a, np.ndarray):
         return v
     dt = a.dtype
-    key = (uf, type(dt), type(v))
-    got = _AT_IN_T.get(key)
-    if got is None:
-        op, r = _REGISTRY[uf]
-        try:
-            t = _operand_name(r, type(dt))
-            w = _operand_name(r, _PY_SCALAR_DTYPES[type(v)])
-            res = _resolve_names(op, r, [t, w, None], [None] * (op.nin + op.nout), False)
-            if res[0] != t or res[1] != t:
-                # 0: NumPy's at computes on v in the type the plain call takes it in
-                got = (0, materialized_dtype(r, res[1]))
-            else:
-                # 2: an int into a sub-byte int type, whose range is checked here
-                got = (2 if type(v) is int and dt.name in _EXTI_TYPES else 1, dtype_of(t))
-        except Exception:
-            got = (0, None)             # (NumPy's at raises its error)
-        _AT_IN_T[key] = got
-    how, ct = got
+    how, ct = _at_value_dtype(uf, dt, type(v))
     if ct is None:
         return v
-    if not how and type(v) is int and ct.kind in "iu" \
-            and not int_info(ct).min <= v <= int_info(ct).max:
-        err = python_int_beyond_int64(f"{uf.__name__}.at", (a, v), v, dt,
-                                      _REGISTRY[uf][1].name)
-        raise err if err is not None else _at_int_error(uf, dt, ct, v, "")
-    if how == 2:
-        # (ml_dtypes' conversion wraps where NumPy's raises)
-        info = int_info(ct)
-        if not info.min <= v <= info.max:
+    if type(v) is int:
+        if not how and ct.kind in "iu" and not int_info(ct).min <= v <= int_info(ct).max:
+            err = python_int_beyond_int64(f"{uf.__name__}.at", (a, v), v, dt,
+                                          _REGISTRY[uf][1].name)
+            raise err if err is not None else _at_int_error(uf, dt, ct, v, "")
+        if how == 2 and not int_info(ct).min <= v <= int_info(ct).max:
             raise _at_int_error(uf, dt, ct, v, "; ml_dtypes would wrap it")
     try:
         if type(v) is int:

@@ -586,29 +586,19 @@ def _int_outside(src, dt):
 
 
 def _at_weak_value(ufunc, inputs, r):
-    """at(a, i, v) with a weak array v: v in a's dtype where the plain call a op v computes it
-    there (the weak rule), as at takes a Python scalar value (_ufuncs._at_value); NumPy's at
-    would take v as its strong int64/float64 dtype (uint64 + 1 in float64)."""
-    described = _op_of(ufunc)
-    if described is None or len(inputs) != 3 or type(inputs[0]) is not np.ndarray:
+    """at(a, i, v) with a weak array v: v in the dtype the plain call a op v takes it in, as at
+    takes a Python scalar value (_ufuncs._at_value_dtype); NumPy's at would take v as its
+    strong int64/float64 dtype (uint64 + 1 in float64)."""
+    if _op_of(ufunc) is None or len(inputs) != 3 or type(inputs[0]) is not np.ndarray:
         return inputs
     a, i, v = inputs
     t = _marker_name(getattr(v, "__typelattice_type__", None), r)
     if t is None or r.weak_target(t) is None:
         return inputs
-    from ._ufuncs import _resolve_names
-    try:
-        a_name = r.types[r.code_of(a)]
-        loop = _resolve_names(described, r, [a_name, t] + [None] * described.nout,
-                              [None] * (described.nin + described.nout), False)
-    except (TypeError, ValueError):
-        return inputs                       # (NumPy's at gives its error)
-    # (where the plain call computes in another type, NumPy's at runs on v in the type the
-    # plain call takes it in)
-    from ._dtypes import materialized_dtype
-    dt = materialized_dtype(r, a_name if loop[0] == a_name and loop[1] == a_name else loop[1])
+    from ._ufuncs import _at_value_dtype
+    dt = _at_value_dtype(ufunc, a.dtype, t)[1]
     if dt is None:
-        return inputs
+        return inputs                       # (NumPy's at gives its error)
     _check_weak_ints_fit(v, dt, f"{ufunc.__name__}.at", (a, v), r)
     return (a, i, np.asarray(_strip(v)).astype(dt))
 
