@@ -690,3 +690,21 @@ def test_at_where_the_plain_call_computes_in_another_type(rules):
         with np.errstate(all="ignore"):
             U[name].at(got, [0], w)
         assert got.tolist() == want.tolist(), (name, dt, "weak")
+
+
+@pytest.mark.parametrize("rules", ["jax_strict", "jax_lax", "tensorflow"])
+def test_an_op_rule_for_a_pair_with_no_join_takes_a_weak_array(rules):
+    """Under rule sets where bool and i* do not join, power's own rule still gives bool ** i*
+    int32 (jax_ops_rules.md): for a weak int exponent as for a Python int (the weak array
+    raised that the pair does not promote). add of the pair raises for both. Reference: NumPy's
+    power in int32."""
+    U = tl.make_ufuncs(rules)
+    b = np.array([True, False, True])
+    w = tl.weak(np.asarray([2, 3, 0]), rules=rules)
+    got = U["power"](b, w)
+    assert got.dtype == U["power"](b, 2).dtype == np.int32 and not tl.is_weak(got)
+    assert got.tolist() == np.power(b.astype(np.int32), np.array([2, 3, 0], np.int32)).tolist()
+    with pytest.raises(tl.TypePromotionError):
+        U["add"](b, 2)
+    with pytest.raises(tl.TypePromotionError):
+        U["add"](b, w)

@@ -423,27 +423,21 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
         loop = _resolve_names(described, r, names + [None] * described.nout,
                               [None] * nargs, False)[:described.nin]
     elif join is None:
-        from ._errors import TypePromotionError
-        raise TypePromotionError(tuple(names), r)
+        # (an op with its own rule for the pair: tensorflow's bool ** i* is int32)
+        loop = _compute_types(ufunc, described, r, names) \
+            if described is not None and len(ops) == described.nin else None
+        if loop is None:
+            from ._errors import TypePromotionError
+            raise TypePromotionError(tuple(names), r)
+        cast_strong = kwargs.get("casting", "same_kind")
     else:
         loop = [join] * len(ops)
         if described is not None and len(ops) == described.nin:
             # an op that computes the join in another type (divide of ints in float32, bool **
             # i* in int32): every operand in its compute type, as the promoter takes a Python
             # scalar there (a weak -2 beside uint16 is -2.0, not a uint16 that cannot hold it)
-            key = (ufunc, r, tuple(names))
-            compute = _COMPUTE_TYPES.get(key)
-            if compute is None:
-                from ._ufuncs import _resolve_names
-                nargs = described.nin + described.nout
-                try:
-                    compute = _resolve_names(described, r, names + [None] * described.nout,
-                                             [None] * nargs, False)[:described.nin]
-                except (TypeError, ValueError):
-                    # (the call's own error: nothing to cast)
-                    compute = [r.weak_target(join) or join] * len(ops)
-                compute = _COMPUTE_TYPES[key] = list(compute)
-            if compute != [r.weak_target(join) or join] * len(ops):
+            compute = _compute_types(ufunc, described, r, names)
+            if compute is not None and compute != [r.weak_target(join) or join] * len(ops):
                 loop, cast_strong = compute, kwargs.get("casting", "same_kind")
     call = []
     for k, (x, name, t) in enumerate(zip(ops, names, loop)):
@@ -469,6 +463,23 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
             or _strong_power(ufunc, r, codes, join) or _op_name(ufunc) == "ldexp":
         return result       # (jax.numpy's ldexp is never weak)
     return _mark(result, join, r, name_of_dtype)
+
+
+def _compute_types(ufunc, described, r, names):
+    """The types op ``described`` computes operands of type ``names`` in under ``r``, as its
+    promoter takes Python scalars of the weak ones; None where it raises (the call's own
+    error then)."""
+    key = (ufunc, r, tuple(names))
+    if key not in _COMPUTE_TYPES:
+        from ._ufuncs import _resolve_names
+        nargs = described.nin + described.nout
+        try:
+            _COMPUTE_TYPES[key] = list(_resolve_names(
+                described, r, list(names) + [None] * described.nout, [None] * nargs,
+                False)[:described.nin])
+        except (TypeError, ValueError):
+            _COMPUTE_TYPES[key] = None
+    return _COMPUTE_TYPES[key]
 
 
 def _weak_under_fixed_types(ufunc, inputs, kwargs, r):
