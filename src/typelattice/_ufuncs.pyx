@@ -1902,21 +1902,16 @@ def _foreign_call(uf, args, kwargs):
             return NotImplemented
         out = kwargs["out"] = out[0] if uf.nout == 1 else out
     seen = list(ins) + list(out if type(out) is tuple else (out,)) + [kwargs.get("where")]
-    if not any(isinstance(a, dask_array.Array) for a in seen) or not (
-            _fixes_loop_types(kwargs.get("dtype"), kwargs.get("signature"))
-            or any(_is_weak_operand(x) for x in ins)):
+    if not any(isinstance(a, dask_array.Array) for a in seen):
         return NotImplemented
-    from .dask import _call
+    from .dask import _call, _weak_source
+    if not (_fixes_loop_types(kwargs.get("dtype"), kwargs.get("signature"))
+            or any(_weak_source(x) is not None for x in ins)):
+        return NotImplemented
     return _call(uf, ins, **kwargs)
 
 
 tl_fast_set_foreign_hook(_foreign_call)
-
-
-cdef bint _is_weak_operand(x):
-    # (a weak array, or a dask array of weak blocks: da.from_array(weak_array))
-    return getattr(x, "__typelattice_type__", None) is not None \
-        or getattr(getattr(x, "_meta", None), "__typelattice_type__", None) is not None
 
 
 cdef object _weak_dtype(CompiledRules r, kind, call):
