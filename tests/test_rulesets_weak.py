@@ -317,6 +317,29 @@ def test_float_ops_of_an_int_array_and_a_weak_int_array(rules, dtype):
         np.testing.assert_array_equal(np.asarray(got), want)
 
 
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint32, np.int64, np.uint64])
+def test_a_one_element_weak_int_fits_as_the_python_int_does(dtype):
+    """A weak int array of one element (0-d or [v]; checked by its item, not min/max) fits the
+    dtype it adopts exactly where the Python int v does: the type's ends compute, one past
+    them raises. Reference: the same call with the Python int."""
+    info = np.iinfo(dtype)
+    arr = np.zeros(2, dtype)
+    for v in (info.min, info.max, info.min - 1, info.max + 1):
+        if not -2**63 <= v < 2**63:
+            continue        # (a weak int array holds int64, as 'i*' materializes)
+        try:
+            expected = tl.add(arr, v)
+        except OverflowError:
+            expected = None
+        for w in (tl.weak(np.array(v)), tl.weak(np.array([v]))):
+            if expected is None:
+                with pytest.raises(OverflowError):
+                    tl.add(arr, w)
+            else:
+                got = tl.add(arr, w)
+                assert got.dtype == expected.dtype and got.tolist() == expected.tolist()
+
+
 def test_weak_ints_must_fit_where_they_are_made_and_under_dtype():
     """A weak int array's values must fit the dtype its weak type materializes to when it is
     made (uint64 2**63 wrapped to -2**63; jax32's 2**40 to 0), and an integer dtype= it is

@@ -174,6 +174,7 @@ def python_int_beyond_int64(call, operands, value, dtype, rules):
         f"float, which gives the same {dtype} result")
 
 
+@functools.lru_cache(maxsize=256)
 def int_info(dtype):
     """The iinfo (min, max, bits) of an integer dtype, the ml_dtypes sub-byte ones included;
     None for any other dtype."""

@@ -43,12 +43,25 @@ is needed. Explicit casts (``astype``) and ``strong(x)`` return plain arrays; in
 that yields a NumPy scalar yields a strong scalar (NumPy scalars are strong).
 """
 import numpy as np
-from ._errors import TypePromotionError
+from ._dtypes import materialized_dtype, name_of_dtype
+from ._errors import TypePromotionError, _describe_operand, dtype_label, int_info
+from ._names import kind
+from ._ops import FIRST_INEXACT
 
 __all__ = ["WeakArray", "weak", "asarray", "strong", "is_weak", "register_ufunc",
            "apply_ufunc", "may_be_weak", "ufunc_rules"]
 
 _PY_KIND = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}
+
+# _core and _ufuncs import this module: _late binds them at first use (an import statement in
+# a function costs about 0.2 us per call on the weak-operand path)
+_core = _ufuncs = None
+
+
+def _late():
+    global _core, _ufuncs
+    if _ufuncs is None:
+        from . import _core, _ufuncs
 _UFUNC_RULES = {}
 _COMPUTE_TYPES = {}     # (ufunc, CompiledRules, operand type names) -> the op's compute types
 
@@ -71,7 +84,6 @@ def _marker_name(lt, r):
         return None
     if lt in r.index:
         return lt
-    from ._names import kind
     k = kind(lt)
     fallback = r.python_scalars.get(_PY_KIND.get(k, ""))
     if fallback is not None and r.weak_target(fallback) is not None:
@@ -137,13 +149,12 @@ class WeakArray(np.ndarray):
         if rules is None or rules == "jax":
             import typelattice
             return getattr(typelattice, name)
-        from ._ufuncs import make_ufuncs
-        return make_ufuncs(rules)[name]
+        _late()
+        return _ufuncs.make_ufuncs(rules)[name]
 
 
 def _promotable(x):
     """Does x have a dtype typelattice promotes (the ml_dtypes ones included)?"""
-    from ._dtypes import name_of_dtype
     try:
         name_of_dtype(np.asarray(x).dtype)
     except TypeError:
@@ -280,8 +291,8 @@ def strong(x):
 def is_weak(x, rules=None):
     """Whether ``x`` (an array, scalar, Python number or type name) has a weak type under
     ``rules``: weak arrays, Python int/float/complex under JAX's rules, 'i*'..."""
-    from ._core import get_rules
-    r = get_rules(rules if rules is not None else getattr(x, "rules", None))
+    _late()
+    r = _core.get_rules(rules if rules is not None else getattr(x, "rules", None))
     return r.weak_target(r.name_of(x)) is not None
 
 
@@ -293,9 +304,8 @@ def weak(x, type=None, *, rules=None):
     (float32 -> 'f*' under jax). The data is converted to the dtype the weak type materializes
     to. Raises ValueError when the rule set has no such weak type (bool under jax: never weak).
     """
-    from ._core import get_rules
-    from ._dtypes import name_of_dtype
-    r = get_rules(rules)
+    _late()
+    r = _core.get_rules(rules)
     if isinstance(x, WeakArray):
         x = np.asarray(_strip(x))
     if type is None:
@@ -339,8 +349,8 @@ def asarray(x, type=None, *, rules=None):
     ``np.asarray(x)`` (weak arrays stay weak)."""
     if type is None:
         return x if isinstance(x, WeakArray) else np.asarray(x)
-    from ._core import get_rules
-    r = get_rules(rules)
+    _late()
+    r = _core.get_rules(rules)
     if type in r.index and r.weak_target(type) is not None:
         return weak(x, type, rules=r)
     name = r.name_of(type)
@@ -352,12 +362,11 @@ def asarray(x, type=None, *, rules=None):
 
 def _rules_ref(r):
     """A built-in rule set by name (cheap to pickle), a run-time one by object."""
-    from ._core import BUILTIN_RULES
-    return r.name if r.name in BUILTIN_RULES and r.definition is None else r
+    _late()
+    return r.name if r.name in _core.BUILTIN_RULES and r.definition is None else r
 
 
 def _describe(x):
-    from ._errors import dtype_label
     if isinstance(x, (int, float, complex)):
         return f"Python {type(x).__name__}"
     return f"dtype {dtype_label(np.asarray(x).dtype)}"
@@ -378,13 +387,10 @@ def may_be_weak(inputs):
 def apply_ufunc(ufunc, method, inputs, kwargs, rules):
     """Call ``getattr(ufunc, method)(*inputs, **kwargs)`` with lattice semantics for weak operands
     under ``rules``; see the module docstring."""
-    from ._core import get_rules
-    from ._ops import FIRST_INEXACT
-    from ._dtypes import name_of_dtype
-    from ._ufuncs import _fixes_loop_types
-    r = get_rules(rules)
+    _late()
+    r = _core.get_rules(rules)
     if method not in ("__call__", "outer") \
-            or _fixes_loop_types(kwargs.get("dtype"), kwargs.get("signature")):
+            or _ufuncs._fixes_loop_types(kwargs.get("dtype"), kwargs.get("signature")):
         # Reductions, .at, or types fixed by the caller: no promotion to do here. (A weak int
         # must still fit an integer dtype= it is computed in, as a Python int must.)
         if method == "__call__":
@@ -405,8 +411,7 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
     try:
         codes = [r.code_of(x) for x in ops]
     except TypeError as exc:            # (TypePromotionError included)
-        from ._core import operand_error
-        raise operand_error(exc, getattr(ufunc, "__name__", ufunc), r, ops) from None
+        raise _core.operand_error(exc, getattr(ufunc, "__name__", ufunc), r, ops) from None
     names = [r.types[c] for c in codes]
     join = r.join_names(*names)
     described = _op_of(ufunc)
@@ -418,16 +423,12 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
         # weak exponent stays an int). (A joining op's weak operand takes the join, and the
         # strong one stays itself, as the promoter sees them, unless the op computes the join
         # in another type: below.)
-        from ._ufuncs import _resolve_names
-        nargs = described.nin + described.nout
-        loop = _resolve_names(described, r, names + [None] * described.nout,
-                              [None] * nargs, False)[:described.nin]
+        loop = _resolved_types(ufunc, described, r, names)
     elif join is None:
         # (an op with its own rule for the pair: tensorflow's bool ** i* is int32)
         loop = _compute_types(ufunc, described, r, names) \
             if described is not None and len(ops) == described.nin else None
         if loop is None:
-            from ._errors import TypePromotionError
             raise TypePromotionError(tuple(names), r)
         cast_strong = kwargs.get("casting", "same_kind")
     else:
@@ -449,13 +450,11 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
         elif cast_strong is not None and name != t:
             dt = _dtype_in(r, t)
             x = x if hasattr(x, "astype") else np.asarray(x)
-            from ._dtypes import materialized_dtype
             own = materialized_dtype(r, name)
             if own is not None and x.dtype != own:
                 x = x.astype(own)       # (jax32's int64 array: the int32 its loops read)
             if not np.can_cast(x.dtype, dt, cast_strong):
-                from ._ufuncs import _input_casting_error
-                raise _input_casting_error(ufunc, cast_strong, x.dtype, dt, k)
+                raise _ufuncs._input_casting_error(ufunc, cast_strong, x.dtype, dt, k)
             x = x.astype(dt)
         call.append(_strip(x))
     result = getattr(ufunc, method)(*call, **_strip_kwargs(kwargs))
@@ -465,21 +464,26 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
     return _mark(result, join, r, name_of_dtype)
 
 
-def _compute_types(ufunc, described, r, names):
+def _resolved_types(ufunc, described, r, names):
     """The types op ``described`` computes operands of type ``names`` in under ``r``, as its
-    promoter takes Python scalars of the weak ones; None where it raises (the call's own
-    error then)."""
+    promoter takes Python scalars of the weak ones; raises the promoter's error where it
+    does (not cached)."""
     key = (ufunc, r, tuple(names))
-    if key not in _COMPUTE_TYPES:
-        from ._ufuncs import _resolve_names
+    loop = _COMPUTE_TYPES.get(key)
+    if loop is None:
         nargs = described.nin + described.nout
-        try:
-            _COMPUTE_TYPES[key] = list(_resolve_names(
-                described, r, list(names) + [None] * described.nout, [None] * nargs,
-                False)[:described.nin])
-        except (TypeError, ValueError):
-            _COMPUTE_TYPES[key] = None
-    return _COMPUTE_TYPES[key]
+        loop = _COMPUTE_TYPES[key] = list(_ufuncs._resolve_names(
+            described, r, list(names) + [None] * described.nout, [None] * nargs,
+            False)[:described.nin])
+    return loop
+
+
+def _compute_types(ufunc, described, r, names):
+    """``_resolved_types``, or None where the promoter raises (the call's own error then)."""
+    try:
+        return _resolved_types(ufunc, described, r, names)
+    except (TypeError, ValueError):
+        return None
 
 
 def _weak_under_fixed_types(ufunc, inputs, kwargs, r):
@@ -492,9 +496,7 @@ def _weak_under_fixed_types(ufunc, inputs, kwargs, r):
     goes only where its kind casts (float -> float or complex), unless ``casting='unsafe'``.
     Where the keywords name no loop of the rule set, ``inputs`` as they are, for the call's own
     error."""
-    from ._dtypes import name_of_dtype
-    from ._names import kind
-    from ._ufuncs import _fixed_dtypes, _resolve_names
+    _late()
     op = _op_of(ufunc)
     if op is None or len(inputs) != op.nin:
         return inputs
@@ -506,15 +508,15 @@ def _weak_under_fixed_types(ufunc, inputs, kwargs, r):
     try:
         names = [t if w else r.types[r.code_of(x)] for t, w, x in zip(names, weak, inputs)]
         fixed = [None if t is None else name_of_dtype(t)
-                 for t in _fixed_dtypes(kwargs, op.nin, op.nout)]
+                 for t in _ufuncs._fixed_dtypes(kwargs, op.nin, op.nout)]
         fixes_inputs = any(f is not None for f in fixed[:op.nin])
         if fixes_inputs:
             # (a signature= fixing inputs takes the plain call's loop on the types it names)
             named = [f if f is not None else n for f, n in zip(fixed, names)]
-            res = _resolve_names(op, r, named + [None] * op.nout, [None] * nargs, False)
+            res = _ufuncs._resolve_names(op, r, named + [None] * op.nout, [None] * nargs, False)
             targets = [f if f is not None else t for f, t in zip(fixed, res)]
         else:
-            targets = _resolve_names(op, r, names + [None] * op.nout, fixed, False)
+            targets = _ufuncs._resolve_names(op, r, names + [None] * op.nout, fixed, False)
         loop = [_dtype_in(r, t) for t in targets[:op.nin]]
     except Exception:
         return inputs
@@ -571,14 +573,13 @@ def _op_name(ufunc):
 
 def _op_of(ufunc):
     """The op description of a typelattice ufunc, None for another."""
-    from ._ufuncs import ufunc_info
-    info = ufunc_info(ufunc)
+    _late()
+    info = _ufuncs.ufunc_info(ufunc)
     return None if info is None else info[0]
 
 
 def _dtype_in(r, t):
     """The NumPy dtype of type name t of rules r (a weak one materialized)."""
-    from ._dtypes import materialized_dtype
     dt = materialized_dtype(r, t)
     if dt is None:
         raise TypeError(f"type {t!r} of rule set {r.name!r} has no NumPy dtype")
@@ -588,10 +589,15 @@ def _dtype_in(r, t):
 def _int_outside(src, dt):
     """A value of integer array ``src`` outside integer dtype ``dt``, or None (all fit, or
     either is not an integer type)."""
-    from ._errors import int_info
     info = int_info(dt)
     if src.dtype.kind not in "iu" or src.size == 0 or info is None:
         return None
+    own = int_info(src.dtype)
+    if own.min >= info.min and own.max <= info.max:
+        return None
+    if src.size == 1:       # (a weak scalar's case: min() and max() cost 1.7 us each)
+        v = src.item()
+        return v if v > info.max or v < info.min else None
     lo, hi = src.min(), src.max()
     return int(hi) if hi > info.max else int(lo) if lo < info.min else None
 
@@ -606,8 +612,8 @@ def _at_weak_value(ufunc, inputs, r):
     t = _marker_name(getattr(v, "__typelattice_type__", None), r)
     if t is None or r.weak_target(t) is None:
         return inputs
-    from ._ufuncs import _at_value_dtype
-    dt = _at_value_dtype(ufunc, a.dtype, t)[1]
+    _late()
+    dt = _ufuncs._at_value_dtype(ufunc, a.dtype, t)[1]
     if dt is None:
         return inputs                       # (NumPy's at gives its error)
     _check_weak_ints_fit(v, dt, f"{ufunc.__name__}.at", (a, v), r)
@@ -620,7 +626,6 @@ def _check_weak_ints_fit(x, dt, ufunc, inputs, r):
     bad = _int_outside(np.asarray(_strip(x)), dt)
     if bad is None:
         return
-    from ._errors import _describe_operand
     ops = ", ".join(("weak " if getattr(a, "__typelattice_type__", None) else "")
                     + _describe_operand(a) for a in inputs)
     raise OverflowError(
@@ -634,7 +639,6 @@ def _strong_power(ufunc, r, codes, join):
     """jax.numpy's power drops the weak flag of a weak join for an integer power (i*|bool ->
     int64, i*|i*) and for a strong integer exponent (f*|int8 -> float64, c*|int8 -> complex128);
     f*|bool and f*|i* stay weak (jax_ops_rules.md, and JAX's weakly typed arrays)."""
-    from ._names import kind
     if len(codes) != 2 or _op_name(ufunc) != "power":
         return False
     exponent = r.types[codes[1]]
