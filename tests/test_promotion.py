@@ -326,6 +326,24 @@ def test_unsupported_operands_raise_clearly(bad):
     assert msg.startswith("promote_types(int8, ") and "'torch'" in msg, msg
 
 
+@pytest.mark.parametrize("rules", tl.BUILTIN_RULES)
+def test_every_pair_joins_or_raises_type_promotion_error(rules):
+    """Every pair of the 32 dtypes under every built-in rule set gives a dtype or a
+    TypePromotionError naming both types and the rule set (the suggested cast for two types a
+    rule set lacks, complex64 and complex128 under max, raised "unhashable type: 'list'")."""
+    from typelattice._names import CORE, EXTENDED
+    for a, b in itertools.product(CORE + EXTENDED, repeat=2):
+        try:
+            assert isinstance(tl.promote_types(a, b, rules=rules), np.dtype)
+        except tl.TypePromotionError as exc:
+            msg = str(exc)
+            named = [_X32.get(t, t) if rules == "jax32" else t for t in (a, b)]
+            assert all(f"'{t}'" in msg for t in named) and f"'{rules}'" in msg, msg
+
+
+_X32 = {"int64": "int32", "uint64": "uint32", "float64": "float32", "complex128": "complex64"}
+
+
 def test_unknown_type_name():
     with pytest.raises(TypeError, match="unknown type name 'int9'.*'jax'"):
         tl.promote_types("int9", "int8")

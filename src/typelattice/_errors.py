@@ -134,7 +134,7 @@ def _suggest(names, known=None):
             other = holding or other
             if not other:
                 # (complex under max: no cast keeps the values; of two missing types, one)
-                return _suggest(concrete[:1], known) if len(set(concrete)) > 1 else None
+                return _suggest(tuple(concrete[:1]), known) if len(set(concrete)) > 1 else None
             target = min(other, key=lambda t: (_rank(t), not plain(t), t))
     return target
 
