@@ -1,4 +1,5 @@
 """Weak (JAX) and ambiguous (anvil) arrays: the type side, and weak results that stay weak."""
+import itertools
 import pickle
 import subprocess
 import sys
@@ -713,6 +714,43 @@ def test_at_where_the_plain_call_computes_in_another_type(rules):
         with np.errstate(all="ignore"):
             U[name].at(got, [0], w)
         assert got.tolist() == want.tolist(), (name, dt, "weak")
+
+
+@pytest.mark.parametrize("rules", ["jax_strict", "jax_lax", "tensorflow", "jax"])
+def test_at_computes_where_the_value_in_the_compute_type_does_not_join(rules):
+    """Under rule sets that join no int with a float (and jax's int4, which joins no float),
+    uf.at(int array, i, v) where the plain call computes in a float type takes an int v in the
+    array's own type, from which NumPy's at finds the plain call's loop (v converted to the
+    float type raised that the pair does not promote). An int outside the array's type raises
+    an OverflowError, the array untouched. Reference: the plain call index by index, cast
+    back."""
+    U = tl.make_ufuncs(rules)
+    wt = tl.get_rules(rules).python_scalars["int"]
+    dts = [np.int8, np.uint16, np.int32, np.int64, ml_dtypes.int4]
+    for name, dt in itertools.product(("divide", "arctan2", "copysign", "hypot"), dts):
+        base = np.array([0, 1, 2, 3], dt)
+        want = base.copy()
+        try:
+            with np.errstate(all="ignore"):
+                for i in (0, 2, 0):
+                    want[i] = np.asarray(U[name](want[i:i + 1], 3)).astype(dt)[0]
+        except TypeError:
+            want = None         # (jax_lax's Python int is strong; tensorflow has no int4)
+        for v in (3, tl.weak(np.asarray(3), type=wt, rules=rules)):
+            got = base.copy()
+            if want is None:
+                with pytest.raises(TypeError):
+                    U[name].at(got, [0, 2, 0], v)
+                assert got.tolist() == base.tolist()
+                continue
+            with np.errstate(all="ignore"):
+                U[name].at(got, [0, 2, 0], v)
+            assert got.tolist() == want.tolist(), (name, dt, v)
+    a = np.array([1, 2], np.int8)
+    if rules in ("jax_strict", "tensorflow"):     # (jax's at computes in float32 there)
+        with pytest.raises(OverflowError, match=r"divide.at\(int8 array, indices, 300\).*int8"):
+            U["divide"].at(a, [0], 300)
+    assert a.tolist() == [1, 2]
 
 
 @pytest.mark.parametrize("rules", ["jax_strict", "jax_lax", "tensorflow"])

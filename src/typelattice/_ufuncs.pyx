@@ -2072,23 +2072,36 @@ def _at_value_dtype(uf, dt, value):
     type T (jax32's int64 array: int32), 2 for that on a sub-byte int array (ml_dtypes'
     conversion wraps: the range is checked here); (0, the dtype the plain call takes v in)
     where it computes in another type, for NumPy's at to compute there; (0, None) where the
-    plain call raises."""
+    plain call raises; (3, T's dtype) where NumPy's at finds the plain call's loop from an int
+    value in T but not from it in that other type (a strict rule set joins no int with a float:
+    divide.at(int64 array, i, 1) under jax_strict computes int64 / int64 in float64)."""
     key = (uf, type(dt), value)
     got = _AT_IN_T.get(key)
     if got is None:
         op, r = _REGISTRY[uf]
+        nargs = op.nin + op.nout
         try:
             t = _operand_name(r, type(dt))
             w = value if type(value) is str else _operand_name(r, _PY_SCALAR_DTYPES[value])
-            res = _resolve_names(op, r, [t, w, None], [None] * (op.nin + op.nout), False)
+            res = _resolve_names(op, r, [t, w, None], [None] * nargs, False)
             if res[0] != t or res[1] != t:
                 got = (0, materialized_dtype(r, res[1]))
+                if _loop_of_or_none(op, r, t, res[1], nargs) != list(res) and _ops.kind(t) in "iu" \
+                        and _ops.kind(w) in "iu" and _loop_of_or_none(op, r, t, t, nargs) == list(res):
+                    got = (3, dtype_of(t))
             else:
                 got = (2 if dt.name in _EXTI_TYPES else 1, dtype_of(t))
         except Exception:
             got = (0, None)             # (NumPy's at raises its error)
         _AT_IN_T[key] = got
     return got
+
+
+cdef object _loop_of_or_none(op, CompiledRules r, a, b, int nargs):
+    try:
+        return list(_resolve_names(op, r, [a, b, None], [None] * nargs, False))
+    except Exception:
+        return None
 
 
 cdef object _at_int_error(uf, dt, fit, v, why):
@@ -2111,6 +2124,13 @@ def _at_value(uf, a, v):
     how, ct = _at_value_dtype(uf, dt, type(v))
     if ct is None:
         return v
+    if how == 3:
+        if type(v) is not int:
+            return v
+        if not int_info(ct).min <= v <= int_info(ct).max:
+            raise _at_int_error(uf, dt, ct, v, "; NumPy's at reaches the plain call's loop only "
+                                "from a value of the array's dtype")
+        return np.array(v, ct)
     if type(v) is int:
         if not how and ct.kind in "iu" and not int_info(ct).min <= v <= int_info(ct).max:
             err = python_int_beyond_int64(f"{uf.__name__}.at", (a, v), v, dt,
