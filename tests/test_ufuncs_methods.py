@@ -472,6 +472,20 @@ def test_at_takes_a_python_scalar_as_the_plain_call_does(dt, name):
         assert got.tolist() == want
 
 
+@pytest.mark.parametrize("dt", [np.float16, np.float32, BF16, ml_dtypes.float8_e4m3fn])
+def test_ldexp_at_with_an_exponent_beyond_int64_raises_the_plain_calls_error(dt):
+    """ldexp takes a Python int exponent as int64: beyond it, at raises the class of error the
+    plain call raises (beside bfloat16 it raised ml_dtypes' TypeError for a conversion to
+    bfloat16 that never happens), the array untouched."""
+    for v in (2**63, -2**63 - 1, 2**64):
+        x = np.ones(3, dt)
+        with pytest.raises(Exception) as plain:
+            tl.ldexp(x, v)
+        with pytest.raises(type(plain.value)):
+            tl.ldexp.at(x, [0], v)
+        assert x.astype(np.float32).tolist() == [1, 1, 1]
+
+
 def test_at_with_a_python_scalar_warns_and_raises_as_the_plain_call():
     x = np.ones(3, np.float16)
     with pytest.warns(RuntimeWarning, match="overflow"):

@@ -2105,6 +2105,12 @@ cdef object _loop_of_or_none(op, CompiledRules r, a, b, int nargs):
 
 
 cdef object _at_int_error(uf, dt, fit, v, why):
+    try:        # (the plain call's own error where it raises another first: ldexp of float8
+        uf(np.empty(0, dt), v)      # has no loop at all)
+    except OverflowError:
+        pass
+    except Exception as exc:
+        return exc
     return OverflowError(f"{uf.__name__}.at({dtype_label(dt)} array, indices, {v}): the Python "
                          f"int does not fit {dtype_label(fit)}, the dtype it takes there (rule "
                          f"set {_REGISTRY[uf][1].name!r}){why}")
@@ -2133,9 +2139,7 @@ def _at_value(uf, a, v):
         return np.array(v, ct)
     if type(v) is int:
         if not how and ct.kind in "iu" and not int_info(ct).min <= v <= int_info(ct).max:
-            err = python_int_beyond_int64(f"{uf.__name__}.at", (a, v), v, dt,
-                                          _REGISTRY[uf][1].name)
-            raise err if err is not None else _at_int_error(uf, dt, ct, v, "")
+            raise _at_int_error(uf, dt, ct, v, "")
         if how == 2 and not int_info(ct).min <= v <= int_info(ct).max:
             raise _at_int_error(uf, dt, ct, v, "; ml_dtypes would wrap it")
     try:
