@@ -716,6 +716,26 @@ def test_at_where_the_plain_call_computes_in_another_type(rules):
         assert got.tolist() == want.tolist(), (name, dt, "weak")
 
 
+@pytest.mark.parametrize("rules", ["torch", "numpy", "tensorflow", "jax", "anvil"])
+def test_a_weak_reduction_computes_as_its_pairwise_calls(rules):
+    """add/multiply/maximum reduce and accumulate of a weak array compute where its pairwise
+    calls w[0] + w[1] do: in the join of its weak type with itself, which tables make strong
+    (torch's f* with f* is float64; the reduction computed in the float32 storage and stayed
+    weak). Reference: the pairwise call's dtype and weak flag, NumPy's reduction on the array
+    cast to that dtype."""
+    U = tl.make_ufuncs(rules)
+    for values in ([0.1, 0.2, 0.3], [3, 4, 5]):
+        w = tl.weak(np.asarray(values), rules=rules)
+        for name in ("add", "multiply", "maximum"):
+            pair = U[name](w[0:1], w[1:2])
+            for method in ("reduce", "accumulate"):
+                got = getattr(U[name], method)(w)
+                want = getattr(getattr(np, name), method)(tl.strong(w).astype(pair.dtype))
+                assert np.asarray(got).dtype == pair.dtype, (name, method, values)
+                assert tl.is_weak(got) == tl.is_weak(pair), (name, method, values)
+                assert np.asarray(got).tolist() == np.asarray(want).tolist()
+
+
 @pytest.mark.parametrize("rules", ["jax_strict", "jax_lax", "tensorflow", "jax"])
 def test_at_computes_where_the_value_in_the_compute_type_does_not_join(rules):
     """Under rule sets that join no int with a float (and jax's int4, which joins no float),

@@ -401,6 +401,7 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
         t = _marker_name(getattr(src, "__typelattice_type__", None), r)
         if t is not None and method in ("reduce", "accumulate", "reduceat"):
             inputs = _into_out_join(ufunc, inputs, kwargs, t, r, name_of_dtype)
+            t, inputs = _into_self_join(ufunc, inputs, kwargs, t, r)
         result = _plain(ufunc, method, inputs, kwargs)
         if method in ("reduce", "accumulate", "reduceat") and t is not None \
                 and kwargs.get("out") is None:      # (out= returns the caller's array itself)
@@ -565,6 +566,22 @@ def _into_out_join(ufunc, inputs, kwargs, t, r, name_of_dtype):
     dt = _dtype_in(r, join)
     _check_weak_ints_fit(inputs[0], dt, ufunc, inputs, r)
     return (np.asarray(_strip(inputs[0]), dtype=dt),) + tuple(inputs[1:])
+
+
+def _into_self_join(ufunc, inputs, kwargs, t, r):
+    """A weak operand of weak type ``t`` reduced without out=/dtype=, under a table that joins
+    ``t`` with itself to another type (torch's f* with f* is float64, strong): the operand in
+    that type, as its pairwise calls compute. Returns (the weak type of the result or None,
+    inputs)."""
+    described = _op_of(ufunc)
+    if described is None or described.out != "same" or r.weak_target(t) is None \
+            or any(kwargs.get(k) is not None for k in ("out", "dtype", "signature")):
+        return t, inputs
+    j = r.join_names(t, t)
+    if j is None or j == t:
+        return t, inputs
+    return (j if r.weak_target(j) is not None else None,
+            (np.asarray(_strip(inputs[0]), dtype=_dtype_in(r, j)),) + tuple(inputs[1:]))
 
 
 def _op_name(ufunc):
