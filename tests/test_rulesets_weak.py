@@ -716,6 +716,23 @@ def test_at_where_the_plain_call_computes_in_another_type(rules):
         assert got.tolist() == want.tolist(), (name, dt, "weak")
 
 
+def test_a_weak_int_that_does_not_fit_raises_the_python_ints_error_first():
+    """Where the call raises for any value (gcd of int4: no loop; nextafter with dtype=uint8:
+    no loop), a weak int that does not fit raises that error, as the Python int does, not its
+    OverflowError. Reference: the same call with the Python int."""
+    i4 = np.array([1, 2], ml_dtypes.int4)
+    b = np.array([True, False])
+    for call in (lambda v: tl.gcd(i4, v), lambda v: tl.lcm(v, i4),
+                 lambda v: tl.nextafter(b, v, dtype=np.uint8),
+                 lambda v: tl.add(np.array([1], np.int8), v)):
+        with pytest.raises(Exception) as plain:
+            call(300)
+        with pytest.raises(type(plain.value)):
+            call(tl.weak(np.asarray(300)))
+        with pytest.raises(type(plain.value)):
+            call(tl.weak(np.asarray([300, 1])))
+
+
 @pytest.mark.parametrize("rules", ["torch", "numpy", "tensorflow", "jax", "anvil"])
 def test_a_weak_reduction_computes_as_its_pairwise_calls(rules):
     """add/multiply/maximum reduce and accumulate of a weak array compute where its pairwise

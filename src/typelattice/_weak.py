@@ -446,7 +446,7 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
         if r.weak_target(name) is not None:     # weak operand: adopt the loop's dtype there
             dt = _dtype_in(r, t)
             if isinstance(x, (np.ndarray, np.generic)):
-                _check_weak_ints_fit(x, dt, ufunc, inputs, r)
+                _check_weak_ints_fit(x, dt, ufunc, inputs, r, kwargs)
             x = np.asarray(_strip(x), dtype=dt)
         elif cast_strong is not None and name != t:
             dt = _dtype_in(r, t)
@@ -531,7 +531,7 @@ def _weak_under_fixed_types(ufunc, inputs, kwargs, r):
     out = list(inputs)
     for i, (x, dt) in enumerate(zip(inputs, loop)):
         if weak[i]:
-            _check_weak_ints_fit(x, dt, ufunc, inputs, r)
+            _check_weak_ints_fit(x, dt, ufunc, inputs, r, kwargs)
             out[i] = np.asarray(_strip(x), dtype=dt)
         elif not fixes_inputs and isinstance(x, (np.ndarray, np.generic)) and x.dtype != dt:
             if not np.can_cast(x.dtype, dt, casting):
@@ -637,12 +637,25 @@ def _at_weak_value(ufunc, inputs, r):
     return (a, i, np.asarray(_strip(v)).astype(dt))
 
 
-def _check_weak_ints_fit(x, dt, ufunc, inputs, r):
+def _check_weak_ints_fit(x, dt, ufunc, inputs, r, kwargs=None):
     """A weak integer array's values must fit the integer dtype it adopts, as a Python int's
-    must (NumPy's cast would wrap them: 300 as int8 is 44)."""
+    must (NumPy's cast would wrap them: 300 as int8 is 44). Given the call's ``kwargs``, the
+    call's own error comes first where it raises another for any value (gcd of int4: no loop),
+    as it does for a Python int."""
     bad = _int_outside(np.asarray(_strip(x)), dt)
     if bad is None:
         return
+    if kwargs is not None:
+        probe = [_PROBE_SCALARS.get(np.asarray(a).dtype.kind, 0)
+                 if _marker_name(getattr(a, "__typelattice_type__", None), r) is not None
+                 else a if type(a) in _PY_SCALARS else np.empty(0, np.asarray(_strip(a)).dtype)
+                 for a in inputs]
+        try:
+            ufunc(*probe, **{k: v for k, v in kwargs.items() if k not in ("out", "where")})
+        except OverflowError:
+            pass
+        except Exception as exc:
+            raise exc from None
     ops = ", ".join(("weak " if getattr(a, "__typelattice_type__", None) else "")
                     + _describe_operand(a) for a in inputs)
     raise OverflowError(
@@ -650,6 +663,9 @@ def _check_weak_ints_fit(x, dt, ufunc, inputs, r):
         f"does not fit {dt}, the dtype rule set {r.name!r} gives it here (a weak value adopts "
         f"the dtype it meets, as a Python int does); cast it explicitly first "
         f"(typelattice.strong(x) or x.astype(...))")
+
+
+_PROBE_SCALARS = {"i": 0, "u": 0, "f": 0.0, "c": 0j}     # (a weak operand's kind, any value)
 
 
 def _strong_power(ufunc, r, codes, join):
