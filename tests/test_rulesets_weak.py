@@ -790,6 +790,32 @@ def test_at_computes_where_the_value_in_the_compute_type_does_not_join(rules):
     assert a.tolist() == [1, 2]
 
 
+def test_at_runs_the_plain_calls_loop_where_the_value_type_joins_wider():
+    """numpy's table joins uint32 with float32 in float64, so hypot.at(uint32 array, i, v)
+    with v in the plain call's float32 computed in float64 (3037000499 where the plain call
+    gives 3037000448): v goes in uint32, whose loop is the plain call's; a v outside uint32
+    still computes, in that wider loop. A weak int beside an int1 array, which has no loop,
+    raises the plain call's TypeError (it raised that 1 does not fit int1). Reference: the
+    plain call index by index, cast back."""
+    U = tl.make_ufuncs("numpy")
+    for name, v in (("hypot", 2**31), ("arctan2", 3), ("arctan2", -1), ("divide", 7)):
+        for value in (v, tl.weak(np.asarray(v), rules="numpy")):
+            base = np.array([3, 1, 2], np.uint32)
+            want = base.copy()
+            for i in (0, 2, 0):
+                want[i] = np.asarray(U[name](want[i:i + 1], v)).astype(np.uint32)[0]
+            got = base.copy()
+            U[name].at(got, [0, 2, 0], value)
+            assert got.tolist() == want.tolist(), (name, v)
+    i1 = np.array([0, -1], ml_dtypes.int1)
+    with pytest.raises(TypeError, match="no loop for int1"):
+        tl.arctan2(i1, 1)
+    for value in (1, tl.weak(np.asarray(1))):
+        with pytest.raises(TypeError, match="no loop for int1"):
+            tl.arctan2.at(i1, [0], value)
+    assert i1.tolist() == [0, -1]
+
+
 @pytest.mark.parametrize("rules", ["jax_strict", "jax_lax", "tensorflow"])
 def test_an_op_rule_for_a_pair_with_no_join_takes_a_weak_array(rules):
     """Under rule sets where bool and i* do not join, power's own rule still gives bool ** i*

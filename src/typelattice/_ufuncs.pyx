@@ -2068,13 +2068,16 @@ cdef dict _AT_IN_T = {}     # (ufunc, array DType, value key) -> (how, dtype)
 
 def _at_value_dtype(uf, dt, value):
     """How uf.at(array of dtype dt, indices, v) takes a value v of weak type ``value`` (a name,
-    or the Python scalar type): (1, T's dtype) where the plain call computes v in the array's
-    type T (jax32's int64 array: int32), 2 for that on a sub-byte int array (ml_dtypes'
-    conversion wraps: the range is checked here); (0, the dtype the plain call takes v in)
-    where it computes in another type, for NumPy's at to compute there; (0, None) where the
-    plain call raises; (3, T's dtype) where NumPy's at finds the plain call's loop from an int
-    value in T but not from it in that other type (a strict rule set joins no int with a float:
-    divide.at(int64 array, i, 1) under jax_strict computes int64 / int64 in float64)."""
+    or the Python scalar type), as (how, dtype, wide): (1, T's dtype, None) where the plain
+    call computes v in the array's type T (jax32's int64 array: int32), 2 for that on a
+    sub-byte int array (ml_dtypes' conversion wraps: the range is checked here); (0, the dtype
+    the plain call takes v in, None) where it computes in another type, for NumPy's at to
+    compute there; (0, None, None) where the plain call raises; (3, T's dtype, wide) where
+    NumPy's at finds the plain call's loop from an int value in T but not from it in that
+    other type (a strict rule set joins no int with a float: divide.at(int64 array, i, 1)
+    under jax_strict computes int64 / int64 in float64; numpy's joins uint32 and float32 in
+    float64): for a value outside T, ``wide``, that other type where NumPy's at finds a loop
+    computing in a wider type, else None."""
     key = (uf, type(dt), value)
     got = _AT_IN_T.get(key)
     if got is None:
@@ -2085,14 +2088,15 @@ def _at_value_dtype(uf, dt, value):
             w = value if type(value) is str else _operand_name(r, _PY_SCALAR_DTYPES[value])
             res = _resolve_names(op, r, [t, w, None], [None] * nargs, False)
             if res[0] != t or res[1] != t:
-                got = (0, materialized_dtype(r, res[1]))
-                if _loop_of_or_none(op, r, t, res[1], nargs) != list(res) and _ops.kind(t) in "iu" \
-                        and _ops.kind(w) in "iu" and _loop_of_or_none(op, r, t, t, nargs) == list(res):
-                    got = (3, dtype_of(t))
+                got = (0, materialized_dtype(r, res[1]), None)
+                other = _loop_of_or_none(op, r, t, res[1], nargs)
+                if other != list(res) and _ops.kind(t) in "iu" and _ops.kind(w) in "iu" \
+                        and _loop_of_or_none(op, r, t, t, nargs) == list(res):
+                    got = (3, dtype_of(t), got[1] if other is not None else None)
             else:
-                got = (2 if dt.name in _EXTI_TYPES else 1, dtype_of(t))
+                got = (2 if dt.name in _EXTI_TYPES else 1, dtype_of(t), None)
         except Exception:
-            got = (0, None)             # (NumPy's at raises its error)
+            got = (0, None, None)       # (NumPy's at raises its error)
         _AT_IN_T[key] = got
     return got
 
@@ -2127,16 +2131,18 @@ def _at_value(uf, a, v):
     if not isinstance(a, np.ndarray):
         return v
     dt = a.dtype
-    how, ct = _at_value_dtype(uf, dt, type(v))
+    how, ct, wide = _at_value_dtype(uf, dt, type(v))
     if ct is None:
         return v
     if how == 3:
         if type(v) is not int:
             return v
-        if not int_info(ct).min <= v <= int_info(ct).max:
+        if int_info(ct).min <= v <= int_info(ct).max:
+            return np.array(v, ct)
+        if wide is None:
             raise _at_int_error(uf, dt, ct, v, "; NumPy's at reaches the plain call's loop only "
                                 "from a value of the array's dtype")
-        return np.array(v, ct)
+        how, ct = 0, wide       # (NumPy's at computes in a wider type than the plain call)
     if type(v) is int:
         if not how and ct.kind in "iu" and not int_info(ct).min <= v <= int_info(ct).max:
             raise _at_int_error(uf, dt, ct, v, "")

@@ -630,14 +630,16 @@ def _at_weak_value(ufunc, inputs, r):
     if t is None or r.weak_target(t) is None:
         return inputs
     _late()
-    dt = _ufuncs._at_value_dtype(ufunc, a.dtype, t)[1]
+    how, dt, wide = _ufuncs._at_value_dtype(ufunc, a.dtype, t)
     if dt is None:
         return inputs                       # (NumPy's at gives its error)
-    _check_weak_ints_fit(v, dt, f"{ufunc.__name__}.at", (a, v), r)
+    if how == 3 and wide is not None and _int_outside(np.asarray(_strip(v)), dt) is not None:
+        dt = wide       # (NumPy's at computes in a wider type than the plain call)
+    _check_weak_ints_fit(v, dt, ufunc, (a, v), r, {}, f"{ufunc.__name__}.at")
     return (a, i, np.asarray(_strip(v)).astype(dt))
 
 
-def _check_weak_ints_fit(x, dt, ufunc, inputs, r, kwargs=None):
+def _check_weak_ints_fit(x, dt, ufunc, inputs, r, kwargs=None, call=None):
     """A weak integer array's values must fit the integer dtype it adopts, as a Python int's
     must (NumPy's cast would wrap them: 300 as int8 is 44). Given the call's ``kwargs``, the
     call's own error comes first where it raises another for any value (gcd of int4: no loop),
@@ -659,7 +661,7 @@ def _check_weak_ints_fit(x, dt, ufunc, inputs, r, kwargs=None):
     ops = ", ".join(("weak " if getattr(a, "__typelattice_type__", None) else "")
                     + _describe_operand(a) for a in inputs)
     raise OverflowError(
-        f"{getattr(ufunc, '__name__', ufunc)}({ops}): the weak integer array holds {bad}, which "
+        f"{call or ufunc.__name__}({ops}): the weak integer array holds {bad}, which "
         f"does not fit {dt}, the dtype rule set {r.name!r} gives it here (a weak value adopts "
         f"the dtype it meets, as a Python int does); cast it explicitly first "
         f"(typelattice.strong(x) or x.astype(...))")
