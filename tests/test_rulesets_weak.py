@@ -3,6 +3,7 @@ import itertools
 import pickle
 import subprocess
 import sys
+import warnings
 
 import ml_dtypes
 import numpy as np
@@ -731,6 +732,17 @@ def test_a_weak_int_that_does_not_fit_raises_the_python_ints_error_first():
             call(tl.weak(np.asarray(300)))
         with pytest.raises(type(plain.value)):
             call(tl.weak(np.asarray([300, 1])))
+    # with no array beside it, nothing to probe: the call computes no value (power(0, -1)
+    # raised ValueError, floor_divide(0, 0) warned)
+    U = tl.make_ufuncs("jax32")
+    w = tl.weak(np.asarray(2**40), rules="jax")
+    for call in (lambda v: U["power"](v, -1), lambda v: U["floor_divide"](v, 0)):
+        with pytest.raises(OverflowError):
+            call(2**40)
+        with warnings.catch_warnings(), np.errstate(all="raise"):
+            warnings.simplefilter("error")
+            with pytest.raises(OverflowError):
+                call(w)
 
 
 @pytest.mark.parametrize("rules", ["torch", "numpy", "tensorflow", "jax", "anvil"])

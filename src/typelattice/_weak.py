@@ -647,11 +647,12 @@ def _check_weak_ints_fit(x, dt, ufunc, inputs, r, kwargs=None, call=None):
     bad = _int_outside(np.asarray(_strip(x)), dt)
     if bad is None:
         return
-    if kwargs is not None:
-        probe = [_PROBE_SCALARS.get(np.asarray(a).dtype.kind, 0)
-                 if _marker_name(getattr(a, "__typelattice_type__", None), r) is not None
-                 else a if type(a) in _PY_SCALARS else np.empty(0, np.asarray(_strip(a)).dtype)
-                 for a in inputs]
+    probe = [_PROBE_SCALARS.get(np.asarray(a).dtype.kind, 0)
+             if _marker_name(getattr(a, "__typelattice_type__", None), r) is not None
+             else a if type(a) in _PY_SCALARS else np.empty(0, np.asarray(_strip(a)).dtype)
+             for a in inputs]
+    if kwargs is not None and any(isinstance(a, np.ndarray) for a in probe):
+        # (a zero-size operand, so that the probe computes no value: power(0, -1) would raise)
         try:
             ufunc(*probe, **{k: v for k, v in kwargs.items() if k not in ("out", "where")})
         except OverflowError:
