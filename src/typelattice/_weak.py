@@ -400,12 +400,12 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
         src = inputs[0] if inputs else None
         t = _marker_name(getattr(src, "__typelattice_type__", None), r)
         if t is not None and method in ("reduce", "accumulate", "reduceat"):
-            inputs = _into_out_join(ufunc, inputs, kwargs, t, r, name_of_dtype)
+            inputs = _into_out_join(ufunc, inputs, kwargs, t, r)
             t, inputs = _into_self_join(ufunc, inputs, kwargs, t, r)
         result = _plain(ufunc, method, inputs, kwargs)
         if method in ("reduce", "accumulate", "reduceat") and t is not None \
                 and kwargs.get("out") is None:      # (out= returns the caller's array itself)
-            return _mark(result, t, r, name_of_dtype)
+            return _mark(result, t, r)
         return result
     ops = [x if (type(x) in _PY_SCALARS or isinstance(x, (np.ndarray, np.generic))) else
            np.asarray(x) for x in inputs]
@@ -462,7 +462,7 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
     if "out" in kwargs or join is None or r.weak_target(join) is None \
             or _strong_power(ufunc, r, codes, join) or _op_name(ufunc) == "ldexp":
         return result       # (jax.numpy's ldexp is never weak)
-    return _mark(result, join, r, name_of_dtype)
+    return _mark(result, join, r)
 
 
 def _resolved_types(ufunc, described, r, names):
@@ -545,7 +545,7 @@ def _weak_under_fixed_types(ufunc, inputs, kwargs, r):
 _WEAK_CASTS = {"b": "biufc", "i": "iufc", "u": "iufc", "f": "fc", "c": "c"}
 
 
-def _into_out_join(ufunc, inputs, kwargs, t, r, name_of_dtype):
+def _into_out_join(ufunc, inputs, kwargs, t, r):
     """A weak operand of weak type ``t`` reduced into ``out=`` (no dtype=): the operand in its
     join with out's dtype, as a strong one is computed in the rule set's type for its dtype and
     out's (a weak float array into float16 sums in float16; weak ints must fit out's integer
@@ -682,9 +682,9 @@ def _strong_power(ufunc, r, codes, join):
             or (r.weak_target(exponent) is None and kind(exponent) in "ui"))
 
 
-def _mark(result, join, r, name_of_dtype):
+def _mark(result, join, r):
     if isinstance(result, tuple):
-        return tuple(_mark(x, join, r, name_of_dtype) for x in result)
+        return tuple(_mark(x, join, r) for x in result)
     if not isinstance(result, (np.ndarray, np.generic)) \
             or type(result) not in (np.ndarray, WeakArray) and isinstance(result, np.ndarray):
         return result       # (a subclass's result, a masked array's mask, stays itself)
