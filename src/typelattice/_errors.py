@@ -174,6 +174,19 @@ def python_int_beyond_int64(call, operands, value, dtype, rules):
         f"float, which gives the same {dtype} result")
 
 
+def error_before_overflow(call, operands, kwargs=None):
+    """The error ``call(*operands, **kwargs)`` raises, unless none or an OverflowError: given
+    zero-size array operands, the error a call raises for any value (no loop, a casting
+    refusal), which comes before an int's that does not fit."""
+    try:
+        call(*operands, **(kwargs or {}))
+    except OverflowError:
+        return None
+    except Exception as exc:
+        return exc
+    return None
+
+
 @functools.lru_cache(maxsize=256)
 def int_info(dtype):
     """The iinfo (min, max, bits) of an integer dtype, the ml_dtypes sub-byte ones included;

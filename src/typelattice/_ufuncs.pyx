@@ -42,8 +42,8 @@ import warnings
 import numpy as np
 
 from ._core cimport CompiledRules, get_rules
-from ._errors import (TypePromotionError, dtype_label, int_info, python_int_beyond_int64,
-                      python_int_overflow)
+from ._errors import (TypePromotionError, dtype_label, error_before_overflow, int_info,
+                      python_int_beyond_int64, python_int_overflow)
 from . import _ops
 
 cdef extern from "Python.h":
@@ -2109,11 +2109,9 @@ cdef object _loop_of_or_none(op, CompiledRules r, a, b, int nargs):
 
 
 cdef object _at_int_error(uf, dt, fit, v, why):
-    try:        # (the plain call's own error where it raises another first: ldexp of float8
-        uf(np.empty(0, dt), v)      # has no loop at all)
-    except OverflowError:
-        pass
-    except Exception as exc:
+    # (the plain call's own error where it raises another first: ldexp of float8 has no loop)
+    exc = error_before_overflow(uf, (np.empty(0, dt), v))
+    if exc is not None:
         return exc
     return OverflowError(f"{uf.__name__}.at({dtype_label(dt)} array, indices, {v}): the Python "
                          f"int does not fit {dtype_label(fit)}, the dtype it takes there (rule "

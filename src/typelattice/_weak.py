@@ -44,7 +44,8 @@ that yields a NumPy scalar yields a strong scalar (NumPy scalars are strong).
 """
 import numpy as np
 from ._dtypes import materialized_dtype, name_of_dtype
-from ._errors import TypePromotionError, _describe_operand, dtype_label, int_info
+from ._errors import (TypePromotionError, _describe_operand, dtype_label, error_before_overflow,
+                      int_info)
 from ._names import kind
 from ._ops import FIRST_INEXACT
 
@@ -653,11 +654,9 @@ def _check_weak_ints_fit(x, dt, ufunc, inputs, r, kwargs=None, call=None):
              for a in inputs]
     if kwargs is not None and any(isinstance(a, np.ndarray) for a in probe):
         # (a zero-size operand, so that the probe computes no value: power(0, -1) would raise)
-        try:
-            ufunc(*probe, **{k: v for k, v in kwargs.items() if k not in ("out", "where")})
-        except OverflowError:
-            pass
-        except Exception as exc:
+        exc = error_before_overflow(
+            ufunc, probe, {k: v for k, v in kwargs.items() if k not in ("out", "where")})
+        if exc is not None:
             raise exc from None
     ops = ", ".join(("weak " if getattr(a, "__typelattice_type__", None) else "")
                     + _describe_operand(a) for a in inputs)
