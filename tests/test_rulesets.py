@@ -659,3 +659,21 @@ def test_no_suggested_cast_where_the_rule_set_has_no_type_of_the_kind():
         tl.make_ufuncs("max")["exp"](np.ones(2, np.complex64))
     msg = str(e.value)
     assert "astype" not in msg and "complex64 is not a type of rule set 'max'" in msg
+
+
+def test_ufuncs_pickle_by_reference_under_every_protocol():
+    """Protocols 0-3 store a ufunc named '<rules>.<op>' as getattr(namespace, op): the namespace
+    went by value, holding the ufunc being pickled, and loading raised AttributeError. A fresh
+    process finds a built-in rule set's namespace on first lookup."""
+    ufs = [tl.add, tl.true_divide, tl.make_ufuncs("numpy")["divide"],
+           tl.make_ufuncs("jax32")["sqrt"]]
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+        back = pickle.loads(pickle.dumps(ufs, protocol=protocol))
+        assert all(a is b for a, b in zip(back, ufs)), protocol
+        payload = pickle.dumps(tl.make_ufuncs("torch")["multiply"], protocol=protocol)
+        code = ("import pickle, sys, numpy as np\n"
+                "uf = pickle.loads(sys.stdin.buffer.read())\n"
+                "print(uf.__name__, uf(np.ones(2, np.uint8), np.ones(2, np.int8)).dtype)")
+        out = subprocess.run([sys.executable, "-c", code], input=payload, capture_output=True,
+                             check=True).stdout.decode().split()
+        assert out == ["torch.multiply", str(np.promote_types(np.uint8, np.int8))], out

@@ -2339,6 +2339,20 @@ cdef object _make_ufunc(op, CompiledRules r, set types):
 
 cdef dict _BY_RULES = {}
 from types import SimpleNamespace
+
+
+class _RulesNamespace(SimpleNamespace):
+    """The ufuncs of one rule set, ``typelattice._ufuncs.<rules>``; pickles by that name.
+    (Pickle protocols 0-3 store ``<rules>.<op>`` as getattr of this namespace: by value it
+    would hold the ufunc being pickled, a cycle that cannot load.)"""
+    __slots__ = ("_name",)      # (not among the ufuncs)
+
+    def __init__(self, name, ufuncs):
+        super().__init__(**ufuncs)
+        self._name = name
+
+    def __reduce__(self):
+        return self._name
 from ._core import BUILTIN_RULES as _BUILTIN_NAMES
 
 
@@ -2380,7 +2394,7 @@ def make_ufuncs(rules=None):
         res[alias] = res[target]
     _BY_RULES[key] = res
     # Pickling finds a ufunc named '<rules>.<op>' as typelattice._ufuncs.<rules>.<op>.
-    globals().setdefault(r.name, SimpleNamespace(**res))
+    globals().setdefault(r.name, _RulesNamespace(r.name, res))
     return dict(res)
 
 
