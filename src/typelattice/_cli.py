@@ -112,7 +112,7 @@ def cmd_explain(args):
 
 def cmd_check(args):
     from ._core import BUILTIN_RULES
-    specs = [args.rules] if args.rules else list(BUILTIN_RULES)
+    specs = [args.rules] if args.rules is not None else list(BUILTIN_RULES)
     worst = 0
     for spec in specs:
         r = load_rules(spec)

@@ -76,14 +76,14 @@ def _numpy_name(t):
         from ._dtypes import name_of_dtype
     except ImportError:
         return None
-    if not (re.fullmatch(r"[biufc]\d{1,2}", t) or hasattr(np, t) or hasattr(ml_dtypes, t)):
-        return None
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # (hasattr(np, "object") warns, as np.dtype("a") does)
+        if not (re.fullmatch(r"[biufc]\d{1,2}", t) or hasattr(np, t) or hasattr(ml_dtypes, t)):
+            return None
+        try:
             return name_of_dtype(np.dtype(getattr(ml_dtypes, t, t)))
-    except (TypeError, ValueError):
-        return None
+        except (TypeError, ValueError):
+            return None
 
 
 def _got(value):
@@ -148,6 +148,17 @@ def _common(name, types, weak, python_scalars, storage, canon, all_types, key):
     for t, d in storage.items():
         if d not in CORE and d not in EXTENDED:
             raise LatticeError(f"rule set {name!r}: storage {t!r} -> {d!r} is not a NumPy dtype")
+        if t in CORE or t in EXTENDED:
+            # (NumPy's arrays of t are values of t: promote_types would answer in d while the
+            # ufuncs compute in t)
+            raise LatticeError(f"rule set {name!r}: storage {t!r} -> {d!r}: storage is for types "
+                               f"of the rule set's own, and {t} is NumPy's dtype")
+    for w, c in weak.items():
+        if w in CORE or w in EXTENDED:
+            # (every NumPy scalar and array of w would be weak)
+            raise LatticeError(f"rule set {name!r}: weak {w!r} -> {c!r}: a weak type is a type "
+                               f"of the rule set's own ('i*', 'int32?'), and {w} is NumPy's "
+                               "dtype, whose arrays are strong")
     return types, weak, python_scalars, storage
 
 
@@ -275,7 +286,7 @@ def rules_from_dict(data, *, name=None, validate=True):
 
 def load_rules_file(path, *, validate=True):
     """Read a rule set from a JSON or TOML file (TOML when the name ends in .toml)."""
-    path = os.fspath(path)
+    path = os.fsdecode(path)        # (bytes too, as open() takes them)
     stem = os.path.splitext(os.path.basename(path))[0]
     try:
         if path.endswith(".toml"):
