@@ -143,6 +143,9 @@ def test_broken_user_lattice_is_a_readable_error(capsys, tmp_path):
     f.write_text('{"edges": ')
     status, _, err = run(capsys, "table", "--rules", str(f))
     assert status == 2 and "cannot read rule set file" in err
+    for cmd in ("table", "check", "graph"):     # ('' checked every built-in rule set)
+        status, out, err = run(capsys, cmd, "--rules", "")
+        assert status == 2 and "unknown rule set ''" in err and not out, (cmd, out)
     f.write_text('{"table": [1, 2]}')                  # a list where rows are expected
     for cmd in ("table", "check", "graph"):
         status, _, err = run(capsys, cmd, "--rules", str(f))

@@ -677,3 +677,33 @@ def test_ufuncs_pickle_by_reference_under_every_protocol():
         out = subprocess.run([sys.executable, "-c", code], input=payload, capture_output=True,
                              check=True).stdout.decode().split()
         assert out == ["torch.multiply", str(np.promote_types(np.uint8, np.int8))], out
+
+
+def test_set_default_rules():
+    """promote_types/result_type/join and weak()/asarray() without rules= follow the default rule
+    set (every cell of its reference table); the ufuncs keep jax's (jax's table); a weak array
+    keeps the rule set it was made under after the default changes back."""
+    torch_cells = {(a, b): c for a, b, c in cells(ref("jax_doc_pytorch.json"))}
+    jax_cells = {(a, b): c for a, b, c in cells(ref("jax_doc_jax_numpy.json"))}
+    prev = tl.set_default_rules("torch")
+    try:
+        assert tl.get_rules(prev) is tl.get_rules("jax")
+        for (a, b), want in torch_cells.items():
+            assert public_join(a, b, None) == want, (a, b)
+            if want is not None and "*" not in a + b + want:
+                assert tl.promote_types(a, b) == dtype_of(want), (a, b)
+        assert tl.result_type(np.ones(2, np.int8), 1.0) == dtype_of(torch_cells["int8", "f*"])
+        with pytest.warns(RuntimeWarning, match="overflow"):    # (README: NumPy's warning)
+            w = tl.weak(np.asarray([1e300]))
+        a = tl.asarray([1.5], "f*")
+        assert tl.add(np.ones(2, np.int64), np.ones(2, np.float16)).dtype \
+            == dtype_of(jax_cells["int64", "float16"])
+    finally:
+        assert tl.get_rules(tl.set_default_rules(prev)) is tl.get_rules("torch")
+    # torch materializes f* as float32 (1e300 overflows), and keeps doing so
+    assert w.dtype == a.dtype == np.float32 and np.isinf(w[0]) and repr(w).endswith("rules='torch')")
+    assert (w + np.ones(1, np.uint8)).dtype == dtype_of(torch_cells["uint8", "f*"])
+    assert tl.promote_types("int64", "float16") == dtype_of(jax_cells["int64", "float16"])
+    with pytest.raises(Exception, match="unknown rule set"):
+        tl.set_default_rules("no-such-rules")
+    assert tl.promote_types("uint8", "int8") == np.int16

@@ -1,6 +1,7 @@
 """User-defined rule sets through the Python API, and the build-time generator's failure mode."""
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -117,6 +118,13 @@ MALFORMED = [
     ({"edges": ["ab"]}, r"each edge must be a \[from, to\] pair"),
     ({"edges": 5}, r"'edges' must be a mapping \{type: \[immediate successors\]\} or a list"),
     ({"table": {"int8": {"int8": 8}}}, r"table cell \(int8, int8\) must be a type name"),
+    # NumPy's own dtypes: storage answered promote_types in int32 while the ufuncs computed in
+    # int8; a weak int8 made every int8 array and scalar weak
+    (dict(MINI, storage={"int8": "int32"}), r"storage 'int8' -> 'int32': storage is for types "
+                                            r"of the rule set's own, and int8 is NumPy's dtype"),
+    (dict(MINI, storage={"i1": "int32"}), r"storage 'int8' -> 'int32'"),
+    (dict(MINI, weak={"int8": "int16"}), r"weak 'int8' -> 'int16': a weak type is a type of the "
+                                         r"rule set's own"),
 ]
 
 
@@ -508,3 +516,21 @@ def test_a_storage_dtype_reads_as_the_type_stored_in_it():
         tl.promote_types(a, a, rules=t)
     with pytest.raises(tl.TypePromotionError):
         tl.make_ufuncs(t)["add"](a, a)
+
+
+def test_rule_set_loading_edges(tmp_path):
+    """A bytes path loads as a str one (it raised "endswith first arg must be bytes"); the probe
+    of a name as a NumPy dtype warns nothing ('object' gave NumPy's FutureWarning before the
+    LatticeError); "" is no promotion in a table, as "-" is."""
+    import warnings
+    f = tmp_path / "mini.json"
+    f.write_text(json.dumps(MINI))
+    assert tl.load_rules(os.fsencode(f)).dense_table() == tl.load_rules(f).dense_table()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(tl.LatticeError, match="'object' is not a NumPy dtype"):
+            tl.rules_from_dict({"edges": {"q": ["int16"]}, "storage": {"q": "object"}})
+    t = tl.promotion_table({"int8": {"int8": "int8", "uint8": ""},
+                            "uint8": {"uint8": "uint8", "int8": "-"}}, name="es")
+    assert t.join("int8", "uint8") is None and t.join("uint8", "int8") is None
+    assert t.join("int8", "int8") == "int8"

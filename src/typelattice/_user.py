@@ -8,7 +8,7 @@ Lattice (each type and its immediate successors)::
     {"name": "mini", "edges": {"bool": ["int8", "uint8"], "uint8": ["int16"], "int8": ["int16"]}}
 
 ``edges`` may also be a list of ``[from, to]`` pairs (as in the reference ``jax_lattice.json``).
-Table (rows are the first operand; a missing cell, null or "-" means no promotion)::
+Table (rows are the first operand; a missing cell, null, "-" or "" means no promotion)::
 
     {"name": "t", "table": {"int8": {"int8": "int8", "int16": "int16"}, ...}}
 
@@ -202,7 +202,7 @@ def lattice(edges, *, name="user", types=None, weak=None, python_scalars=None, s
 def promotion_table(table, *, name="user", types=None, weak=None, python_scalars=None,
                     storage=None, description="", source="", names="numpy"):
     """A table rule set from ``{row: {col: result}}`` or ``{(row, col): result}`` (rows are the
-    first operand; None, "-" or a missing cell: no promotion). Tables need not be lattices."""
+    first operand; None, "-", "" or a missing cell: no promotion). Tables need not be lattices."""
     canon = _namer(names)
     cells = {}
     if not isinstance(table, dict):

@@ -298,7 +298,8 @@ def is_weak(x, rules=None):
 
 
 def weak(x, type=None, *, rules=None):
-    """A WeakArray holding ``x`` with weak type ``type`` under ``rules`` (default: jax).
+    """A WeakArray holding ``x`` with weak type ``type`` under ``rules`` (default: the default
+    rule set, jax unless ``set_default_rules`` changed it).
 
     Without ``type``: the rule set's weak type that materializes to x's dtype (int16 -> 'int16?'
     under anvil, float64 -> 'f*' under jax), else the weak type of a Python scalar of x's kind
