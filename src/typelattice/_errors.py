@@ -38,6 +38,9 @@ class TypePromotionError(np.exceptions.DTypePromotionError, ValueError):
                    f"x.astype({same[1]!r})")
         else:
             target = _suggest(tuple(str(o) for o in self.operands), _types_of(ruleset))
+            unusable = _no_self_join((target,), ruleset) if target is not None else None
+            if unusable is not None:    # (bfloat16 under numpy: no op of its own either)
+                target = unusable[1]
             msg = (f"Input dtypes ({ops}) have no available implicit dtype promotion path under "
                    f"rule set {rules!r}. To avoid unintended promotion, cast explicitly"
                    + (f", e.g. x.astype({target!r})" if target is not None else ""))
