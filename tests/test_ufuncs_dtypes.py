@@ -5,6 +5,7 @@ import re
 import subprocess
 import sys
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -249,8 +250,20 @@ def test_python_int_out_of_range_error_names_the_call(fast):
         # the wider dtype to use, or none
         with pytest.raises(OverflowError, match=r"np\.int16\(\.\.\.\)"):
             tl.add(np.uint8([1]), -1)
-        with pytest.raises(OverflowError, match=r"no integer dtype \(up to uint64\) holds it"):
+        with pytest.raises(OverflowError, match=r"no integer dtype \(up to uint64\) holds it: "
+                                                r"pass it as a float"):
             tl.add(np.int64([1]), 2**63)
+        assert tl.add(np.int64([1]), float(2**63)).dtype == np.float64     # (the advice works)
+        # a type that joins no float (jax's int4: an island) is cast to one first; passing the
+        # int as a float raised TypePromotionError
+        i4 = np.array([1, -2], ml_dtypes.int4)
+        with pytest.raises(OverflowError, match=r"int4 joins no float under the rule set: cast "
+                                                r"the int4 operand to a float dtype first"):
+            tl.add(i4, 2**70)
+        with pytest.raises(tl.TypePromotionError):
+            tl.add(i4, float(2**70))
+        assert np.array_equal(tl.add(i4.astype(np.float64), 2**70),
+                              np.add(i4.astype(np.float64), np.float64(2**70)))
         # a float type takes every int a float holds; beyond that, the same error
         assert tl.add(np.float32([1]), 2**70).dtype == np.float32
         with pytest.raises(OverflowError, match="does not fit float32.*every float type"):

@@ -365,3 +365,13 @@ def test_sub_byte_ints(name):
         ref = ref if isinstance(ref, tuple) else (ref,)
         assert got[0].dtype == np.dtype(want), (tname, got[0].dtype)
         check(name, got, ref, (name, tname))
+
+
+def test_sign_of_signed_zeros_is_each_types_own_loops():
+    """sign(-0.0) is the dtype's own loop's (NumPy's +0.0 for float16/32/64, ml_dtypes' -0.0 for
+    bfloat16 and the float8/6/4 types), bit for bit (README, Differences from NumPy)."""
+    for t in (np.float16, np.float32, np.float64, ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn,
+              ml_dtypes.float8_e5m2, ml_dtypes.float6_e2m3fn, ml_dtypes.float4_e2m1fn):
+        x = np.array([-0.0, 0.0, -2.0, 3.0]).astype(t)
+        got, want = tl.sign(x), np.sign(x)
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), (t, got, want)

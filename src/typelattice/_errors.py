@@ -202,6 +202,17 @@ def int_info(dtype):
     return None
 
 
+def _joins_a_float(dtype, rules):
+    """Whether ``dtype`` joins a Python float under rule set ``rules`` (a name); True where
+    that cannot be told (a run-time rule set's name)."""
+    try:
+        import typelattice
+        r = typelattice.get_rules(rules)
+        return r.join_names(r.name_of(dtype), r.python_scalars["float"]) is not None
+    except Exception:
+        return True
+
+
 def python_int_overflow(call, operands, value, dtype, rules):
     """The OverflowError of ``call`` (a name) with ``operands`` when the Python int ``value`` does
     not fit ``dtype``, the dtype ``rules`` gives it there; None when it fits (the error was not
@@ -217,7 +228,9 @@ def python_int_overflow(call, operands, value, dtype, rules):
         fix = (f"pass it as a NumPy scalar of a wider dtype (np.{wider}(...)) or cast the other "
                f"operand first" if wider else
                f"no integer dtype (up to uint64) holds it: pass it as a float to compute in "
-               f"floating point")
+               f"floating point" if _joins_a_float(dtype, rules) else
+               f"no integer dtype (up to uint64) holds it, and {dtype_label(dtype)} joins no float "
+               f"under the rule set: cast the {dtype_label(dtype)} operand to a float dtype first")
     elif dtype.kind in "fcV":
         try:
             float(value)

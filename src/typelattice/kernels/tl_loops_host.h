@@ -3053,7 +3053,10 @@ static const tl_exti_t *tl_exti_find(PyArray_Descr *d)
 }
 
 /* A reduction's identity V in an ml_dtypes small float (its own conversion from float32) or
- * sub-byte integer (descriptor 0), which NumPy asks for with where= and for empty reductions */
+ * sub-byte integer (descriptor 0), which NumPy starts a reduction from. A float type without V
+ * (float8_e8m0fnu has no 0) has none but for an empty reduction (V's conversion, NaN, as with
+ * ml_dtypes): NumPy then starts from the first element, as accumulate and reduceat do (V's NaN
+ * made every sum NaN), and asks for initial= with where=. */
 #define TL_EXT_INITIAL(NAME, V)                                                                  \
 static int NAME(PyArrayMethod_Context *ctx, npy_bool empty, char *initial)                       \
 {                                                                                                \
@@ -3062,9 +3065,10 @@ static int NAME(PyArrayMethod_Context *ctx, npy_bool empty, char *initial)      
     const tl_exti_t *xi = xf != NULL ? NULL : tl_exti_find(d);                                   \
     (void)empty;                                                                                 \
     if (xf != NULL) {                                                                            \
-        float f = (float)(V);                                                                    \
+        float f = (float)(V), back = 0.0f;                                                       \
         xf->from_f32(&f, initial, 1, NULL, NULL);                                                \
-        return 1;                                                                                \
+        xf->to_f32(initial, &back, 1, NULL, NULL);                                               \
+        return empty || back == f;                                                               \
     }                                                                                            \
     if (xi != NULL) {                                                                            \
         int8_t v = (int8_t)(V);                                                                  \
