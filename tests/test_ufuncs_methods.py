@@ -555,6 +555,26 @@ def test_at_with_a_python_scalar_warns_and_raises_as_the_plain_call():
 
 
 # -- keyword arguments ----------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["bitwise_and", "bitwise_or", "bitwise_xor", "left_shift",
+                                  "right_shift", "gcd", "lcm"])
+def test_dtype_of_an_integer_op_whose_join_is_a_float(name):
+    """An integer-only op of int64 and uint64 (their join float64 under jax) with dtype=int64 or
+    an output-fixing signature computes in int64, as signature=(int64, int64, int64) and NumPy's
+    call do (it raised that the op takes no floating operands); a float dtype= still raises."""
+    a, b = np.array([12, -6, 7, 0], np.int64), np.array([3, 2, 5, 9], np.uint64)
+    uf, ref = getattr(tl, name), getattr(np, name)
+    want = ref(a, b.astype(np.int64))
+    for kw in ({"dtype": np.int64}, {"signature": (None, None, np.int64)},
+               {"signature": (np.int64,) * 3}):
+        _same(uf(a, b, **kw), want)
+        _same(uf(b, a, **kw), ref(b.astype(np.int64), a))
+    error = ValueError if name in ("gcd", "lcm") else TypeError     # (as jax.numpy's)
+    with pytest.raises(error, match="floating"):
+        uf(a, b)
+    with pytest.raises(error, match=f"jax.{name}"):
+        uf(a, b, dtype=np.float64)
+
+
 def test_out_where_dtype_signature_casting_order():
     a = np.arange(6, dtype=np.int8).reshape(2, 3)
     b = np.arange(6, dtype=np.uint8).reshape(2, 3)

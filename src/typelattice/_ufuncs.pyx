@@ -1089,17 +1089,26 @@ def _resolve_names(op, CompiledRules r, names, fixed, bint reduction):
 
     materialize = functools.partial(materialized_name, r)
 
+    outs_fixed = [f for f in fixed[nin:] if f is not None]
+    # dtype=/signature fixes the output: compute in it, as NumPy does
+    in_output = outs_fixed and op.out == "same" and op.rule != _ops.FIRST_INEXACT \
+        and all(f is None for f in fixed[:nin])
     try:
         res = list(op.resolve(ins[0], ins[1], join, materialize))
     except _ops._NoPromotion as exc:
         raise TypePromotionError(exc.operands, r,
                                  hint=f"(in {r.name}.{op.name})") from None
     except (TypeError, ValueError) as exc:
-        _reraise_with_rules(exc, op, r)
-    outs_fixed = [f for f in fixed[nin:] if f is not None]
-    if outs_fixed and op.out == "same" and op.rule != _ops.FIRST_INEXACT \
-            and all(f is None for f in fixed[:nin]):
-        # dtype=/signature fixes the output: compute in it, as NumPy does
+        # (an op refusing the join's type, left_shift of int64 and uint64 in float64: the
+        # fixed output's, where it takes that one, as signature=(t, t, t) does)
+        try:
+            res = list(op.resolve(outs_fixed[0], outs_fixed[0], join, materialize)) \
+                if in_output else None
+        except (TypeError, ValueError):
+            res = None
+        if res is None:
+            _reraise_with_rules(exc, op, r)
+    if in_output:
         res = [outs_fixed[0]] * len(res)
     for i, f in enumerate(fixed):
         if f is not None:
