@@ -2348,6 +2348,7 @@ cdef object _make_ufunc(op, CompiledRules r, set types):
 
 cdef dict _BY_RULES = {}
 from types import SimpleNamespace
+from ._core import BUILTIN_RULES as _BUILTIN_NAMES
 
 
 class _RulesNamespace(SimpleNamespace):
@@ -2362,7 +2363,6 @@ class _RulesNamespace(SimpleNamespace):
 
     def __reduce__(self):
         return self._name
-from ._core import BUILTIN_RULES as _BUILTIN_NAMES
 
 
 def make_ufuncs(rules=None):

@@ -392,9 +392,8 @@ static inline void tl_hbin_strided(int op, tl_half_elem_fn fn, int ko, int ka, c
             memcpy(o, &r, 4);
         } else if (ko == TL_HK_BF16 && op >= TL_HOP_MAXIMUM && op <= TL_HOP_FMIN_H
                    && (r & 0x7fffffffu) > 0x7f800000u && (ka == TL_HK_BF16 || kb == TL_HK_BF16)) {
-            /* a NaN max/min picks keeps its bits, as ml_dtypes' bfloat16 loops and our longer
-             * calls give it (the rounding below would make it the canonical NaN): the first
-             * NaN operand's */
+            /* the NaN operand max/min picks (the first NaN) keeps its bits, as in ml_dtypes'
+             * bfloat16 loops and our longer calls (the rounding below gives the canonical NaN) */
             memcpy(o, ka == TL_HK_BF16 && isnan(x) ? a : b, 2);
         } else {
             uint16_t h = ko == TL_HK_F16 ? tl_f32bits_to_f16bits(r, fl)

@@ -3063,7 +3063,6 @@ static int NAME(PyArrayMethod_Context *ctx, npy_bool empty, char *initial)      
     PyArray_Descr *d = ctx->descriptors[0];                                                      \
     const tl_ext_t *xf = tl_ext_find(d);                                                         \
     const tl_exti_t *xi = xf != NULL ? NULL : tl_exti_find(d);                                   \
-    (void)empty;                                                                                 \
     if (xf != NULL) {                                                                            \
         float f = (float)(V), back = 0.0f;                                                       \
         xf->from_f32(&f, initial, 1, NULL, NULL);                                                \
