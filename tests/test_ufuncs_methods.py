@@ -573,6 +573,24 @@ def test_dtype_of_an_integer_op_whose_join_is_a_float(name):
         uf(a, b)
     with pytest.raises(error, match=f"jax.{name}"):
         uf(a, b, dtype=np.float64)
+    # only integers: floats, complex and bools stay refused with the op's own error, also where
+    # NumPy's casting to an ml_dtypes int would pass (complex -> int4 is same_kind there), and
+    # a fixed type without ops of its own under the rule set raises the op's error too (it
+    # leaked an internal exception)
+    f, c, t = np.array([1.5, 2.5], np.float32), np.array([1 + 2j, 3 - 4j], np.complex64), \
+        np.array([True, False])
+    for x, y, kw, what in ((f, a, {"dtype": np.int64, "casting": "unsafe"}, "floating"),
+                           (c, a, {"dtype": ml_dtypes.int4}, "complex"),
+                           (a, f.astype(BF16), {"signature": (None, None, ml_dtypes.int4)},
+                            "floating"),
+                           (t, t, {"dtype": np.int64}, r"operands \(bool, bool\)")):
+        if what.startswith("operands") and name not in ("gcd", "lcm"):
+            continue            # (bool is a type of the other integer ops)
+        with pytest.raises(error, match=what):
+            uf(x, y, **kw)
+    numpy_uf = tl.make_ufuncs("numpy")[name]
+    with pytest.raises(error, match="floating"):
+        numpy_uf(a, b, signature=(None, None, BF16))
 
 
 def test_out_where_dtype_signature_casting_order():

@@ -1099,13 +1099,15 @@ def _resolve_names(op, CompiledRules r, names, fixed, bint reduction):
         raise TypePromotionError(exc.operands, r,
                                  hint=f"(in {r.name}.{op.name})") from None
     except (TypeError, ValueError) as exc:
-        # (an op refusing the join's type, left_shift of int64 and uint64 in float64: the
-        # fixed output's, where it takes that one, as signature=(t, t, t) does)
-        try:
-            res = list(op.resolve(outs_fixed[0], outs_fixed[0], join, materialize)) \
-                if in_output else None
-        except (TypeError, ValueError):
-            res = None
+        # (integers an integer op refuses for their join, left_shift of int64 and uint64 in
+        # float64: a fixed integer output's type, where the op takes it, as signature=(t, t,
+        # t) does; other refused operands, floats or bools, stay refused)
+        res = None
+        if in_output and all(_ops.kind(t) in ("i", "u") for t in (ins[0], ins[1], outs_fixed[0])):
+            try:
+                res = list(op.resolve(outs_fixed[0], outs_fixed[0], join, materialize))
+            except (TypeError, ValueError, _ops._NoPromotion):
+                pass
         if res is None:
             _reraise_with_rules(exc, op, r)
     if in_output:
