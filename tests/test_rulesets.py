@@ -707,3 +707,18 @@ def test_set_default_rules():
     with pytest.raises(Exception, match="unknown rule set"):
         tl.set_default_rules("no-such-rules")
     assert tl.promote_types("uint8", "int8") == np.int16
+
+
+def test_suggested_cast_for_torchs_unsigned_types_is_a_signed_int():
+    """torch has no arithmetic on uint16/32/64: the suggested cast for a pair of them is the
+    narrowest signed int holding them, or int64 for uint64 (it was float32, which the bitwise
+    ops refuse); the cast works, the call then computing as NumPy's on the cast operands."""
+    uf = tl.make_ufuncs("torch")["bitwise_and"]
+    for a, b, want in (("uint16", "uint16", "int32"), ("uint32", "uint32", "int64"),
+                       ("uint16", "uint64", "int64"), ("bool", "uint64", "int64")):
+        x, y = np.array([5, 6], a), np.array([3, 7], b)
+        with pytest.raises(tl.TypePromotionError, match=rf"x\.astype\('{want}'\)"):
+            uf(x, y)
+        got = uf(x.astype(want), y.astype(want))
+        assert got.dtype == want and np.array_equal(got, np.bitwise_and(x.astype(want),
+                                                                        y.astype(want)))

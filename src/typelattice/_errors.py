@@ -93,8 +93,11 @@ def _no_self_join(names, rules):
         # wider, holding every value: same kind, or a signed int for an unsigned one
         wider = sorted((c for c in ok if (_rank(c)[0] == k or (k, _rank(c)[0]) == (1, 2))
                         and _rank(c)[1] > bits), key=lambda c: _rank(c)[1])
-        fallback = [c for c in (("int32", "float32") if k == 0 else ("float32", "int32"))
-                    if c in ok]
+        # (an unsigned type with no wider signed one, torch's uint64: the signed one as wide,
+        # which integer-only ops take too)
+        fallback = [c for c in (("int32", "float32") if k == 0 else
+                                (f"int{bits}", "float32", "int32") if k == 1 else
+                                ("float32", "int32")) if c in ok]
         pick = wider + fallback + ok
         return (t, pick[0]) if pick else None
     except Exception:
