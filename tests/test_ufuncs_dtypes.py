@@ -250,15 +250,26 @@ def test_python_int_out_of_range_error_names_the_call(fast):
         # the wider dtype to use, or none
         with pytest.raises(OverflowError, match=r"np\.int16\(\.\.\.\)"):
             tl.add(np.uint8([1]), -1)
-        with pytest.raises(OverflowError, match=r"no integer dtype \(up to uint64\) holds it: "
+        with pytest.raises(OverflowError, match=r"no integer dtype wider than int64 holds it: "
                                                 r"pass it as a float"):
             tl.add(np.int64([1]), 2**63)
         assert tl.add(np.int64([1]), float(2**63)).dtype == np.float64     # (the advice works)
+        # (-1 beside uint64: int8 holds it, a wider one none; it said no integer dtype did)
+        with pytest.raises(OverflowError, match=r"no integer dtype wider than uint64 holds it"):
+            tl.add(np.uint64([1]), -1)
+        # the int's own place (ldexp's exponent under tensorflow, which joins int64 with no
+        # float): no array to cast, so not that advice
+        with pytest.raises(OverflowError) as e:
+            tl.make_ufuncs("tensorflow")["ldexp"](np.array([1.0, 2.0]), 2**63)
+        assert "cast the int64 array" not in str(e.value), str(e.value)
+        with pytest.raises(OverflowError, match=r"int64 joins no float under the rule set: cast "
+                                                r"the int64 array to a float dtype first"):
+            tl.make_ufuncs("jax_strict")["add"](np.int64([1, 2]), 2**63)
         # a type that joins no float (jax's int4: an island) is cast to one first; passing the
         # int as a float raised TypePromotionError
         i4 = np.array([1, -2], ml_dtypes.int4)
         with pytest.raises(OverflowError, match=r"int4 joins no float under the rule set: cast "
-                                                r"the int4 operand to a float dtype first"):
+                                                r"the int4 array to a float dtype first"):
             tl.add(i4, 2**70)
         with pytest.raises(tl.TypePromotionError):
             tl.add(i4, float(2**70))

@@ -228,12 +228,16 @@ def python_int_overflow(call, operands, value, dtype, rules):
         wider = next((w for w in ("int8", "int16", "int32", "int64", "uint64")
                       if np.iinfo(w).min <= value <= np.iinfo(w).max
                       and np.iinfo(w).bits > info.bits), None)
+        # (an array of the dtype that joins no float, jax's int4: cast it, not the int)
+        cast_array = not _joins_a_float(dtype, rules) and any(
+            isinstance(x, np.ndarray) and x.dtype == dtype for x in operands)
         fix = (f"pass it as a NumPy scalar of a wider dtype (np.{wider}(...)) or cast the other "
                f"operand first" if wider else
-               f"no integer dtype (up to uint64) holds it: pass it as a float to compute in "
-               f"floating point" if _joins_a_float(dtype, rules) else
-               f"no integer dtype (up to uint64) holds it, and {dtype_label(dtype)} joins no float "
-               f"under the rule set: cast the {dtype_label(dtype)} operand to a float dtype first")
+               f"no integer dtype wider than {dtype_label(dtype)} holds it: pass it as a float to "
+               f"compute in floating point" if not cast_array else
+               f"no integer dtype wider than {dtype_label(dtype)} holds it, and "
+               f"{dtype_label(dtype)} joins no float under the rule set: cast the "
+               f"{dtype_label(dtype)} array to a float dtype first")
     elif dtype.kind in "fcV":
         try:
             float(value)
