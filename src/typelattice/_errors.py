@@ -67,24 +67,30 @@ def _rank(n):
     return (k, int(digits) if digits else 0)
 
 
-def _types_of(rules):
-    """The type names of rule set ``rules`` (a built-in's name or a rule-set object), or None."""
+def _compiled(rules):
+    """The CompiledRules of ``rules`` (a built-in's name or a rule-set object), or None (a
+    run-time rule set's name)."""
     try:
         import typelattice
-        return frozenset(typelattice.get_rules(rules).types)
+        return typelattice.get_rules(rules)
     except Exception:
         return None
+
+
+def _types_of(rules):
+    """The type names of rule set ``rules``, or None."""
+    r = _compiled(rules)
+    return frozenset(r.types) if r is not None else None
 
 
 def _no_self_join(names, rules):
     """(t, a cast target) when every operand is the one type t and t does not join itself under
     ``rules``; else None. The target, a type that does: the narrowest wider one of t's kind (or
     signed, for an unsigned t), else float32 or int32."""
-    if len(set(names)) != 1 or not isinstance(names[0], str):
+    r = _compiled(rules)
+    if len(set(names)) != 1 or not isinstance(names[0], str) or r is None:
         return None
     try:
-        import typelattice
-        r = typelattice.get_rules(rules)
         t = names[0]
         if t not in r.index or r.join_names(t, t) is not None:
             return None
@@ -206,11 +212,10 @@ def int_info(dtype):
 
 
 def _joins_a_float(dtype, rules):
-    """Whether ``dtype`` joins a Python float under rule set ``rules`` (a name); True where
-    that cannot be told (a run-time rule set's name)."""
+    """Whether ``dtype`` joins a Python float under rule set ``rules``; True where that cannot be
+    told (a run-time rule set's name)."""
+    r = _compiled(rules)
     try:
-        import typelattice
-        r = typelattice.get_rules(rules)
         return r.join_names(r.name_of(dtype), r.python_scalars["float"]) is not None
     except Exception:
         return True
@@ -229,8 +234,9 @@ def python_int_overflow(call, operands, value, dtype, rules):
                       if np.iinfo(w).min <= value <= np.iinfo(w).max
                       and np.iinfo(w).bits > info.bits), None)
         # (an array of the dtype that joins no float, jax's int4: cast it, not the int)
-        cast_array = not _joins_a_float(dtype, rules) and any(
-            isinstance(x, np.ndarray) and x.dtype == dtype for x in operands)
+        cast_array = wider is None and any(
+            isinstance(x, np.ndarray) and x.dtype == dtype for x in operands) \
+            and not _joins_a_float(dtype, rules)
         fix = (f"pass it as a NumPy scalar of a wider dtype (np.{wider}(...)) or cast the other "
                f"operand first" if wider else
                f"no integer dtype wider than {dtype_label(dtype)} holds it: pass it as a float to "
