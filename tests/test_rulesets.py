@@ -722,3 +722,31 @@ def test_suggested_cast_for_torchs_unsigned_types_is_a_signed_int():
         got = uf(x.astype(want), y.astype(want))
         assert got.dtype == want and np.array_equal(got, np.bitwise_and(x.astype(want),
                                                                         y.astype(want)))
+
+
+def test_bool_dtype_of_a_comparison_under_a_rule_set_without_bool():
+    """array_api has no bool type, but its comparisons give bool arrays: dtype=bool (or an
+    output-fixing signature of bool), which asks for that, computes in a fresh process as after
+    a plain call (it raised that bool is not a type of the rule set when first, and computed
+    once NumPy's cache held the plain call's loop); a dtype=bool of an op that does not give
+    bool still raises. Reference: NumPy's comparison of the operands in their join, float64."""
+    code = """if True:
+        import sys, numpy as np, typelattice as tl
+        A = tl.make_ufuncs("array_api")
+        x, y = np.array([0.5, -1.5, 2.0, 3.0], np.float16), np.full(4, -1.5)
+        if sys.argv[1] == "after":
+            A["greater"](x, y), A["logical_xor"](x, y)
+        for name, kw in (("greater", {"dtype": bool}), ("logical_xor", {"dtype": bool}),
+                         ("less_equal", {"signature": (None, None, bool)})):
+            got = A[name](x, y, **kw)
+            want = getattr(np, name)(x.astype(np.float64), y)
+            assert got.dtype == bool and np.array_equal(got, want), (name, got, want)
+        try:
+            A["add"](x, y, dtype=bool)
+        except tl.TypePromotionError as e:
+            print("bool is not a type of rule set 'array_api'" in str(e))
+    """
+    for order in ("first", "after"):
+        out = subprocess.run([sys.executable, "-c", code, order], capture_output=True,
+                             text=True)
+        assert out.returncode == 0 and out.stdout.split() == ["True"], (order, out.stderr)

@@ -1176,6 +1176,18 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
             # signature's, so no error loop under the operands' DTypes, where NumPy would find
             # it for the plain call too (add(uint32, 200) raised after add(..., dtype=int4))
             # (not the operands: NumPy puts the signature's DTypes in their places)
+            if all(c is not None for c in op_classes[:op.nin]):
+                # unless the plain call gives those types anyway (a comparison's bool under
+                # array_api, which has no bool): its loop, which NumPy's cache answers with
+                # once the plain call has run
+                try:
+                    plain = _loop_classes(uf, op, r, list(op_classes[:op.nin]) + [None] * op.nout,
+                                          [None] * nargs)
+                except (TypeError, ValueError):
+                    plain = None
+                if plain is not None and all(f is None or f is p
+                                             for f, p in zip(sig_classes, plain)):
+                    return plain
             raise TypePromotionError(labels, r, hint=err.hint, message=(
                 f"{uf.__name__}: {exc.hint}, which dtype=, signature= or out= names here; name "
                 f"one of its types, or cast the result explicitly afterwards")) from None
