@@ -1148,6 +1148,19 @@ cdef object _loop_not_named(uf, CompiledRules r, keyword, fixed, given, computed
                      f"({', '.join(_class_label(c) for c in computed)}); {advice}")
 
 
+cdef object _plain_loop_giving(uf, op, CompiledRules r, op_classes, sig_classes):
+    """The DType classes of the plain call's loop on operand classes ``op_classes`` where they
+    are the ones ``sig_classes`` fixes (None entries free), else None."""
+    try:
+        plain = _loop_classes(uf, op, r, list(op_classes[:op.nin]) + [None] * op.nout,
+                              [None] * (op.nin + op.nout))
+    except (TypeError, ValueError):
+        return None
+    if plain is not None and all(f is None or f is p for f, p in zip(sig_classes, plain)):
+        return plain
+    return None
+
+
 cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
     """DType classes of the loop for operand DType classes ``op_classes`` (None: not given;
     the first input None: a reduction) under ``signature`` classes: the promoter's answer,
@@ -1180,13 +1193,8 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
                 # unless the plain call gives those types anyway (a comparison's bool under
                 # array_api, which has no bool): its loop, which NumPy's cache answers with
                 # once the plain call has run
-                try:
-                    plain = _loop_classes(uf, op, r, list(op_classes[:op.nin]) + [None] * op.nout,
-                                          [None] * nargs)
-                except (TypeError, ValueError):
-                    plain = None
-                if plain is not None and all(f is None or f is p
-                                             for f, p in zip(sig_classes, plain)):
+                plain = _plain_loop_giving(uf, op, r, op_classes, sig_classes)
+                if plain is not None:
                     return plain
             raise TypePromotionError(labels, r, hint=err.hint, message=(
                 f"{uf.__name__}: {exc.hint}, which dtype=, signature= or out= names here; name "
@@ -1210,12 +1218,8 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
         # NumPy caches this answer under the operand DTypes, which the plain call's own
         # re-dispatch reaches too (jax32's int64 + float64 is looked up as int32 + float32):
         # another loop there would answer the plain call (a cast of the whole operand)
-        try:
-            plain = _loop_classes(uf, op, r, list(op_classes[:op.nin]) + [None] * op.nout,
-                                  [None] * nargs)
-        except (TypeError, ValueError):
-            plain = None
-        if plain is not None and all(f is None or f is p for f, p in zip(sig_classes, plain)):
+        plain = _plain_loop_giving(uf, op, r, op_classes, sig_classes)
+        if plain is not None:
             return plain
     if not reduction and not fixes_outputs and all(c is not None for c in op_classes[:op.nin]) \
             and any(f is not None for f in sig_classes[:op.nin]):
