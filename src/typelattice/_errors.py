@@ -86,7 +86,8 @@ def _types_of(rules):
 def _no_self_join(names, rules):
     """(t, a cast target) when every operand is the one type t and t does not join itself under
     ``rules``; else None. The target, a type that does: the narrowest wider one of t's kind (or
-    signed, for an unsigned t), else float32 or int32."""
+    signed, for an unsigned t), else the signed type as wide (for an unsigned t), float32 or
+    int32."""
     r = _compiled(rules)
     if len(set(names)) != 1 or not isinstance(names[0], str) or r is None:
         return None
