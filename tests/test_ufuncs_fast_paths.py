@@ -195,7 +195,7 @@ def test_minmax_reductions_every_path(dt, simd):
 @pytest.mark.parametrize("simd", [False, True, "avx2"])
 @pytest.mark.parametrize("dt", ["float32", "float64"])
 def test_minmax_binary_every_layout(dt, simd):
-    """maximum/minimum/fmax/fmin of two arrays (the AVX2 kernel: max/min instruction and blend,
+    """maximum/minimum/fmax/fmin of two arrays (the AVX2 and AVX-512 kernels: max/min and blend,
     two vectors a step, element tail): the element functions' choice, bit for bit, with NaN
     payloads of either sign and zeros of either sign, for every length and offset, an operand
     broadcast, and the output in place of either operand."""
