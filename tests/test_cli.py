@@ -145,11 +145,26 @@ def test_module_entry_point():
 
 
 def test_demo_rows_agree_with_both_libraries(capsys):
-    """Each demo row shows NumPy's own answer and ours; ours is checked against the reference."""
+    """Each demo row shows NumPy's own answer (the dtype its add gives, not np.result_type,
+    which says float64 for bfloat16 + 2.5) and ours; ours is checked against the reference."""
+    import ml_dtypes
     import numpy as np
-    from typelattice._demo import rows
+    import typelattice as tl
+    from typelattice._demo import CASES, rows
     got = {label: (n, t) for label, n, t in rows()}
-    assert got["int64 + float16"] == (str(np.result_type(np.int64, np.float16)), "float16")
+    for label, ops in CASES:
+        if ops is None:
+            continue
+        try:
+            want = str(np.add(*ops).dtype)
+        except TypeError as exc:
+            want = type(exc).__name__
+        assert got[label][0] == want, label
+        if got[label][1] != "TypePromotionError":
+            assert got[label][1].replace(" (weak)", "") == str(tl.add(*ops).dtype), label
+    assert got["bfloat16 + 2.5"] == ("float32", "bfloat16")
+    assert np.add(np.ones(2, ml_dtypes.bfloat16), 2.5).dtype == np.float32
+    assert got["int64 + float16"] == ("float64", "float16")
     assert got["uint8 + int8"][1] == "int16"
     assert got["bfloat16 + float16"][1] == "float32"
     assert got["(int8 + uint8) + float16"][1] == got["int8 + (uint8 + float16)"][1] == "float16"
