@@ -282,6 +282,46 @@ def test_python_int_out_of_range_error_names_the_call(fast):
         # another rule set names itself
         with pytest.raises(OverflowError, match="jax32.add.*does not fit int32.*'jax32'"):
             tl.make_ufuncs("jax32")["add"](2**40, 1)
+        # jax32 reads an np.int64 as int32 (wrapping 2**40 to 0): no wider integer to suggest
+        with pytest.raises(OverflowError, match="no integer dtype wider than int32 holds it"):
+            tl.make_ufuncs("jax32")["negative"](2**40)
+    finally:
+        _ufuncs.set_fastcall(was)
+
+
+@pytest.mark.parametrize("rules", sorted(tl.BUILTIN_RULES))
+def test_the_suggested_wider_scalar_holds_the_int(rules):
+    """The NumPy scalar an OverflowError suggests for a Python int that does not fit the dtype
+    it takes is a type of the rule set, and passing it computes with the int's value, unwrapped
+    (Python's own sum is the reference), or raises."""
+    ufs = tl.make_ufuncs(rules)
+    types = tl.get_rules(rules).types
+    was = _ufuncs.set_fastcall()
+    try:
+        for fast in (True, False):
+            _ufuncs.set_fastcall(fast)
+            for name in INT_DTYPES:
+                if name not in types:
+                    continue
+                info = np.iinfo(name)
+                x = np.array([0, 1], name)
+                for v in (info.min - 1, info.max + 1):
+                    m = None
+                    try:
+                        ufs["add"](x, v)
+                    except tl.TypePromotionError:
+                        continue         # (no Python int type, or an explicit-only rule set)
+                    except OverflowError as e:
+                        m = re.search(r"np\.(\w+)\(\.\.\.\)", str(e))
+                        msg = str(e)
+                    if m is None:
+                        continue
+                    assert m.group(1) in types, (rules, name, v, msg)
+                    try:
+                        got = ufs["add"](x, getattr(np, m.group(1))(v))
+                    except (TypeError, OverflowError):
+                        continue
+                    assert [int(g) for g in got] == [v, v + 1], (rules, name, v, got)
     finally:
         _ufuncs.set_fastcall(was)
 

@@ -231,9 +231,11 @@ def python_int_overflow(call, operands, value, dtype, rules):
     if info is not None:
         if info.min <= value <= info.max:
             return None
+        # (only a type of the rule set: jax32 reads an np.int64 as int32, wrapping it)
+        types = _types_of(rules)
         wider = next((w for w in ("int8", "int16", "int32", "int64", "uint64")
                       if np.iinfo(w).min <= value <= np.iinfo(w).max
-                      and np.iinfo(w).bits > info.bits), None)
+                      and np.iinfo(w).bits > info.bits and (types is None or w in types)), None)
         # (an array of the dtype that joins no float, jax's int4: cast it, not the int)
         cast_array = wider is None and any(
             isinstance(x, np.ndarray) and x.dtype == dtype for x in operands) \
