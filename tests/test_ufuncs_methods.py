@@ -284,6 +284,29 @@ def test_reduce_dtype_never_depends_on_earlier_calls(name):
                         _same(got, want)
 
 
+@pytest.mark.parametrize("prime", [False, True], ids=["first", "after-mixed-call"])
+def test_reduce_dtype_beyond_a_buffer_is_the_pairwise_sum_of_the_cast(prime):
+    """add.reduce/accumulate of a float16 array with dtype=float32 beyond NumPy's 8192-element
+    buffer: the pairwise sum of the operand cast to float32, bit for bit
+    (np.add.reduce(x.astype(float32)); NumPy's own dtype= sums each buffer apart, the last bits
+    differ), in a fresh process, as the first call and after mixed calls registered the
+    (float32, float16) loop NumPy's cache gives the same DTypes."""
+    code = f"""if True:
+        import numpy as np, typelattice as tl
+        x = (np.random.default_rng(1).standard_normal(100_000) * 100).astype(np.float16)
+        t = np.ones(len(x), np.float32)
+        if {prime}:
+            tl.add(t, x); tl.add(t, x, out=t); tl.add(x, t, dtype=np.float32)
+        c = x.astype(np.float32)
+        r = tl.add.reduce(x, dtype=np.float32)
+        print(r.tobytes() == np.add.reduce(c).tobytes(),
+              r.tobytes() != np.add.reduce(x, dtype=np.float32).tobytes(),
+              tl.add.accumulate(x, dtype=np.float32).tobytes() == np.add.accumulate(c).tobytes())
+    """
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "True", "True"], out
+
+
 def test_partial_signature_in_a_fresh_process():
     """A signature fixing one input, before any call filled NumPy's dispatch cache: ldexp keeps
     its (float, int) loop; a signature naming an operand's own dtype takes the plain call's
