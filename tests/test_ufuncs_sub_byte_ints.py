@@ -209,6 +209,44 @@ def test_an_int64_array_is_not_a_python_int_in_any_call_order():
         assert out == str([want[k] for k in order.split(",")]), (order, out)
 
 
+def test_a_refused_timedelta64_operand_keeps_the_int_types_references():
+    """A timedelta64 operand with a unit beside a sub-byte int array (the Python-int loop's
+    carrier DType, refused in its resolve_descriptors) raises a TypeError and leaves the
+    reference count of the int's dtype as it was (each call took one reference: after about 25
+    errors the dtype was freed and the process crashed), for plain calls, at, outer and where=,
+    in a fresh process (a crash fails the test)."""
+    import subprocess
+    import sys
+    code = """if 1:
+        import sys, numpy as np, ml_dtypes, typelattice as tl
+        for name in ("int1", "int2", "int4", "uint1", "uint2", "uint4"):
+            t = getattr(ml_dtypes, name)
+            x = np.zeros(3, t)
+            with np.errstate(all="ignore"):
+                for uf in (tl.add, tl.less, tl.floor_divide, tl.bitwise_and):
+                    uf(x, 0)
+            before = sys.getrefcount(np.dtype(t))
+            calls = (lambda: tl.add(x, np.timedelta64(1, "s")),
+                     lambda: tl.less(np.ones(3, "m8[s]"), x),
+                     lambda: tl.floor_divide(x, np.timedelta64(1, "s"), where=[True] * 3,
+                                                     out=np.zeros(3, t)),
+                     lambda: tl.bitwise_and.outer(x, np.ones(2, "m8[s]")),
+                     lambda: tl.add.at(x, [0], np.timedelta64(1, "s")))
+            for _ in range(40):
+                for f in calls:
+                    try:
+                        f()
+                    except TypeError:
+                        pass
+                    else:
+                        raise AssertionError("computed")
+            print(name, sys.getrefcount(np.dtype(t)) - before, tl.add(x, 0).tolist())
+    """
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split("\n")[:6] == [f"{n} 0 [0, 0, 0]" for n in SUB], out.stdout
+
+
 @pytest.mark.parametrize("name", SUB)
 @pytest.mark.parametrize("op", ["maximum", "minimum", "bitwise_or", "add"])
 def test_reduce_initial_outside_the_loop_type_raises(name, op):

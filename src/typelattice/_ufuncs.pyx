@@ -206,7 +206,9 @@ cdef extern from *:
     /* resolve_descriptors of the sub-byte int + Python int loops, registered under timedelta64
      * for the Python int (see _PY_INT_CARRIER): a timedelta64 operand with a unit is an array,
      * refused as the promoter refuses every timedelta64 operand; NumPy's conversion of the int
-     * has none. NARGS: 3, or 4 for divmod. */
+     * has none. NARGS: 3, or 4 for divmod. On an error the descriptors set are cleared to NULL:
+     * NumPy releases the loop's descriptors after a failed resolution too (a Py_DECREF left
+     * them for a second release, one reference of the int type lost per call). */
     static NPY_CASTING tl_exti_pyint_resolve_n(
         PyArray_DTypeMeta *const *dt, PyArray_Descr *const *g, PyArray_Descr **l, int nargs)
     {
@@ -215,7 +217,7 @@ cdef extern from *:
             PyArray_Descr *d = g[k];
             if (d != NULL && d->type_num == NPY_TIMEDELTA && ((PyArray_DatetimeDTypeMetaData *)
                     PyDataType_C_METADATA(d))->meta.base != NPY_FR_GENERIC) {
-                for (j = 0; j < k; j++) Py_DECREF(l[j]);
+                for (j = 0; j < k; j++) Py_CLEAR(l[j]);
                 PyErr_SetString(PyExc_TypeError, "typelattice ufuncs do not support timedelta64 "
                                 "operands: only bool, integer, floating, complex and ml_dtypes "
                                 "numeric dtypes take part in promotion");
@@ -224,7 +226,7 @@ cdef extern from *:
             if (d != NULL) Py_INCREF(d);
             l[k] = d != NULL ? d : PyArray_GetDefaultDescr(dt[k]);
             if (l[k] == NULL) {
-                for (j = 0; j < k; j++) Py_DECREF(l[j]);
+                for (j = 0; j < k; j++) Py_CLEAR(l[j]);
                 return (NPY_CASTING)-1;
             }
         }
