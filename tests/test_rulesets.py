@@ -750,3 +750,33 @@ def test_bool_dtype_of_a_comparison_under_a_rule_set_without_bool():
         out = subprocess.run([sys.executable, "-c", code, order], capture_output=True,
                              text=True)
         assert out.returncode == 0 and out.stdout.split() == ["True"], (order, out.stderr)
+
+
+_AT_OPS = ("add", "subtract", "multiply", "divide", "maximum", "fmin", "power", "arctan2",
+           "bitwise_or", "left_shift", "logical_and", "ldexp", "gcd", "heaviside")
+
+
+@pytest.mark.parametrize("rules", tl.BUILTIN_RULES)
+def test_at_refuses_a_python_scalar_the_plain_call_refuses(rules):
+    """uf.at(x, i, v) with a Python scalar v the plain call uf(x, v) refuses (array_api, max and
+    kernel_float have no Python scalar types; a bool array and a Python int under max) raises
+    that call's error and leaves x untouched (NumPy's at took v as a strong int64/float64 and
+    cast the result into x: array_api's add.at(int8 array, i, 300) stored 44)."""
+    ufs = tl.make_ufuncs(rules)
+    names = [n for n in ("bool", "int8", "uint8", "int32", "int64", "uint64", "float16",
+                         "float32", "float64", "complex64") if n in tl.get_rules(rules).types]
+    for op in _AT_OPS:
+        uf = ufs[op]
+        for name in names:
+            x = np.array([1, 0, 1], name)
+            for v in (3, 300, 2.5, 1j):
+                try:
+                    uf(np.empty(0, name), v)
+                except (TypeError, ValueError, OverflowError) as e:
+                    want = type(e)
+                else:
+                    continue
+                y = x.copy()
+                with np.errstate(all="ignore"), pytest.raises(want):
+                    uf.at(y, [0, 2], v)
+                assert y.tobytes() == x.tobytes(), (rules, op, name, v)

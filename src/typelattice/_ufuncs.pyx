@@ -2160,6 +2160,11 @@ def _at_value(uf, a, v):
     dt = a.dtype
     how, ct, wide = _at_value_dtype(uf, dt, type(v))
     if ct is None:
+        # the plain call raises: so does at (NumPy's at would take v as a strong int64/float64
+        # and cast the result into the array: array_api's add.at(int8 array, i, 300) wrapped)
+        exc = error_before_overflow(uf, (np.empty(0, dt), v))
+        if exc is not None:
+            raise exc
         return v
     if how == 3:
         if type(v) is not int:
