@@ -217,6 +217,16 @@ def test_unsupported_dtypes_error_names_the_call(bad):
         msg = str(e.value)
         assert msg.startswith(want) and "rule set 'jax'" in msg, msg
     assert (out == 7).all()
+    # a numeric dtype= does not cast them for the reduce-likes (astype parsed the strings
+    # '1', '2', '3' and summed 6, read datetimes as day counts, dropped timedelta's unit)
+    y = np.array(["1", "2", "3"]).astype(bad) if bad[0] in "US" else \
+        np.array([1, 2, 3]).astype(bad) if bad[0] in "Mmlo" else x
+    for t in (np.int8, np.float32):
+        for call in (lambda: tl.add.reduce(y, dtype=t), lambda: tl.add.accumulate(y, dtype=t),
+                     lambda: tl.add.reduceat(y, [0, 2], dtype=t),
+                     lambda: tl.divide.reduce(y, dtype=t)):
+            with pytest.raises(TypeError, match="rule set 'jax'"):
+                call()
 
 
 INT_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")

@@ -2228,6 +2228,9 @@ def _retry_method(uf, name, exc, *args, **kwargs):
             from None
     try:
         x = np.asarray(bound.arguments["array"])
+        # (an operand type promotion refuses stays refused: astype would parse strings, read
+        # datetimes as ints)
+        _operand_name(r, type(x.dtype))
         if dtype is not None:
             t = np.dtype(dtype)
         elif isinstance(out, np.ndarray) and op.name in _LOGICAL_BX and out.dtype == np.bool_:
