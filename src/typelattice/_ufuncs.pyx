@@ -360,7 +360,7 @@ def _take_numpy_loops():
 _take_numpy_loops()
 
 import ml_dtypes  # noqa: F401  (registers bfloat16 before its DType class is looked up)
-from ._dtypes import dtype_of, materialized_dtype, materialized_name
+from ._dtypes import dtype_of, materialized_dtype, materialized_name, name_of_dtype
 
 # DType class of each loop type, in _ops.LOOP_TYPES order (= the C table's type indices)
 cdef list _LOOP_DTYPES = [type(dtype_of(t)) for t in _ops.LOOP_TYPES]
@@ -2228,9 +2228,9 @@ def _retry_method(uf, name, exc, *args, **kwargs):
             from None
     try:
         x = np.asarray(bound.arguments["array"])
-        # (an operand type promotion refuses stays refused: astype would parse strings, read
-        # datetimes as ints)
-        _operand_name(r, type(x.dtype))
+        # (a dtype no rule set promotes stays refused: astype would parse strings, read
+        # datetimes as ints; a numeric type the rule set lacks is cast, as dtype= asks)
+        name_of_dtype(x.dtype)
         if dtype is not None:
             t = np.dtype(dtype)
         elif isinstance(out, np.ndarray) and op.name in _LOGICAL_BX and out.dtype == np.bool_:
