@@ -231,6 +231,34 @@ def test_fake_broadcast_and_strides(fake):
     assert name == "k1_i32" and args[2] == 1.0 and int(args[4]) == -1 and int(args[5]) == 1
 
 
+def _i32_loop_wraps(n, stride, threads):
+    """Whether the 32-bit grid-stride loop (`for (int i = t; i < n; i += step)`) of some thread
+    t forms a negative index or offset: the last thread's i passes n - 1 first, by less than
+    step; an offset is i * stride."""
+    last = threads - 1                          # the thread whose i comes nearest INT_MAX
+    top = last + ((n - 1 - last) // threads + 1) * threads if last < n else last
+    return top >= 2**31 or abs(stride) * (n - 1) >= 2**31
+
+
+def test_the_32_bit_kernel_only_where_its_index_cannot_wrap():
+    """The 1-D kernel with int indices is chosen only where neither the grid-stride index nor
+    an offset passes INT_MAX: for n just below 2**31 the last `i += step` wrapped negative
+    (about 2 GB of int8 on an H100's 132 SMs x 32 blocks x 256 threads)."""
+    import typelattice.cuda as tc
+    threads = 132 * 32 * 256
+    cases = [(1000, 1, 1024), (2**31 - 101, 1, threads), (2**31 - threads, 1, threads),
+             (2**31 - threads - 1, 1, threads), (2**30, 1, threads), (2**30, 2, threads),
+             (2**30, -1, threads), (10, 2**28, 256), (10, 2**29, 256), (2**31 - 1, 0, 1)]
+    for n, stride, th in cases:
+        kernel = tc._kernel_1d(n, [stride, 1], th)
+        if kernel == "k1_i32":
+            assert not _i32_loop_wraps(n, max(abs(stride), 1), th), (n, stride, th)
+    assert tc._kernel_1d(2**31 - 101, [1, 1, 1], threads) == "k1_i64"   # (it was k1_i32)
+    assert _i32_loop_wraps(2**31 - 101, 1, threads)
+    for n, stride, th in [(1000, 1, 1024), (2**30, 1, threads), (10, 2**27, 256)]:
+        assert tc._kernel_1d(n, [stride, 0], th) == "k1_i32", (n, stride, th)
+
+
 def cg_collapse(shape, strides):
     import typelattice.cuda as tc
     return tc._collapse(shape, strides)

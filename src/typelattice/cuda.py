@@ -425,6 +425,14 @@ def _launch_geometry(n, device_id, cupy):
     return min(max(1, -(-n // block)), sms * 32), block
 
 
+def _kernel_1d(n, strides, threads):
+    """The 1-D kernel for n elements at these element strides on ``threads`` threads: the 32-bit
+    index one where every offset and the grid-stride index itself stay below 2**31 (the loop's
+    last ``i += step`` reaches n - 1 + threads; past INT_MAX it wraps negative)."""
+    reach = max([abs(v) for v in strides] + [1]) * n
+    return "k1_i32" if reach < 2**31 and n + threads <= 2**31 else "k1_i64"
+
+
 def _arch(device_id, cupy):
     return int(cupy.cuda.Device(device_id).compute_capability)
 
@@ -592,8 +600,7 @@ class CudaOp:
         grid, block = _launch_geometry(n, dev, cupy)
         if len(shp) <= 1:
             s = [st[0] if st else 0 for st in sts]
-            reach = max([abs(v) for v in s] + [1]) * n
-            fn = fns["k1_i32"] if reach < 2**31 else fns["k1_i64"]
+            fn = fns[_kernel_1d(n, s, grid * block)]
             args = (np.int64(n), *args_in, *targets, *(np.int64(v) for v in s), err)
             fn((grid,), (block,), args)
         else:
