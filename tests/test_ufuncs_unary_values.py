@@ -375,3 +375,20 @@ def test_sign_of_signed_zeros_is_each_types_own_loops():
         x = np.array([-0.0, 0.0, -2.0, 3.0]).astype(t)
         got, want = tl.sign(x), np.sign(x)
         assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), (t, got, want)
+
+
+@pytest.mark.parametrize("name", ["sqrt", "floor", "ceil", "trunc", "rint", "square",
+                                  "reciprocal", "deg2rad", "rad2deg", "cbrt"])
+def test_bfloat16_nan_results_are_ml_dtypes_canonical_nan(name):
+    """A bfloat16 NaN result is ml_dtypes' conversion of the float32 NaN: 0x7fc0 with the sign,
+    the payload dropped (NumPy's float32 op on the widened input, then ml_dtypes' astype, is
+    the reference), for every NaN bit pattern, contiguous (the block conversion) and strided
+    (the element function's tl_f32_to_bf16, which kept the payload: sqrt(0x7fc1) was 0x7fc1)."""
+    bits = np.concatenate([np.arange(0x7f81, 0x8000), np.arange(0xff81, 0x10000)])
+    x = bits.astype(np.uint16).view(BF16)
+    with np.errstate(all="ignore"):
+        want = getattr(np, name)(x.astype(np.float32)).astype(BF16).view(np.uint16)
+        for v in (x, np.repeat(x, 2)[::2]):
+            got = getattr(tl, name)(v).view(np.uint16)
+            assert np.isin(got, [0x7fc0, 0xffc0]).all(), (name, hex(int(got.max())))
+            assert got.tobytes() == want.tobytes(), name

@@ -105,7 +105,8 @@ TL_HD uint16_t tl_f32_to_f16(float x, unsigned *fpe)
     }
 }
 
-/* ---- bfloat16 <-> float32 (ml_dtypes: round to nearest even, NaN stays a quiet NaN) -------- */
+/* ---- bfloat16 <-> float32 (ml_dtypes: round to nearest even, a NaN becomes the quiet NaN
+ * 0x7fc0 with its sign, the payload dropped) ------------------------------------------------ */
 TL_HD float tl_bf16_to_f32(uint16_t h) { return tl_bits_f32((uint32_t)h << 16); }
 
 TL_HD uint16_t tl_f32_to_bf16(float x, unsigned *fpe)
@@ -113,7 +114,7 @@ TL_HD uint16_t tl_f32_to_bf16(float x, unsigned *fpe)
     uint32_t f = tl_f32_bits(x);
     (void)fpe;   /* ml_dtypes sets no flag on overflow to inf */
     if ((f & 0x7fffffffu) > 0x7f800000u) {
-        return (uint16_t)((f >> 16) | 0x0040u);
+        return (uint16_t)(((f >> 16) & 0x8000u) | 0x7fc0u);
     }
     f += 0x7fffu + ((f >> 16) & 1u);
     return (uint16_t)(f >> 16);
