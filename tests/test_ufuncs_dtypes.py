@@ -633,3 +633,20 @@ def test_an_operand_that_declines_every_ufunc_gets_numpys_type_error():
             ref(*args, **kwargs)
         with pytest.raises(type(want.value), match="returned NotImplemented"):
             uf(*args, **kwargs)
+
+
+@pytest.mark.parametrize("rules", ["jax", "torch", "numpy", "tensorflow"])
+def test_reduce_initial_outside_the_loop_type_names_the_call(rules):
+    """An integer initial= outside the reduction's integer loop type is an OverflowError naming
+    the call, the loop type and the rule set (NumPy's said only "Python integer -1 out of
+    bounds for uint8"); one inside it gives NumPy's value."""
+    uf = tl.make_ufuncs(rules)["maximum"]
+    for name, bad, good in (("uint8", -1, 255), ("int8", 128, -128), ("int32", 2**31, -5)):
+        x = np.array([1, 7, 3], name)
+        with pytest.raises(OverflowError, match=rf"{rules}\.maximum\.reduce\({name} array, "
+                                                rf"initial={bad}\): initial= does not fit "
+                                                rf"{name}.*rule set '{rules}'"):
+            uf.reduce(x, initial=bad)
+        got = uf.reduce(x, initial=good)
+        want = np.maximum.reduce(x, initial=good)
+        assert got.dtype == want.dtype and got == want, (rules, name)

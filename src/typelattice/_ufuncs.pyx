@@ -2277,7 +2277,8 @@ def _canonical_operand(canon, x):
 
 def _check_reduce_initial(uf, *args, **kwargs):
     """Raise where an integer ``initial=`` of ``uf.reduce(array, ...)`` does not fit the loop's
-    sub-byte integer type (kernels/tl_methods.h calls it before NumPy's reduce): dtype=
+    integer type (kernels/tl_methods.h calls it before NumPy's reduce, whose error names neither
+    the call nor the rule set, and whose setitem of ml_dtypes' sub-byte ints wraps): dtype=
     names the loop type (the method computes in it, or runs again on the operand cast to it),
     else the promoter's answer for out='s type and the array's."""
     bound, out = _bind_method("reduce", args, kwargs)
@@ -2290,20 +2291,19 @@ def _check_reduce_initial(uf, *args, **kwargs):
             loop = np.dtype(dtype)
         else:
             first = out.dtype if isinstance(out, np.ndarray) else None
-            if not {xt.name, getattr(first, "name", None)} & _EXTI_TYPES:
-                return
             loop = uf.resolve_dtypes((first, xt, None), reduction=True)[0]
     except Exception:
         return                          # NumPy's reduce raises its own error
-    if loop.name not in _EXTI_TYPES:
+    info = int_info(loop)
+    if info is None:
         return
     value = int(bound.arguments["initial"])
-    info = int_info(loop)
     if not info.min <= value <= info.max:
         raise OverflowError(
-            f"{uf.__name__}.reduce({dtype_label(xt)} array, initial={value}): initial= does not fit {loop}, "
-            f"the dtype the reduction runs in (rule set {_REGISTRY[uf][1].name!r}); ml_dtypes "
-            f"would wrap it")
+            f"{uf.__name__}.reduce({dtype_label(xt)} array, initial={value}): initial= does "
+            f"not fit {loop}, the dtype the reduction runs in (rule set "
+            f"{_REGISTRY[uf][1].name!r})" + ("; ml_dtypes would wrap it"
+                                             if loop.name in _EXTI_TYPES else ""))
 
 
 cdef object _make_ufunc(op, CompiledRules r, set types):
@@ -2348,8 +2348,7 @@ cdef object _make_ufunc(op, CompiledRules r, set types):
              if a in _LOOP_TYPE_SET and t in _LOOP_TYPE_SET and a != t}
     canon = functools.partial(_canonical_operand, canon) if canon else None
     if op.nin == 2 and op.nout == 1:
-        check = functools.partial(_check_reduce_initial, uf) \
-            if _EXTI_TYPES.intersection(r.types) else None
+        check = functools.partial(_check_reduce_initial, uf)
         for m in ("reduce", "accumulate", "reduceat"):
             uf.__dict__[m] = tl_method_new(uf, m, getattr(np.ufunc, m).__get__(uf),
                                            check if m == "reduce" else None,

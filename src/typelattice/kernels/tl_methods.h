@@ -3,10 +3,10 @@
  * ufunc's __dict__, which shadows np.ufunc's methods; a vectorcall object, so a call that needs
  * no hook costs ~20 ns more than the method, not a Python wrapper's ~100 ns.
  *
- * - check (reduce, where the rule set has sub-byte integers): NumPy stores an `initial=` with
- *   the loop dtype's setitem, which for ml_dtypes' int4/int2/uint4/uint2 wraps (20 as an int4 is
- *   4) where np.int8's raises, and the loop never sees the value. A call with an integer
- *   initial= runs check(reduce's arguments) first, which raises or returns.
+ * - check (reduce): NumPy stores an `initial=` with the loop dtype's setitem, which for
+ *   ml_dtypes' int4/int2/uint4/uint2 wraps (20 as an int4 is 4) and for NumPy's ints raises an
+ *   error naming neither the call nor the rule set, and the loop never sees the value. A call
+ *   with an integer initial= runs check(reduce's arguments) first, which raises or returns.
  * - retry (after a TypeError, or a ValueError with dtype=): NumPy looks a reduction with dtype=t (or accumulate with out= of t) up under the same
  *   DTypes as the plain call op(t_array, x_array), whose typelattice loop reads x itself (or
  *   computes in the join): accumulate refuses that loop ("the resolved dtypes are not
