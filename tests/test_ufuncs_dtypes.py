@@ -643,10 +643,13 @@ def test_reduce_initial_outside_the_loop_type_names_the_call(rules):
     uf = tl.make_ufuncs(rules)["maximum"]
     for name, bad, good in (("uint8", -1, 255), ("int8", 128, -128), ("int32", 2**31, -5)):
         x = np.array([1, 7, 3], name)
-        with pytest.raises(OverflowError, match=rf"{rules}\.maximum\.reduce\({name} array, "
-                                                rf"initial={bad}\): initial= does not fit "
-                                                rf"{name}.*rule set '{rules}'"):
-            uf.reduce(x, initial=bad)
+        for call in (lambda: uf.reduce(x, initial=bad), lambda: uf.reduce(x, initial=bad),
+                     lambda: uf.reduce(x, 0, None, None, False, bad),
+                     lambda: uf.reduce(x, initial=bad, out=np.empty((), name))):
+            with pytest.raises(OverflowError, match=rf"{rules}\.maximum\.reduce\({name} "
+                                                    rf"array, initial={bad}\): initial= does "
+                                                    rf"not fit {name}.*rule set '{rules}'"):
+                call()
         got = uf.reduce(x, initial=good)
         want = np.maximum.reduce(x, initial=good)
         assert got.dtype == want.dtype and got == want, (rules, name)
