@@ -1989,20 +1989,21 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
  * 0 of (50, 2000) float32, in-place calls on rows: 1.4x NumPy's time). */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 /* AVX-512, the same instructions a 512-bit vector wide, a mask register for the blend (float64
- * maximum at 10^5 in L2: 1.07x NumPy's AVX-512 loop with the AVX2 one) */
-#define TL_VMM_AVX512(OPN, SFX, F, P, W, DIR, KEEP_OPND, FN)                                     \
+ * maximum at 10^5 in L2: 1.02-1.07x NumPy's AVX-512 loop with the AVX2 one, 1.00 with this) */
+#define TL_MM512_SEL(DIR, P, a, b, KEEP) _mm512_mask_mov_##P(_mm512_##DIR##_##P(a, b), KEEP(P, a, b), a)
+#define TL_MM512_KEEP_NAN_A(P, a, b) _mm512_cmp_##P##_mask(a, a, _CMP_UNORD_Q)
+#define TL_MM512_KEEP_NAN_B(P, a, b) _mm512_cmp_##P##_mask(b, b, _CMP_UNORD_Q)
+#define TL_VMM_AVX512(OPN, SFX, F, P, W, DIR, KEEP, FN)                                          \
 __attribute__((target("avx512f"))) static void                                                   \
 tl_vmm_##OPN##_##SFX##_avx512(const F *a, int ca, const F *b, int cb, F *o, npy_intp n)          \
 {                                                                                                \
-    const tl_v512##P sa = _mm512_set1_##P(a[0]), sb = _mm512_set1_##P(b[0]);                 \
+    const tl_v512##P sa = _mm512_set1_##P(a[0]), sb = _mm512_set1_##P(b[0]);                    \
     npy_intp i = 0;                                                                              \
     for (; i + 2 * W <= n; i += 2 * W) {                                                         \
         tl_v512##P a0 = ca ? _mm512_loadu_##P(a + i) : sa, a1 = ca ? _mm512_loadu_##P(a + i + W) : sa; \
         tl_v512##P b0 = cb ? _mm512_loadu_##P(b + i) : sb, b1 = cb ? _mm512_loadu_##P(b + i + W) : sb; \
-        _mm512_storeu_##P(o + i, _mm512_mask_mov_##P(_mm512_##DIR##_##P(a0, b0),                  \
-            _mm512_cmp_##P##_mask(KEEP_OPND##0, KEEP_OPND##0, _CMP_UNORD_Q), a0));                \
-        _mm512_storeu_##P(o + i + W, _mm512_mask_mov_##P(_mm512_##DIR##_##P(a1, b1),              \
-            _mm512_cmp_##P##_mask(KEEP_OPND##1, KEEP_OPND##1, _CMP_UNORD_Q), a1));                \
+        _mm512_storeu_##P(o + i, TL_MM512_SEL(DIR, P, a0, b0, KEEP));                             \
+        _mm512_storeu_##P(o + i + W, TL_MM512_SEL(DIR, P, a1, b1, KEEP));                         \
     }                                                                                            \
     for (; i < n; i++) o[i] = FN(a[ca ? i : 0], b[cb ? i : 0], NULL);                            \
 }
@@ -2022,10 +2023,10 @@ tl_vmm_##OPN##_##SFX(const F *a, int ca, const F *b, int cb, F *o, npy_intp n)  
     for (; i < n; i++) o[i] = FN(a[ca ? i : 0], b[cb ? i : 0], NULL);                            \
 }
 #define TL_VMM_AVX2_4(SFX, F, P, W)                                                              \
-    TL_VMM_AVX512(maximum, SFX, F, P, 2 * W, max, a, tl_maximum_##SFX)                           \
-    TL_VMM_AVX512(minimum, SFX, F, P, 2 * W, min, a, tl_minimum_##SFX)                           \
-    TL_VMM_AVX512(fmax, SFX, F, P, 2 * W, max, b, tl_fmax_##SFX)                                 \
-    TL_VMM_AVX512(fmin, SFX, F, P, 2 * W, min, b, tl_fmin_##SFX)                                 \
+    TL_VMM_AVX512(maximum, SFX, F, P, 2 * W, max, TL_MM512_KEEP_NAN_A, tl_maximum_##SFX)         \
+    TL_VMM_AVX512(minimum, SFX, F, P, 2 * W, min, TL_MM512_KEEP_NAN_A, tl_minimum_##SFX)         \
+    TL_VMM_AVX512(fmax, SFX, F, P, 2 * W, max, TL_MM512_KEEP_NAN_B, tl_fmax_##SFX)               \
+    TL_VMM_AVX512(fmin, SFX, F, P, 2 * W, min, TL_MM512_KEEP_NAN_B, tl_fmin_##SFX)               \
     TL_VMM_AVX2(maximum, SFX, F, P, W, max, TL_MM_KEEP_NAN_A, tl_maximum_##SFX)                 \
     TL_VMM_AVX2(minimum, SFX, F, P, W, min, TL_MM_KEEP_NAN_A, tl_minimum_##SFX)                 \
     TL_VMM_AVX2(fmax, SFX, F, P, W, max, TL_MM_KEEP_NAN_B, tl_fmax_##SFX)                       \
