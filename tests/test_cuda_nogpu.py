@@ -232,12 +232,11 @@ def test_fake_broadcast_and_strides(fake):
 
 
 def _i32_loop_wraps(n, stride, threads):
-    """Whether the 32-bit grid-stride loop (`for (int i = t; i < n; i += step)`) of some thread
-    t forms a negative index or offset: the last thread's i passes n - 1 first, by less than
-    step; an offset is i * stride."""
-    last = threads - 1                          # the thread whose i comes nearest INT_MAX
-    top = last + ((n - 1 - last) // threads + 1) * threads if last < n else last
-    return top >= 2**31 or abs(stride) * (n - 1) >= 2**31
+    """Whether the 32-bit grid-stride loop (`for (int i = t; i < n; i += step)`, step =
+    threads) forms an index or offset past INT_MAX: its largest i is the one that ends the
+    thread that ran element n - 1, n - 1 + threads (checked by simulation in the test); an
+    offset is i * stride, i < n."""
+    return n - 1 + threads >= 2**31 or abs(stride) * (n - 1) >= 2**31
 
 
 def test_the_32_bit_kernel_only_where_its_index_cannot_wrap():
@@ -245,6 +244,10 @@ def test_the_32_bit_kernel_only_where_its_index_cannot_wrap():
     an offset passes INT_MAX: for n just below 2**31 the last `i += step` wrapped negative
     (about 2 GB of int8 on an H100's 132 SMs x 32 blocks x 256 threads)."""
     import typelattice.cuda as tc
+    for n in range(1, 40):                  # the loop's largest i, simulated
+        for th in range(1, 12):
+            top = max(max(range(t, n + th, th)) for t in range(th) if t < n)
+            assert top == n - 1 + th, (n, th, top)
     threads = 132 * 32 * 256
     cases = [(1000, 1, 1024), (2**31 - 101, 1, threads), (2**31 - threads, 1, threads),
              (2**31 - threads - 1, 1, threads), (2**30, 1, threads), (2**30, 2, threads),
