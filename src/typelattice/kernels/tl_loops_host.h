@@ -1988,49 +1988,39 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
  * compares, an OR and a blend a vector) took 1.2-2.5x the time in L1 (maximum.reduce along axis
  * 0 of (50, 2000) float32, in-place calls on rows: 1.4x NumPy's time). */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-/* AVX-512, the same instructions a 512-bit vector wide, a mask register for the blend (float64
- * maximum at 10^5 in L2: 1.02-1.07x NumPy's AVX-512 loop with the AVX2 one, 1.00 with this) */
+/* One kernel per vector width (NAME, target, vector type V, intrinsic prefix MM, select SEL
+ * with its KEEP mask, W lanes, PRE run first); the AVX2 one hands over to the AVX-512 one where
+ * the CPU has it: the same instructions a 512-bit vector wide, a mask register for the blend
+ * (float64 maximum at 10^5 in L2: 1.02-1.07x NumPy's AVX-512 loop with AVX2, 1.00 with it). */
 #define TL_MM512_SEL(DIR, P, a, b, KEEP) _mm512_mask_mov_##P(_mm512_##DIR##_##P(a, b), KEEP(P, a, b), a)
 #define TL_MM512_KEEP_NAN_A(P, a, b) _mm512_cmp_##P##_mask(a, a, _CMP_UNORD_Q)
 #define TL_MM512_KEEP_NAN_B(P, a, b) _mm512_cmp_##P##_mask(b, b, _CMP_UNORD_Q)
-#define TL_VMM_AVX512(OPN, SFX, F, P, W, DIR, KEEP, FN)                                          \
-__attribute__((target("avx512f"))) static void                                                   \
-tl_vmm_##OPN##_##SFX##_avx512(const F *a, int ca, const F *b, int cb, F *o, npy_intp n)          \
+#define TL_VMM_KERNEL(NAME, TARGET, V, MM, SEL, F, P, W, DIR, KEEP, FN, PRE)                     \
+__attribute__((target(TARGET))) static void                                                      \
+NAME(const F *a, int ca, const F *b, int cb, F *o, npy_intp n)                                   \
 {                                                                                                \
-    const tl_v512##P sa = _mm512_set1_##P(a[0]), sb = _mm512_set1_##P(b[0]);                    \
+    PRE                                                                                          \
+    const V sa = MM##_set1_##P(a[0]), sb = MM##_set1_##P(b[0]);                                  \
     npy_intp i = 0;                                                                              \
     for (; i + 2 * W <= n; i += 2 * W) {                                                         \
-        tl_v512##P a0 = ca ? _mm512_loadu_##P(a + i) : sa, a1 = ca ? _mm512_loadu_##P(a + i + W) : sa; \
-        tl_v512##P b0 = cb ? _mm512_loadu_##P(b + i) : sb, b1 = cb ? _mm512_loadu_##P(b + i + W) : sb; \
-        _mm512_storeu_##P(o + i, TL_MM512_SEL(DIR, P, a0, b0, KEEP));                             \
-        _mm512_storeu_##P(o + i + W, TL_MM512_SEL(DIR, P, a1, b1, KEEP));                         \
+        V a0 = ca ? MM##_loadu_##P(a + i) : sa, a1 = ca ? MM##_loadu_##P(a + i + W) : sa;        \
+        V b0 = cb ? MM##_loadu_##P(b + i) : sb, b1 = cb ? MM##_loadu_##P(b + i + W) : sb;        \
+        MM##_storeu_##P(o + i, SEL(DIR, P, a0, b0, KEEP));                                       \
+        MM##_storeu_##P(o + i + W, SEL(DIR, P, a1, b1, KEEP));                                   \
     }                                                                                            \
     for (; i < n; i++) o[i] = FN(a[ca ? i : 0], b[cb ? i : 0], NULL);                            \
 }
-#define TL_VMM_AVX2(OPN, SFX, F, P, W, DIR, KEEP, FN)                                            \
-__attribute__((target("avx2"))) static void                                                      \
-tl_vmm_##OPN##_##SFX(const F *a, int ca, const F *b, int cb, F *o, npy_intp n)                   \
-{                                                                                                \
-    if (tl_host_avx512) { tl_vmm_##OPN##_##SFX##_avx512(a, ca, b, cb, o, n); return; }           \
-    const tl_v256##P sa = _mm256_set1_##P(a[0]), sb = _mm256_set1_##P(b[0]);                    \
-    npy_intp i = 0;                                                                              \
-    for (; i + 2 * W <= n; i += 2 * W) {                                                         \
-        tl_v256##P a0 = ca ? _mm256_loadu_##P(a + i) : sa, a1 = ca ? _mm256_loadu_##P(a + i + W) : sa; \
-        tl_v256##P b0 = cb ? _mm256_loadu_##P(b + i) : sb, b1 = cb ? _mm256_loadu_##P(b + i + W) : sb; \
-        _mm256_storeu_##P(o + i, TL_MM_SEL(DIR, P, a0, b0, KEEP));                                \
-        _mm256_storeu_##P(o + i + W, TL_MM_SEL(DIR, P, a1, b1, KEEP));                            \
-    }                                                                                            \
-    for (; i < n; i++) o[i] = FN(a[ca ? i : 0], b[cb ? i : 0], NULL);                            \
-}
+#define TL_VMM_2(OPN, SFX, F, P, W, DIR, KEEP, KEEP512)                                          \
+    TL_VMM_KERNEL(tl_vmm_##OPN##_##SFX##_avx512, "avx512f", tl_v512##P, _mm512, TL_MM512_SEL,  \
+                  F, P, 2 * W, DIR, KEEP512, tl_##OPN##_##SFX, )                                 \
+    TL_VMM_KERNEL(tl_vmm_##OPN##_##SFX, "avx2", tl_v256##P, _mm256, TL_MM_SEL, F, P, W, DIR,    \
+                  KEEP, tl_##OPN##_##SFX,                                                        \
+                  if (tl_host_avx512) { tl_vmm_##OPN##_##SFX##_avx512(a, ca, b, cb, o, n); return; })
 #define TL_VMM_AVX2_4(SFX, F, P, W)                                                              \
-    TL_VMM_AVX512(maximum, SFX, F, P, 2 * W, max, TL_MM512_KEEP_NAN_A, tl_maximum_##SFX)         \
-    TL_VMM_AVX512(minimum, SFX, F, P, 2 * W, min, TL_MM512_KEEP_NAN_A, tl_minimum_##SFX)         \
-    TL_VMM_AVX512(fmax, SFX, F, P, 2 * W, max, TL_MM512_KEEP_NAN_B, tl_fmax_##SFX)               \
-    TL_VMM_AVX512(fmin, SFX, F, P, 2 * W, min, TL_MM512_KEEP_NAN_B, tl_fmin_##SFX)               \
-    TL_VMM_AVX2(maximum, SFX, F, P, W, max, TL_MM_KEEP_NAN_A, tl_maximum_##SFX)                 \
-    TL_VMM_AVX2(minimum, SFX, F, P, W, min, TL_MM_KEEP_NAN_A, tl_minimum_##SFX)                 \
-    TL_VMM_AVX2(fmax, SFX, F, P, W, max, TL_MM_KEEP_NAN_B, tl_fmax_##SFX)                       \
-    TL_VMM_AVX2(fmin, SFX, F, P, W, min, TL_MM_KEEP_NAN_B, tl_fmin_##SFX)
+    TL_VMM_2(maximum, SFX, F, P, W, max, TL_MM_KEEP_NAN_A, TL_MM512_KEEP_NAN_A)                  \
+    TL_VMM_2(minimum, SFX, F, P, W, min, TL_MM_KEEP_NAN_A, TL_MM512_KEEP_NAN_A)                  \
+    TL_VMM_2(fmax, SFX, F, P, W, max, TL_MM_KEEP_NAN_B, TL_MM512_KEEP_NAN_B)                     \
+    TL_VMM_2(fmin, SFX, F, P, W, min, TL_MM_KEEP_NAN_B, TL_MM512_KEEP_NAN_B)
 TL_VMM_AVX2_4(f32, float, ps, 8)
 TL_VMM_AVX2_4(f64, double, pd, 4)
 /* the kernel where the CPU has AVX2 and the operands are contiguous or broadcast, the output
