@@ -285,6 +285,17 @@ def test_python_int_out_of_range_error_names_the_call(fast):
             tl.add(i4, float(2**70))
         assert np.array_equal(tl.add(i4.astype(np.float64), 2**70),
                               np.add(i4.astype(np.float64), np.float64(2**70)))
+        # an op (or operand place) that takes no float is not told to pass one: it refuses it
+        for call, f in ((lambda v: tl.bitwise_and(np.uint64([1]), v), "bitwise_and"),
+                        (lambda v: tl.gcd(np.int64([4]), v), "gcd"),
+                        (lambda v: tl.make_ufuncs("tensorflow")["ldexp"](np.ones(2), v), "ldexp"),
+                        (lambda v: tl.make_ufuncs("jax32")["left_shift"](np.uint8([1]), v),
+                         "left_shift")):
+            with pytest.raises(OverflowError, match=rf"{f} takes no float there: pass a value "
+                                                    r"within u?int\d+'s range"):
+                call(2**64)
+            with pytest.raises((TypeError, ValueError)):
+                call(float(2**64))
         # a float type takes every int a float holds; beyond that, the same error
         assert tl.add(np.float32([1]), 2**70).dtype == np.float32
         with pytest.raises(OverflowError, match="does not fit float32.*every float type"):

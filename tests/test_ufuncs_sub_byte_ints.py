@@ -229,7 +229,7 @@ def test_a_refused_timedelta64_operand_keeps_the_int_types_references():
             calls = (lambda: tl.add(x, np.timedelta64(1, "s")),
                      lambda: tl.less(np.ones(3, "m8[s]"), x),
                      lambda: tl.floor_divide(x, np.timedelta64(1, "s"), where=[True] * 3,
-                                                     out=np.zeros(3, t)),
+                                             out=np.zeros(3, t)),
                      lambda: tl.bitwise_and.outer(x, np.ones(2, "m8[s]")),
                      lambda: tl.add.at(x, [0], np.timedelta64(1, "s")))
             for _ in range(40):

@@ -4,6 +4,7 @@ import functools
 import ml_dtypes
 import numpy as np
 
+from . import _ops
 from ._names import SUB_BYTE_INTS
 
 __all__ = ["TypePromotionError", "python_int_overflow"]
@@ -222,6 +223,17 @@ def _joins_a_float(dtype, rules):
         return True
 
 
+def _takes_a_float(call, place):
+    """Whether the op of ``call`` ('jax.bitwise_and', 'typelattice.cuda.gcd') takes a float as
+    operand ``place`` (ldexp's exponent, a bitwise op's operands: no); True for another name."""
+    name = call.rsplit(".", 1)[-1]
+    op = _OP_OF.get(_ops.ALIASES.get(name, name))
+    return op is None or ("f" in op.kinds and not (op.rule == _ops.FIRST_INEXACT and place == 1))
+
+
+_OP_OF = {op.name: op for op in _ops.OPS}
+
+
 def python_int_overflow(call, operands, value, dtype, rules):
     """The OverflowError of ``call`` (a name) with ``operands`` when the Python int ``value`` does
     not fit ``dtype``, the dtype ``rules`` gives it there; None when it fits (the error was not
@@ -240,8 +252,12 @@ def python_int_overflow(call, operands, value, dtype, rules):
         cast_array = wider is None and any(
             isinstance(x, np.ndarray) and x.dtype == dtype for x in operands) \
             and not _joins_a_float(dtype, rules)
+        place = next((i for i, x in enumerate(operands) if type(x) is int and x == value), 0)
         fix = (f"pass it as a NumPy scalar of a wider dtype (np.{wider}(...)) or cast the other "
                f"operand first" if wider else
+               f"no integer dtype wider than {dtype_label(dtype)} holds it, and "
+               f"{call.rsplit('.', 1)[-1]} takes no float there: pass a value within "
+               f"{dtype_label(dtype)}'s range" if not _takes_a_float(call, place) else
                f"no integer dtype wider than {dtype_label(dtype)} holds it: pass it as a float to "
                f"compute in floating point" if not cast_array else
                f"no integer dtype wider than {dtype_label(dtype)} holds it, and "
