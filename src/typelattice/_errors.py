@@ -227,11 +227,9 @@ def _takes_a_float(call, place):
     """Whether the op of ``call`` ('jax.bitwise_and', 'typelattice.cuda.gcd') takes a float as
     operand ``place`` (ldexp's exponent, a bitwise op's operands: no); True for another name."""
     name = call.rsplit(".", 1)[-1]
-    op = _OP_OF.get(_ops.ALIASES.get(name, name))
+    op = _ops.OPS_BY_NAME.get(_ops.ALIASES.get(name, name))
     return op is None or ("f" in op.kinds and not (op.rule == _ops.FIRST_INEXACT and place == 1))
 
-
-_OP_OF = {op.name: op for op in _ops.OPS}
 
 
 def python_int_overflow(call, operands, value, dtype, rules):
