@@ -231,7 +231,6 @@ def _takes_a_float(call, place):
     return op is None or ("f" in op.kinds and not (op.rule == _ops.FIRST_INEXACT and place == 1))
 
 
-
 def python_int_overflow(call, operands, value, dtype, rules):
     """The OverflowError of ``call`` (a name) with ``operands`` when the Python int ``value`` does
     not fit ``dtype``, the dtype ``rules`` gives it there; None when it fits (the error was not
