@@ -288,6 +288,8 @@ cdef extern from *:
     void tl_fast_set_error_hook(object hook)
     void tl_fast_set_foreign_hook(object hook)
     void tl_fast_set_unary_hook(object hook)
+    void tl_fast_set_cast_hook(object hook)
+    void tl_fast_set_user_rank(int type_num, int rank)
     void tl_fast_set_unary_convert(int slot, int on)
     void tl_fast_set_canon(int slot, object canon, int inputs)
     int TL_FAST_NTYPES, TL_FAST_PYINT
@@ -361,6 +363,7 @@ _take_numpy_loops()
 
 import ml_dtypes  # noqa: F401  (registers bfloat16 before its DType class is looked up)
 from ._dtypes import dtype_of, materialized_dtype, materialized_name, name_of_dtype
+from ._names import kind as _kind
 
 # DType class of each loop type, in _ops.LOOP_TYPES order (= the C table's type indices)
 cdef list _LOOP_DTYPES = [type(dtype_of(t)) for t in _ops.LOOP_TYPES]
@@ -1909,6 +1912,92 @@ def _call_error(uf, args, kwargs, err):
 
 
 tl_fast_set_error_hook(_call_error)
+
+
+# NumPy's kind order, by which its casts within or up a kind are same_kind
+cdef dict _KIND_RANK = {"b": 0, "u": 1, "i": 2, "f": 4, "c": 5}
+
+
+cdef int _kind_rank(x):
+    """The kind rank of an operand or dtype; ml_dtypes' types by the numbers they hold (NumPy
+    sees kind 'V'); a Python float or complex by its type, a Python int (weak: the loop checks
+    its value) 0; -1 for others."""
+    if type(x) in (bool, int):
+        return 0
+    if type(x) in (float, complex):
+        x = np.dtype(type(x))
+    elif not isinstance(x, np.dtype):
+        x = x.dtype if isinstance(x, (np.ndarray, np.generic)) else np.asarray(x).dtype
+    return _KIND_RANK.get(_kind(x.name) if x.num >= 256 else x.kind, -1)
+
+
+def _user_cast_check(uf, method, args, kwargs):
+    """Refuse or warn of a cast into an ml_dtypes type that leaves the kind (complex to
+    bfloat16, float to int4; kernels/tl_fastcall.h asks where out=/dtype=/signature= or at's
+    array name such a type). ml_dtypes registers these casts same_kind (NumPy ranks its types'
+    kind 'V' above every other), so NumPy would make them silently where it refuses complex128
+    to float32: under casting='same_kind' (plain calls, outer) this raises NumPy's casting
+    error; where the cast is unsafe (casting='unsafe', reductions, at) a complex cast to a real
+    type warns as NumPy's ComplexWarning does."""
+    op, r = _REGISTRY[uf]
+    casting = kwargs.get("casting", "same_kind")
+    if method == "at":
+        steps = [(args[2], args[0].dtype, None)] if len(args) > 2 else []
+        casting = "unsafe"
+    elif method in ("reduce", "accumulate", "reduceat"):
+        bound, out = _bind_method(method, args, kwargs)
+        if bound is None:
+            return None
+        chain = [bound.arguments["array"], bound.arguments.get("dtype"),
+                 getattr(out, "dtype", None)]
+        chain = [np.dtype(t) if i == 1 else t for i, t in enumerate(chain) if t is not None]
+        steps = [(chain[i], chain[i + 1], None) for i in range(len(chain) - 1)]
+        casting = "unsafe"
+    else:
+        if casting not in ("same_kind", "unsafe"):
+            return None                 # (ml_dtypes' same_kind casts are refused there)
+        ins, outs = args[:op.nin], kwargs.get("out", args[op.nin:])
+        outs = outs if type(outs) is tuple else (outs,)
+        if any(type(x).__array_ufunc__ is not np.ndarray.__array_ufunc__
+               for x in ins + outs if hasattr(type(x), "__array_ufunc__")):
+            return None                 # (its __array_ufunc__ calls again on arrays: a weak
+                                        # array's, pandas', which are checked there)
+        try:
+            got = _call_loop_dtypes(uf, op, ins, _fixed_dtypes(kwargs, op.nin, op.nout),
+                                    "unsafe")
+        except Exception:
+            return None                 # (NumPy raises the call's own error)
+        steps = [(x, got[i], ("input", i)) for i, x in enumerate(ins)]
+        steps += [(got[op.nin + j], o.dtype, ("output", j)) for j, o in enumerate(outs)
+                  if isinstance(o, np.ndarray)]
+    for src, dst, place in steps:
+        if dst.num < 256 or _kind_rank(src) <= _kind_rank(dst):
+            continue
+        src = src if isinstance(src, np.dtype) else \
+            np.dtype(type(src)) if type(src) in (bool, int, float, complex) else \
+            np.asarray(src).dtype
+        if casting == "same_kind":
+            from numpy._core import _exceptions
+            cls = (_exceptions._UFuncInputCastingError if place[0] == "input" else
+                   _exceptions._UFuncOutputCastingError)
+            exc = cls(uf, casting, src, dst, place[1])
+            if hasattr(exc, "add_note"):        # (Python 3.11+)
+                exc.add_note(f"(rule set {r.name!r}: ml_dtypes registers this cast same_kind; "
+                             f"typelattice refuses it as NumPy refuses complex128 to "
+                             f"float32; pass casting='unsafe' to make it)")
+            raise exc
+        if src.kind == "c" and _kind_rank(dst) < _KIND_RANK["c"]:
+            warnings.warn(f"{uf.__name__}{'.' + method if method else ''}: casting complex "
+                          f"values to real ({dst}) discards the imaginary part",
+                          np.exceptions.ComplexWarning, stacklevel=2)
+            return None
+    return None
+
+
+tl_fast_set_cast_hook(_user_cast_check)
+for _t in vars(_mld).values():
+    if isinstance(_t, type) and issubclass(_t, np.generic) and np.dtype(_t).num >= 256:
+        tl_fast_set_user_rank(np.dtype(_t).num, _kind_rank(np.dtype(_t)))
 
 
 def _foreign_call(uf, args, kwargs):

@@ -300,6 +300,145 @@ static int tl_fast_precheck_int(PyObject *self, PyObject *const *args, Py_ssize_
     return 0;
 }
 
+/* ml_dtypes registers its casts from complex to its floats and from float to its sub-byte ints
+ * same_kind (NumPy ranks the kind of its types, 'V', above every other), so NumPy would make
+ * them silently into out=/dtype=. tl_cast_hook(ufunc, method, args, kwargs) raises NumPy's
+ * casting error for such a cast, or warns of a complex one made unsafely. It is asked only
+ * where a place that fixes a type (positional arguments from `first` on; out=, dtype=,
+ * signature=) names a user DType that could lose a kind there: one holding ints, or a float
+ * one beside a complex operand or fixed type. */
+static PyObject *tl_cast_hook = NULL;
+#define TL_USER_RANKS 64
+/* NumPy's kind order (b 0, u 1, i 2, f 4, c 5) of user DTypes by what they hold, by type
+ * number - NPY_USERDEF (set from Python: ml_dtypes' types); 0 unknown */
+static signed char tl_user_rank[TL_USER_RANKS];
+
+static void tl_fast_set_cast_hook(PyObject *hook)
+{
+    Py_XINCREF(hook);
+    Py_XSETREF(tl_cast_hook, hook);
+}
+
+static void tl_fast_set_user_rank(int type_num, int rank)
+{
+    if (type_num >= NPY_USERDEF && type_num - NPY_USERDEF < TL_USER_RANKS)
+        tl_user_rank[type_num - NPY_USERDEF] = (signed char)rank;
+}
+
+/* The kind rank of a descr (a user DType's by what it holds; 0 unknown), 9 for others */
+static int tl_kind_rank(const PyArray_Descr *d)
+{
+    if (d->type_num >= NPY_USERDEF)
+        return d->type_num - NPY_USERDEF < TL_USER_RANKS ? tl_user_rank[d->type_num - NPY_USERDEF]
+                                                         : 0;
+    switch (d->kind) {
+        case 'b': return 0;
+        case 'u': return 1;
+        case 'i': return 2;
+        case 'f': return 4;
+        case 'c': return 5;
+        default: return 9;
+    }
+}
+
+/* Where o fixes a type (an out= array; a dtype, scalar type or name; a tuple of them): the
+ * lowest rank of the user DTypes it names (6: none) into *target, and whether it names a
+ * complex type into *complex_ */
+static void tl_fixed_ranks(PyObject *o, int *target, int *complex_)
+{
+    PyArray_Descr *d = NULL;
+    Py_ssize_t i;
+    if (PyTuple_Check(o)) {
+        for (i = 0; i < PyTuple_GET_SIZE(o); i++)
+            tl_fixed_ranks(PyTuple_GET_ITEM(o, i), target, complex_);
+        return;
+    }
+    if (PyArray_Check(o)) {
+        d = PyArray_DESCR((PyArrayObject *)o);
+        Py_INCREF(d);
+    }
+    else if (PyArray_DescrCheck(o)) {
+        d = (PyArray_Descr *)o;
+        Py_INCREF(d);
+    }
+    else if (PyType_Check(o)) {
+        /* (dtype=np.float32 in a loop: the type's descr, cached; a type NumPy reads as none
+         * holds NULL) */
+        static PyObject *types[8];
+        static PyArray_Descr *descrs[8];
+        static int next = 0;
+        for (i = 0; i < 8 && types[i] != o; i++)
+            ;
+        if (i == 8) {
+            if (!PyArray_DescrConverter2(o, &d)) PyErr_Clear();
+            Py_XDECREF(types[next]);
+            Py_XSETREF(descrs[next], d);
+            Py_INCREF(o);
+            types[next] = o;
+            next = (next + 1) % 8;
+        }
+        else {
+            d = descrs[i];
+        }
+        Py_XINCREF(d);
+    }
+    else if (!PyUnicode_Check(o) || !PyArray_DescrConverter2(o, &d)) {
+        PyErr_Clear();
+        return;
+    }
+    if (d == NULL) return;
+    if (d->type_num >= NPY_USERDEF) {
+        int rank = tl_kind_rank(d);
+        if (rank < *target) *target = rank;
+    }
+    else if (d->kind == 'c') {
+        *complex_ = 1;
+    }
+    Py_DECREF(d);
+}
+
+/* (user: ask the hook whatever the arguments name) */
+static int tl_cast_check(PyObject *self, PyObject *method, PyObject *const *args,
+                         Py_ssize_t nargs, Py_ssize_t first, PyObject *kwnames, int user)
+{
+    PyObject *argt, *kw, *r;
+    Py_ssize_t i;
+    int target = 6, complex_ = 0;
+    if (tl_cast_hook == NULL) return 0;
+    if (!user) {
+        for (i = first; i < nargs; i++) tl_fixed_ranks(args[i], &target, &complex_);
+        for (i = 0; kwnames != NULL && i < PyTuple_GET_SIZE(kwnames); i++) {
+            PyObject *k = PyTuple_GET_ITEM(kwnames, i);
+            if (PyUnicode_CompareWithASCIIString(k, "out") == 0
+                    || PyUnicode_CompareWithASCIIString(k, "dtype") == 0
+                    || PyUnicode_CompareWithASCIIString(k, "signature") == 0)
+                tl_fixed_ranks(args[nargs + i], &target, &complex_);
+        }
+        if (target == 6) return 0;
+        for (i = 0; i < first && i < nargs && !complex_; i++) {
+            PyObject *x = args[i];
+            if (PyArray_Check(x))
+                complex_ = PyArray_ISCOMPLEX((PyArrayObject *)x);
+            else if (PyArray_IsScalar(x, Generic))
+                complex_ = PyArray_IsScalar(x, ComplexFloating);
+            else
+                complex_ = !PyLong_Check(x) && !PyFloat_Check(x);   /* (a list: it may be) */
+        }
+        if (target >= 4 && !complex_) return 0;
+    }
+    if ((argt = tl_fast_args_tuple(args, nargs)) == NULL) return -1;
+    if ((kw = tl_fast_kwargs_dict(kwnames, args + nargs)) == NULL) {
+        Py_DECREF(argt);
+        return -1;
+    }
+    r = PyObject_CallFunctionObjArgs(tl_cast_hook, self, method, argt, kw, NULL);
+    Py_DECREF(argt);
+    Py_DECREF(kw);
+    if (r == NULL) return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
 /* Per slot, for rule sets that read a 64-bit operand as its 32-bit sibling (jax32): canon(x)
  * converts such an array (a new reference; x itself otherwise). A call with dtype= or
  * signature= that fixes another loop than the plain call's would make NumPy cast the operand
@@ -491,6 +630,9 @@ static PyObject *tl_fast_fallback_args(PyObject *self, PyObject *const *args,
     r = tl_fast_foreign_call(self, given, nargs, kwnames);
     if (r != Py_NotImplemented) return r;
     Py_DECREF(r);
+    if (tl_cast_check(self, Py_None, given, nargs, ((PyUFuncObject *)self)->nin, kwnames,
+                      0) < 0)
+        return NULL;
     r = tl_fast_numpy(self, args, nargsf, kwnames);
     if (r == NULL && tl_fast_call_error(self, args, nargs, kwnames))
         return NULL;

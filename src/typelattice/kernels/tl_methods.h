@@ -67,6 +67,22 @@ static PyObject *tl_method_call(PyObject *self, PyObject *const *args, size_t na
     tl_method *m = (tl_method *)self;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf), n;
     PyObject *x, *r, **buf;
+    if (PyUnicode_CompareWithASCIIString(m->name, "at") == 0) {
+        /* at(a, indices, v): a complex v stored into an ml_dtypes float array */
+        if (nargs == 3 && PyArray_Check(args[0])
+                && PyArray_DESCR((PyArrayObject *)args[0])->type_num >= NPY_USERDEF
+                && !PyLong_Check(args[2]) && !PyFloat_Check(args[2])
+                && !((PyArray_Check(args[2]) || PyArray_IsScalar(args[2], Generic))
+                     && !PyArray_IsScalar(args[2], ComplexFloating)
+                     && !(PyArray_Check(args[2]) && PyArray_ISCOMPLEX((PyArrayObject *)args[2])))
+                && tl_cast_check(m->ufunc, m->name, args, nargs, nargs, kwnames, 1) < 0)
+            return NULL;
+    }
+    else if (tl_cast_check(m->ufunc, m->name, args, nargs,
+                           PyUnicode_CompareWithASCIIString(m->name, "outer") == 0 ? 2 : 1,
+                           kwnames, 0) < 0) {
+        return NULL;
+    }
     if (m->scalar != Py_None && nargs == 2
             && (tl_is_python_number(args[0]) || tl_is_python_number(args[1])))
         return PyObject_Vectorcall(m->scalar, args, nargsf, kwnames);

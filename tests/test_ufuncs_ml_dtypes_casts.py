@@ -1,0 +1,128 @@
+"""Casts into ml_dtypes' types that leave the kind: ml_dtypes registers complex -> its floats
+and float -> its sub-byte ints same_kind (NumPy ranks their kind, 'V', above every other), so
+NumPy alone would make them silently into out=/dtype=. typelattice judges them as NumPy judges
+its own types' casts (np.can_cast of a NumPy type of the same kind is the reference): refused
+under casting='same_kind', made with NumPy's ComplexWarning where the casting is unsafe."""
+import warnings
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import typelattice as tl
+
+# ml_dtypes' types by the kind of what they hold, with the NumPy type of that kind
+_FLOATS = [n for n in ("bfloat16", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e4m3b11fnuz",
+                       "float8_e5m2", "float8_e5m2fnuz", "float8_e3m4", "float8_e4m3",
+                       "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn", "float8_e8m0fnu")
+           if hasattr(ml_dtypes, n)]
+_INTS = [n for n in ("int2", "int4") if hasattr(ml_dtypes, n)]
+_UINTS = [n for n in ("uint2", "uint4") if hasattr(ml_dtypes, n)]
+_ANALOG = dict([(n, np.float32) for n in _FLOATS] + [(n, np.int8) for n in _INTS]
+               + [(n, np.uint8) for n in _UINTS])
+_SOURCES = [np.array([1 + 2j, 2 - 1j]), np.array([1.5, 2.0]), np.array([1, 2], np.int8),
+            np.array([1, 0], np.uint8)]
+
+
+def _casts(src, name):
+    """NumPy's same_kind verdict on a cast of src to its own type of name's kind"""
+    return np.can_cast(src.dtype, _ANALOG[name], "same_kind")
+
+
+@pytest.mark.parametrize("name", sorted(_ANALOG))
+@pytest.mark.parametrize("src", _SOURCES, ids=lambda a: a.dtype.name)
+def test_out_and_dtype_judged_by_kind(name, src):
+    t = np.dtype(getattr(ml_dtypes, name))
+    before = np.array([1, 1], np.float32).astype(t)
+    out = before.copy()
+    if _casts(src, name):
+        # the loop computes in src's type, cast into out= as ml_dtypes casts
+        tl.add(src, src, out=out)
+        np.testing.assert_array_equal(out.view(np.uint8), np.add(src, src).astype(t)
+                                      .view(np.uint8))
+        return
+    with pytest.raises(TypeError, match=rf"jax\.add' output from dtype\('{src.dtype}'\) to "
+                                        rf"dtype\({name}\) with casting rule 'same_kind'"):
+        tl.add(src, src, out=out)
+    assert out.view(np.uint8).tolist() == before.view(np.uint8).tolist()      # untouched
+    with pytest.raises(TypeError, match=rf"input 0 from dtype\('{src.dtype}'\) to "
+                                        rf"dtype\({name}\)"):
+        tl.add(src, src, dtype=t)
+    with pytest.raises(TypeError, match="same_kind"):
+        tl.add(src, src, signature=(t, t, None))
+    with pytest.raises(TypeError, match="same_kind"):
+        tl.add.outer(src, src, out=np.zeros((2, 2), t))
+    # casting='unsafe' makes the cast, as NumPy's own, warning where it drops imaginary parts
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        tl.add(src, src, out=out, casting="unsafe")
+    assert [w.category for w in seen] == \
+        ([np.exceptions.ComplexWarning] if src.dtype.kind == "c" else [])
+    np.testing.assert_array_equal(out.view(np.uint8), np.add(src, src).astype(t)
+                                  .view(np.uint8))
+
+
+@pytest.mark.parametrize("name", ["bfloat16", "int4"])
+def test_python_scalars_in_a_fixed_ml_dtypes_loop(name):
+    t = np.dtype(getattr(ml_dtypes, name))
+    x = np.array([1, 2]).astype(t)
+    # a Python int is weak: its value is checked, not its kind
+    np.testing.assert_array_equal(tl.add(x, 3, dtype=t), (np.array([1, 2]) + 3).astype(t))
+    if name == "bfloat16":
+        with pytest.raises(TypeError, match=r"input 1 from dtype\('complex128'\)"):
+            tl.add(x, 1j, dtype=t)
+        with pytest.raises(TypeError, match=r"jax\.sqrt' input from dtype\('complex128'\)"):
+            tl.sqrt(np.array([1j, 4j]), dtype=t)
+    else:       # (jax joins int4 with no float: the promotion error comes first)
+        for v in (1.5, 1j):
+            with pytest.raises(TypeError, match=r"\('int4', '(float64|complex128)'\) have no"):
+                tl.add(x, v, dtype=t)
+
+
+def test_reductions_and_at_warn_of_dropped_imaginary_parts():
+    c = np.array([1 + 2j, 3 - 4j, 0.5 + 1j])
+    bf16 = np.dtype(ml_dtypes.bfloat16)
+    # (NumPy's reduce-likes and at cast unsafely, as np.add.reduce(c, dtype=float32) does
+    # with its ComplexWarning)
+    with pytest.warns(np.exceptions.ComplexWarning):
+        np.add.reduce(c, dtype=np.float32)
+    calls = [
+        (lambda: tl.add.reduce(c, dtype=bf16), np.add.reduce(c.real.astype(bf16))),
+        (lambda: tl.add.reduce(c, 0, bf16), np.add.reduce(c.real.astype(bf16))),
+        (lambda: tl.add.accumulate(c, dtype=bf16), np.add.accumulate(c.real.astype(bf16))),
+        (lambda: tl.add.reduceat(c, [0, 2], dtype=bf16),
+         np.add.reduceat(c.real.astype(bf16), [0, 2])),
+    ]
+    for call, want in calls:
+        with pytest.warns(np.exceptions.ComplexWarning, match="jax.add"):
+            got = call()
+        assert got.dtype == bf16
+        np.testing.assert_array_equal(np.asarray(got).astype(np.float32),
+                                      np.asarray(want).astype(np.float32))
+    out = np.zeros((), bf16)
+    with pytest.warns(np.exceptions.ComplexWarning):
+        tl.add.reduce(c, out=out)
+    assert float(out) == float(np.add.reduce(c).real.astype(bf16))
+    a = np.zeros(3, bf16)
+    for v in (2.5j + 1, np.array([2.5j + 1])):
+        with pytest.warns(np.exceptions.ComplexWarning, match=r"jax\.add\.at"):
+            tl.add.at(a, [0], v)
+    assert a.astype(np.float32).tolist() == [2, 0, 0]
+    # real values and real results: no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tl.add.at(a, [1], 1.5)
+        tl.add.reduce(np.array([1.5, 2.0]), dtype=bf16)
+        tl.add.reduce(c, dtype=np.complex64)
+
+
+def test_warnings_as_errors_leave_the_array_untouched():
+    a = np.zeros(3, ml_dtypes.bfloat16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(np.exceptions.ComplexWarning):
+            tl.add.at(a, [0], 1j + 1)
+        out = np.full(2, 7, ml_dtypes.bfloat16)
+        with pytest.raises(np.exceptions.ComplexWarning):
+            tl.add(np.array([1j, 2j]), 1, out=out, casting="unsafe")
+    assert a.tolist() == [0, 0, 0] and out.astype(np.float32).tolist() == [7, 7]
