@@ -347,6 +347,33 @@ def test_the_suggested_wider_scalar_holds_the_int(rules):
         _ufuncs.set_fastcall(was)
 
 
+def test_python_int_in_a_loop_dtype_fixes():
+    """Under dtype=/signature= a Python int takes the fixed loop type: one outside it raises an
+    OverflowError naming the call, that type and the rule set (NumPy's own names neither), also
+    where casting= refuses the other operand's cast; a unary op's int beyond int64 computes in
+    the fixed float type (NumPy would make it an object array), as the binary ops do."""
+    x = np.array([1, 2], np.int8)
+    for call, v, t in ((lambda: tl.add(x, -1, dtype=np.uint8), -1, "uint8"),
+                       (lambda: tl.add(x, 300, signature=(None, None, np.int8)), 300, "int8"),
+                       (lambda: tl.add(x, 300, dtype=np.uint8, casting="no"), 300, "uint8"),
+                       (lambda: tl.negative(2**64, dtype=np.uint64), 2**64, "uint64")):
+        with pytest.raises(OverflowError) as e:
+            call()
+        msg = str(e.value)
+        assert f"Python int {v})" in msg and f"does not fit {t}, the dtype the call's " \
+            "dtype=/signature= fixes (rule set 'jax')" in msg, msg
+    assert tl.add(x, 300, dtype=np.int16).tolist() == [301, 302]
+    for t in (np.float64, np.float32, np.complex128):
+        got = tl.sqrt(2**70, dtype=t)
+        assert type(got) is t and got == np.sqrt(t(float(2**70))), (t, got)
+    assert tl.negative(2**63, dtype=np.uint64) == np.negative(np.uint64(2**63))
+    with pytest.raises(TypeError, match=r"jax\.sqrt' input from dtype\('O'\)"):
+        tl.sqrt(2**70, dtype=np.float64, casting="safe")
+    import ml_dtypes
+    with pytest.raises(TypeError, match="only within int64's range"):
+        tl.sqrt(2**70, dtype=ml_dtypes.bfloat16)
+
+
 @pytest.mark.parametrize("fast", [True, False], ids=["fastcall", "numpy-path"])
 def test_python_int_beyond_int64_with_an_ml_dtypes_float_names_the_call(fast):
     """ml_dtypes converts Python ints only within int64 ("expected number, got int", naming

@@ -231,10 +231,11 @@ def _takes_a_float(call, place):
     return op is None or ("f" in op.kinds and not (op.rule == _ops.FIRST_INEXACT and place == 1))
 
 
-def python_int_overflow(call, operands, value, dtype, rules):
+def python_int_overflow(call, operands, value, dtype, rules, fixed=False):
     """The OverflowError of ``call`` (a name) with ``operands`` when the Python int ``value`` does
-    not fit ``dtype``, the dtype ``rules`` gives it there; None when it fits (the error was not
-    the int's). The CPU ufuncs raise it from NumPy's own, the CUDA ops from the conversion's."""
+    not fit ``dtype``, the dtype ``rules`` gives it there (``fixed``: the call's dtype=/signature=
+    fixes it); None when it fits (the error was not the int's). The CPU ufuncs raise it from
+    NumPy's own, the CUDA ops from the conversion's."""
     dtype = np.dtype(dtype)
     info = int_info(dtype)
     if info is not None:
@@ -250,7 +251,9 @@ def python_int_overflow(call, operands, value, dtype, rules):
             isinstance(x, np.ndarray) and x.dtype == dtype for x in operands) \
             and not _joins_a_float(dtype, rules)
         place = next((i for i, x in enumerate(operands) if type(x) is int and x == value), 0)
-        fix = (f"pass it as a NumPy scalar of a wider dtype (np.{wider}(...)) or cast the other "
+        fix = (f"pass a value within {dtype_label(dtype)}'s range or a dtype= that holds it"
+               if fixed else
+               f"pass it as a NumPy scalar of a wider dtype (np.{wider}(...)) or cast the other "
                f"operand first" if wider else
                f"no integer dtype wider than {dtype_label(dtype)} holds it, and "
                f"{call.rsplit('.', 1)[-1]} takes no float there: pass a value within "
@@ -269,6 +272,8 @@ def python_int_overflow(call, operands, value, dtype, rules):
     else:
         return None
     ops = ", ".join(_describe_operand(a) for a in operands)
+    given = (f"the dtype the call's dtype=/signature= fixes (rule set {rules!r})" if fixed else
+             f"the dtype rule set {rules!r} gives it here (a weak Python int adopts the dtype it "
+             f"meets)")
     return OverflowError(
-        f"{call}({ops}): the Python int does not fit {dtype_label(dtype)}, the dtype rule set "
-        f"{rules!r} gives it here (a weak Python int adopts the dtype it meets); {fix}")
+        f"{call}({ops}): the Python int does not fit {dtype_label(dtype)}, {given}; {fix}")

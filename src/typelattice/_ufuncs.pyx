@@ -1743,12 +1743,12 @@ def _overflow_error(uf, args, kwargs, err):
         casting = "same_kind"
         if fixed is not None:
             # the loop dtype=/signature= choose (an int that fits its float32 computes, as
-            # NumPy's does); where it does not resolve under casting=, NumPy's error stands.
-            # (Not under casting='equiv': NumPy 2.4's resolve_dtypes of a Python int crashes
-            # the process there.)
-            casting = kwargs.get("casting", "same_kind")
-            if casting == "equiv":
+            # NumPy's does), whatever casting= says of the other operand's cast to it (NumPy
+            # converts the int first). (Not under casting='equiv': NumPy 2.4's resolve_dtypes
+            # of a Python int crashes the process there.)
+            if kwargs.get("casting") == "equiv":
                 return None
+            casting = "unsafe"
         got = _call_loop_dtypes(uf, op, args, fixed, casting)
     except TypePromotionError as exc:
         return exc      # the types do not promote (NumPy converted the int before saying so)
@@ -1759,8 +1759,9 @@ def _overflow_error(uf, args, kwargs, err):
             dt = got[i]
             if op.nin == 2 and got[1 - i].name in _EXTI_TYPES:
                 dt = got[1 - i]         # (its loop takes the Python int as int64, then checks it)
-            new = (python_int_beyond_int64 if isinstance(err, TypeError) else
-                   python_int_overflow)(uf.__name__, args, x, dt, r.name)
+            new = python_int_beyond_int64(uf.__name__, args, x, dt, r.name) \
+                if isinstance(err, TypeError) else \
+                python_int_overflow(uf.__name__, args, x, dt, r.name, fixed is not None)
             if new is not None:
                 new.__cause__ = err
                 return new
@@ -2068,11 +2069,13 @@ def _unary_weak_operand(uf, x, kwnames, kwvalues):
     kernels/tl_fastcall.h with the call's keyword names and values): x as a NumPy scalar of the
     loop type the promoter gives its weak type (torch's sqrt of a Python int: float32), an int
     first range-checked against the type x alone takes, as the binary ops check it; ``x``
-    itself under dtype=/signature= (other than None)."""
+    itself under dtype=/signature= (other than None), an int outside int64 there as the loop's
+    type (NumPy would make it an object array)."""
     if kwnames is not None:
         kw = dict(zip(kwnames, kwvalues))
         if _fixes_loop_types(kw.get("dtype"), kw.get("signature")):
-            return x
+            return x if type(x) is not int or -2**63 <= x < 2**63 else \
+                _fixed_loop_int(uf, x, kw)
     key = (uf, type(x))
     hit = _UNARY_WEAK.get(key)
     if hit is None:
@@ -2100,6 +2103,27 @@ def _unary_weak_operand(uf, x, kwnames, kwvalues):
 
 
 tl_fast_set_unary_hook(_unary_weak_operand)
+
+
+cdef object _fixed_loop_int(uf, x, kw):
+    """A Python int outside int64, the lone operand of unary ``uf`` with dtype=/signature= (in
+    ``kw``), as a NumPy scalar of the loop's input type; the binary calls' OverflowError or
+    TypeError where that type cannot hold it; x itself where the loop does not resolve (NumPy's
+    error)."""
+    op, r = _REGISTRY[uf]
+    try:
+        t = _call_loop_dtypes(uf, op, (x,), _fixed_dtypes(kw, op.nin, op.nout),
+                              kw.get("casting", "same_kind"))[0]
+    except Exception:
+        return x
+    err = python_int_overflow(uf.__name__, (x,), x, t, r.name, True) or \
+        python_int_beyond_int64(uf.__name__, (x,), x, t, r.name)
+    if err is not None:
+        raise err
+    casting = kw.get("casting", "same_kind")
+    if t.kind in "fc" and casting not in ("same_kind", "unsafe"):
+        raise _input_casting_error(uf, casting, np.dtype(object), t, 0)
+    return t.type(x)
 
 
 if os.environ.get("TYPELATTICE_FASTCALL", "1").strip() in ("0", "false", "off", "no"):
