@@ -684,6 +684,7 @@ def test_reduce_initial_outside_the_loop_type_names_the_call(rules):
         for call in (lambda: uf.reduce(x, initial=bad), lambda: uf.reduce(x, initial=bad),
                      lambda: uf.reduce(x, 0, None, None, False, bad),
                      lambda: uf.reduce(x, initial=np.int64(bad)),     # (NumPy's casts it)
+                     lambda: uf.reduce(x, initial=np.array(bad)),     # (and a 0-d array)
                      lambda: uf.reduce(x, initial=bad, out=np.empty((), name))):
             with pytest.raises(OverflowError, match=rf"{rules}\.maximum\.reduce\({name} "
                                                     rf"array, initial={bad}\): initial= does "

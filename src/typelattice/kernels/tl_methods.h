@@ -6,7 +6,8 @@
  * - check (reduce): NumPy stores an `initial=` with the loop dtype's setitem, which for
  *   ml_dtypes' int4/int2/uint4/uint2 wraps (20 as an int4 is 4) and for NumPy's ints raises an
  *   error naming neither the call nor the rule set, and the loop never sees the value. A call
- *   with an integer initial= runs check(reduce's arguments) first, which raises or returns.
+ *   with an integer initial= (a Python int, NumPy integer scalar or 0-d integer array) runs
+ *   check(reduce's arguments) first, which raises or returns.
  * - retry (after a TypeError, or a ValueError with dtype=): NumPy looks a reduction with dtype=t (or accumulate with out= of t) up under the same
  *   DTypes as the plain call op(t_array, x_array), whose typelattice loop reads x itself (or
  *   computes in the join): accumulate refuses that loop ("the resolved dtypes are not
@@ -122,7 +123,9 @@ static PyObject *tl_method_run(tl_method *m, PyObject *const *args, size_t nargs
     if (m->check != Py_None) {
         PyObject *initial = tl_method_initial(args, nargs, kwnames);
         if (initial != NULL && !PyBool_Check(initial)
-                && (PyLong_Check(initial) || PyArray_IsScalar(initial, Integer))) {
+                && (PyLong_Check(initial) || PyArray_IsScalar(initial, Integer)
+                    || (PyArray_Check(initial) && PyArray_NDIM((PyArrayObject *)initial) == 0
+                        && PyArray_ISINTEGER((PyArrayObject *)initial)))) {
             PyObject *ok = PyObject_Vectorcall(m->check, args, nargsf, kwnames);
             if (ok == NULL) return NULL;
             Py_DECREF(ok);
