@@ -126,3 +126,75 @@ def test_warnings_as_errors_leave_the_array_untouched():
         with pytest.raises(np.exceptions.ComplexWarning):
             tl.add(np.array([1j, 2j]), 1, out=out, casting="unsafe")
     assert a.tolist() == [0, 0, 0] and out.astype(np.float32).tolist() == [7, 7]
+
+
+def _refused(call, what):
+    with pytest.raises(TypeError, match=what):
+        call()
+
+
+def test_every_spelling_of_a_fixed_type_is_judged():
+    """dtype= as a DType class or a NumPy scalar, signature='s alias sig=, 'safe' casting (which
+    ml_dtypes registers float8 -> int4 under), weak operands, a unary op's Python scalar, jax32's
+    canonical operands: each cast that leaves the kind is refused as NumPy refuses its own
+    types' (found by fuzzing round 35)."""
+    c = np.array([1 + 2j, 3 - 1j])
+    bf16 = np.dtype(ml_dtypes.bfloat16)
+    bad = r"from dtype\('complex128'\) to dtype\(bfloat16\)"
+    _refused(lambda: tl.add(c, c, dtype=type(bf16)), bad)
+    _refused(lambda: tl.add(c, c, dtype=ml_dtypes.bfloat16(0)), bad)
+    _refused(lambda: tl.add(c, c, sig=(None, None, bf16)), bad)
+    _refused(lambda: tl.copysign(0, np.uint16([1, 2]), dtype=np.dtypes.Float64DType,
+                                 out=np.zeros(2, ml_dtypes.uint4)), r"float64'\) to dtype\(uint4")
+    # (sig= names the loop as signature= does: uint8 into uint4 stays the same kind)
+    got = tl.add(np.array([True, False]), 2, out=np.zeros(2, ml_dtypes.uint4),
+                 sig=(np.uint8,) * 3)
+    assert got.astype(np.int64).tolist() == [3, 2]
+    _refused(lambda: tl.add(tl.weak(np.int8([1, 2])), c, dtype=bf16), "bfloat16")
+    with pytest.warns(np.exceptions.ComplexWarning):
+        tl.negative(tl.weak(c), dtype=bf16, casting="unsafe")
+    _refused(lambda: tl.make_ufuncs("kernel_float")["rad2deg"](
+        2.0, dtype=bf16, out=np.zeros(2, ml_dtypes.int4)), r"dtype\(bfloat16\) to dtype\(int4\)")
+    _refused(lambda: tl.make_ufuncs("array_api")["sign"](
+        3, dtype=np.int32, out=np.zeros(2, ml_dtypes.uint4)), r"int32'\) to dtype\(uint4\)")
+    jax32 = tl.make_ufuncs("jax32")
+    _refused(lambda: jax32["fmax"](np.int16([1, 2]), c, signature=(None, None, bf16)),
+             r"complex64'\) to dtype\(bfloat16\)")
+    _refused(lambda: jax32["multiply"](np.float32([1.5, 2.5]), np.array([1.5, 2.5]),
+                                       dtype=bf16, out=np.zeros(2, ml_dtypes.int4)),
+             r"dtype\(bfloat16\) to dtype\(int4\)")
+    x8 = np.array([1.5, 2.5]).astype(ml_dtypes.float8_e4m3fn)
+    assert not np.can_cast(np.float32, np.int8, "safe")
+    _refused(lambda: tl.add(x8, x8, out=np.zeros(2, ml_dtypes.int4), casting="safe"),
+             "casting rule 'safe'")
+    # the refusal of the call a weak array's __array_ufunc__ makes stands, not a promotion error
+    _refused(lambda: tl.make_ufuncs("tensorflow")["divmod"](
+        2, tl.weak(np.array(3)), out=(np.zeros((), np.float16), np.zeros((), ml_dtypes.uint4))),
+        r"int32'\) to dtype\(uint4\)")
+
+
+def test_a_complex_initial_into_an_ml_dtypes_reduction_warns():
+    x = np.ones(2, ml_dtypes.bfloat16)
+    with pytest.warns(np.exceptions.ComplexWarning):
+        np.add.reduce(np.ones(2, np.float32), initial=np.complex64(1 + 5j))   # NumPy's own
+    for initial in (np.complex64(1 + 5j), np.array(1 + 5j)):
+        with pytest.warns(np.exceptions.ComplexWarning, match=r"jax\.add\.reduce"):
+            got = tl.add.reduce(x, initial=initial)
+        assert float(got) == 3.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert float(tl.add.reduce(x, initial=1.0, dtype=ml_dtypes.bfloat16)) == 3.0
+
+
+@pytest.mark.skipif(not hasattr(ml_dtypes, "bcomplex32"), reason="ml_dtypes without bcomplex32")
+def test_complex_ml_dtypes_hold_every_kind():
+    t = np.dtype(ml_dtypes.bcomplex32)
+    assert np.can_cast(np.uint8, np.complex64, "same_kind")
+    u = np.array([1, 2], np.uint8)
+    got = tl.add(u, u, out=np.zeros(2, t))
+    assert got.tobytes() == np.add(u, u).astype(t).tobytes()
+    c = np.array([1 + 2j, 3 - 1j])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = tl.add(c, c, out=np.zeros(2, t), casting="unsafe")
+    assert got.tobytes() == np.add(c, c).astype(t).tobytes()

@@ -1724,10 +1724,12 @@ def _call_loop_dtypes(uf, op, args, fixed, casting):
     """The loop dtypes NumPy resolves for a call's inputs ``args`` (a Python int/float/complex
     by its type: weak) under the dtypes dtype=/signature= fix (``fixed``; None: none) and
     ``casting``."""
-    kinds = tuple(type(x) if type(x) in (int, float, complex) else np.asarray(x).dtype
-                  for x in args[:op.nin])
-    sig = {} if fixed is None else {"signature": tuple(fixed)}
-    return uf.resolve_dtypes(kinds + (None,) * op.nout, casting=casting, **sig)
+    kinds = [type(x) if type(x) in (int, float, complex) else
+             x.dtype if type(x) is np.ndarray else np.asarray(x).dtype for x in args[:op.nin]]
+    kinds += [None] * op.nout
+    if fixed is None:
+        return uf.resolve_dtypes(tuple(kinds), casting=casting)
+    return uf.resolve_dtypes(tuple(kinds), casting=casting, signature=tuple(fixed))
 
 
 def _overflow_error(uf, args, kwargs, err):
@@ -1739,6 +1741,8 @@ def _overflow_error(uf, args, kwargs, err):
     try:
         op, r = _REGISTRY[uf]
         args = args[:op.nin]            # (not an out= given positionally)
+        if _overridden(args):
+            return None                 # (the error of the call its __array_ufunc__ made)
         fixed = _fixed_dtypes(kwargs, op.nin, op.nout)
         casting = "same_kind"
         if fixed is not None:
@@ -1774,17 +1778,25 @@ tl_fast_set_overflow_hook(_overflow_error)
 def _fixed_dtypes(kwargs, nin, nout):
     """The dtypes a call's dtype=/signature= fix, one per operand (None: free), or None where
     they fix none; ValueError for a signature NumPy will refuse itself."""
-    sig = kwargs.get("signature")
+    sig = kwargs.get("signature", kwargs.get("sig"))      # (sig=: NumPy's alias)
     if isinstance(sig, str):
         ins, _, outs = sig.replace(",", "").replace(" ", "").partition("->")
         sig = list(ins) + list(outs)
     if sig is not None and _fixes_loop_types(None, sig):
         if len(sig) != nin + nout:
             raise ValueError(f"signature= of {len(sig)} types for {nin + nout} operands")
-        return [None if t is None else np.dtype(t) for t in sig]
+        return [None if t is None else _as_dtype(t) for t in sig]
     if kwargs.get("dtype") is not None:
-        return [None] * nin + [np.dtype(kwargs["dtype"])] * nout
+        return [None] * nin + [_as_dtype(kwargs["dtype"])] * nout
     return None
+
+
+def _as_dtype(t):
+    """The dtype a dtype=/signature= entry names, as NumPy reads it: also a DType class
+    (np.dtypes.Float64DType) or a NumPy scalar (by its dtype)."""
+    if isinstance(t, type(np.dtype)) and t is not np.dtype:
+        return np.dtype(t.type)
+    return t.dtype if isinstance(t, np.generic) else np.dtype(t)
 
 
 def _no_loop_error(uf, args, kwargs, err):
@@ -1929,69 +1941,104 @@ cdef int _kind_rank(x):
         x = np.dtype(type(x))
     elif not isinstance(x, np.dtype):
         x = x.dtype if isinstance(x, (np.ndarray, np.generic)) else np.asarray(x).dtype
-    return _KIND_RANK.get(_kind(x.name) if x.num >= 256 else x.kind, -1)
+    num = x.num
+    rank = _RANK_OF.get(num)
+    if rank is None:
+        kind = x.kind if num < 256 else _kind(x.name) or ("c" if "complex" in x.name else None)
+        rank = _RANK_OF[num] = _KIND_RANK.get(kind, -1)
+    return rank
+
+
+cdef dict _RANK_OF = {}         # dtype's type number -> its _kind_rank
+
+
+cdef bint _overridden(operands):
+    """Whether an operand has an __array_ufunc__ of its own (a weak array's, pandas'), which
+    calls the ufunc again on arrays: that call's hooks judge it."""
+    return any(type(x).__array_ufunc__ is not np.ndarray.__array_ufunc__
+               for x in operands if hasattr(type(x), "__array_ufunc__"))
+
+
+def _judge_cast(uf, method, src, dst, casting, place):
+    """Refuse or warn of a cast of ``src`` (an operand or dtype) into ``dst`` made by call
+    ``uf`` (``method``: None, or the method's name) under ``casting``, where ``dst`` is an
+    ml_dtypes type and the cast leaves the kind of number it holds (complex to bfloat16, float
+    to int4). ml_dtypes registers such casts same_kind, some safe (NumPy ranks its types' kind
+    'V' above every other), so NumPy would make them silently where it refuses complex128 to
+    float32: under casting='same_kind' or 'safe' this raises NumPy's casting error for input or
+    output ``place`` (("input", i) or ("output", j)); where the cast is made unsafely, a complex
+    one warns as NumPy's ComplexWarning does."""
+    rank = _kind_rank(dst)
+    if dst.num < 256 or rank < 0 or _kind_rank(src) <= rank:
+        return
+    src = src if isinstance(src, np.dtype) else \
+        np.dtype(type(src)) if type(src) in (bool, int, float, complex) else \
+        np.asarray(src).dtype
+    if casting in ("same_kind", "safe"):
+        from numpy._core import _exceptions
+        cls = (_exceptions._UFuncInputCastingError if place[0] == "input" else
+               _exceptions._UFuncOutputCastingError)
+        exc = cls(uf, casting, src, dst, place[1])
+        if hasattr(exc, "add_note"):        # (Python 3.11+)
+            exc.add_note(f"(rule set {_REGISTRY[uf][1].name!r}: ml_dtypes registers this cast "
+                         f"{'same_kind' if casting == 'same_kind' else 'safe'}; typelattice "
+                         f"refuses it as NumPy refuses complex128 to float32; pass "
+                         f"casting='unsafe' to make it)")
+        raise exc
+    if casting == "unsafe" and src.kind == "c" and rank < _KIND_RANK["c"]:
+        warnings.warn(f"{uf.__name__}{'.' + method if method else ''}: casting complex "
+                      f"values to real ({dst}) discards the imaginary part",
+                      np.exceptions.ComplexWarning, stacklevel=3)
 
 
 def _user_cast_check(uf, method, args, kwargs):
-    """Refuse or warn of a cast into an ml_dtypes type that leaves the kind (complex to
-    bfloat16, float to int4; kernels/tl_fastcall.h asks where out=/dtype=/signature= or at's
-    array name such a type). ml_dtypes registers these casts same_kind (NumPy ranks its types'
-    kind 'V' above every other), so NumPy would make them silently where it refuses complex128
-    to float32: under casting='same_kind' (plain calls, outer) this raises NumPy's casting
-    error; where the cast is unsafe (casting='unsafe', reductions, at) a complex cast to a real
-    type warns as NumPy's ComplexWarning does."""
+    """_judge_cast of each cast a call of ``uf`` (``method``: None, or the method's name) makes
+    into an ml_dtypes type: kernels/tl_fastcall.h asks where out=, dtype=, signature= (a
+    reduction's initial=, at's array) name such a type. Plain calls and outer judge under their
+    casting=; reductions and at cast unsafely, as NumPy's do."""
     op, r = _REGISTRY[uf]
-    casting = kwargs.get("casting", "same_kind")
     if method == "at":
-        steps = [(args[2], args[0].dtype, None)] if len(args) > 2 else []
+        steps = [(args[2], args[0].dtype, ("input", 1))] if len(args) > 2 else []
         casting = "unsafe"
     elif method in ("reduce", "accumulate", "reduceat"):
         bound, out = _bind_method(method, args, kwargs)
         if bound is None:
             return None
-        chain = [bound.arguments["array"], bound.arguments.get("dtype"),
-                 getattr(out, "dtype", None)]
-        chain = [np.dtype(t) if i == 1 else t for i, t in enumerate(chain) if t is not None]
-        steps = [(chain[i], chain[i + 1], None) for i in range(len(chain) - 1)]
+        array, dtype = bound.arguments["array"], bound.arguments.get("dtype")
+        chain = [array] + [_as_dtype(t) for t in (dtype, getattr(out, "dtype", None))
+                           if t is not None]
+        steps = [(a, b, ("input", 0)) for a, b in zip(chain, chain[1:])]
+        initial = bound.arguments.get("initial")
+        if initial is not None and initial is not np._NoValue:
+            # (into the loop's type: dtype=, out='s or the array's)
+            # (no chain[-1]: this module is compiled with wraparound=False)
+            steps.append((initial, chain[len(chain) - 1] if len(chain) > 1 else
+                          np.asarray(array).dtype, ("input", 1)))
         casting = "unsafe"
     else:
-        if casting not in ("same_kind", "unsafe"):
-            return None                 # (ml_dtypes' same_kind casts are refused there)
+        casting = kwargs.get("casting", "same_kind")
         ins, outs = args[:op.nin], kwargs.get("out", args[op.nin:])
         outs = outs if type(outs) is tuple else (outs,)
-        if any(type(x).__array_ufunc__ is not np.ndarray.__array_ufunc__
-               for x in ins + outs if hasattr(type(x), "__array_ufunc__")):
-            return None                 # (its __array_ufunc__ calls again on arrays: a weak
-                                        # array's, pandas', which are checked there)
+        if _overridden(ins + outs):
+            return None                 # (checked in the call its __array_ufunc__ makes)
         try:
-            got = _call_loop_dtypes(uf, op, ins, _fixed_dtypes(kwargs, op.nin, op.nout),
-                                    "unsafe")
+            fixed = _fixed_dtypes(kwargs, op.nin, op.nout)
+            try:
+                got = _call_loop_dtypes(uf, op, ins, fixed, "unsafe")
+            except Exception:
+                # (NumPy makes a unary op's Python scalar a NumPy one before any promoter sees
+                # it, as under a rule set without weak types)
+                ins = tuple(np.dtype(type(x)).type(x) if type(x) in (bool, int, float, complex)
+                            else x for x in ins)
+                got = _call_loop_dtypes(uf, op, ins, fixed, "unsafe")
         except Exception:
             return None                 # (NumPy raises the call's own error)
         steps = [(x, got[i], ("input", i)) for i, x in enumerate(ins)]
         steps += [(got[op.nin + j], o.dtype, ("output", j)) for j, o in enumerate(outs)
                   if isinstance(o, np.ndarray)]
     for src, dst, place in steps:
-        if dst.num < 256 or _kind_rank(src) <= _kind_rank(dst):
-            continue
-        src = src if isinstance(src, np.dtype) else \
-            np.dtype(type(src)) if type(src) in (bool, int, float, complex) else \
-            np.asarray(src).dtype
-        if casting == "same_kind":
-            from numpy._core import _exceptions
-            cls = (_exceptions._UFuncInputCastingError if place[0] == "input" else
-                   _exceptions._UFuncOutputCastingError)
-            exc = cls(uf, casting, src, dst, place[1])
-            if hasattr(exc, "add_note"):        # (Python 3.11+)
-                exc.add_note(f"(rule set {r.name!r}: ml_dtypes registers this cast same_kind; "
-                             f"typelattice refuses it as NumPy refuses complex128 to "
-                             f"float32; pass casting='unsafe' to make it)")
-            raise exc
-        if src.kind == "c" and _kind_rank(dst) < _KIND_RANK["c"]:
-            warnings.warn(f"{uf.__name__}{'.' + method if method else ''}: casting complex "
-                          f"values to real ({dst}) discards the imaginary part",
-                          np.exceptions.ComplexWarning, stacklevel=2)
-            return None
+        if dst.num >= 256:
+            _judge_cast(uf, method, src, dst, casting, place)
     return None
 
 

@@ -524,12 +524,14 @@ def _weak_under_fixed_types(ufunc, inputs, kwargs, r):
     except Exception:
         return inputs
     casting = kwargs.get("casting", "same_kind")
-    for n, w, t, dt in zip(names, weak, targets, loop):
+    for i, (n, w, t, dt) in enumerate(zip(names, weak, targets, loop)):
         if w and casting != "unsafe" and kind(t) not in _WEAK_CASTS.get(kind(n), ""):
             # (a weak float into an int8 loop, a weak complex into a bfloat16 one, whose cast
             # ml_dtypes calls same_kind: NumPy's error for a Python scalar of that kind)
             raise TypeError(f"Cannot cast ufunc {ufunc.__name__!r} weak {n} operand to {dt} with "
                             f"casting rule {casting!r} (rule set {r.name!r})")
+        if w and kind(n) == "c":
+            _ufuncs._judge_cast(ufunc, None, np.dtype(complex), dt, casting, ("input", i))
     out = list(inputs)
     for i, (x, dt) in enumerate(zip(inputs, loop)):
         if weak[i]:
@@ -538,6 +540,8 @@ def _weak_under_fixed_types(ufunc, inputs, kwargs, r):
         elif not fixes_inputs and isinstance(x, (np.ndarray, np.generic)) and x.dtype != dt:
             if not np.can_cast(x.dtype, dt, casting):
                 return inputs       # (NumPy's casting error for the strong operand)
+            # (complex into bfloat16, float into int4: ml_dtypes' same_kind casts)
+            _ufuncs._judge_cast(ufunc, None, x.dtype, dt, casting, ("input", i))
             out[i] = np.asarray(x).astype(dt)
     return out
 

@@ -37,6 +37,15 @@
 #include "tl_thunks.h"
 #include "tl_weak.h"                /* TL_WK_*: the loop types' codes */
 
+/* Is the str k the ASCII keyword s? (Cheaper than PyUnicode_CompareWithASCIIString: every
+ * keyword of a call that leaves the fast path meets several of these.) */
+#define TL_KW_EQ(k, s) tl_kw_eq((k), (s), (Py_ssize_t)sizeof(s) - 1)
+static inline int tl_kw_eq(PyObject *k, const char *s, Py_ssize_t n)
+{
+    return PyUnicode_GET_LENGTH(k) == n && PyUnicode_IS_COMPACT_ASCII(k)
+           && memcmp(PyUnicode_DATA(k), s, (size_t)n) == 0;
+}
+
 #define TL_FAST_NTYPES 15           /* codes 0-14: _ops.LOOP_TYPES */
 #define TL_FAST_PYINT 15            /* the weak Python scalar kinds */
 #define TL_FAST_PYFLOAT 16
@@ -279,7 +288,7 @@ static int tl_fast_precheck_int(PyObject *self, PyObject *const *args, Py_ssize_
     if (PyArray_SIZE(a) != 0 && !tl_fast_fixes_loop(kwnames, args + nargs, 0)) {
         int where = 0;
         for (i = 0; kwnames != NULL && i < PyTuple_GET_SIZE(kwnames); i++)
-            where |= PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, i), "where") == 0;
+            where |= TL_KW_EQ(PyTuple_GET_ITEM(kwnames, i), "where");
         if (!where) return 0;
     }
     if ((argt = tl_fast_args_tuple(args, nargs)) == NULL) return -1;
@@ -361,6 +370,25 @@ static void tl_fixed_ranks(PyObject *o, int *target, int *complex_)
         d = (PyArray_Descr *)o;
         Py_INCREF(d);
     }
+    else if (PyObject_TypeCheck(o, &PyArrayDTypeMeta_Type)) {
+        /* a DType class (np.dtypes.Float64DType): its type number */
+        int num = ((PyArray_DTypeMeta *)o)->type_num;
+        if (num >= NPY_USERDEF) {
+            int rank = num - NPY_USERDEF < TL_USER_RANKS ? tl_user_rank[num - NPY_USERDEF] : 0;
+            if (rank < *target) *target = rank;
+        }
+        else if (PyTypeNum_ISCOMPLEX(num)) {
+            *complex_ = 1;
+        }
+        return;
+    }
+    else if (PyArray_IsScalar(o, Generic)) {
+        d = PyArray_DescrFromScalar(o);
+        if (d == NULL) {
+            PyErr_Clear();
+            return;
+        }
+    }
     else if (PyType_Check(o)) {
         /* (dtype=np.float32 in a loop: the type's descr, cached; a type NumPy reads as none
          * holds NULL) */
@@ -409,9 +437,8 @@ static int tl_cast_check(PyObject *self, PyObject *method, PyObject *const *args
         for (i = first; i < nargs; i++) tl_fixed_ranks(args[i], &target, &complex_);
         for (i = 0; kwnames != NULL && i < PyTuple_GET_SIZE(kwnames); i++) {
             PyObject *k = PyTuple_GET_ITEM(kwnames, i);
-            if (PyUnicode_CompareWithASCIIString(k, "out") == 0
-                    || PyUnicode_CompareWithASCIIString(k, "dtype") == 0
-                    || PyUnicode_CompareWithASCIIString(k, "signature") == 0)
+            if (TL_KW_EQ(k, "out") || TL_KW_EQ(k, "dtype") || TL_KW_EQ(k, "signature")
+                    || TL_KW_EQ(k, "sig"))
                 tl_fixed_ranks(args[nargs + i], &target, &complex_);
         }
         if (target == 6) return 0;
@@ -462,10 +489,9 @@ static int tl_fast_fixes_loop(PyObject *kwnames, PyObject *const *kwvalues, int 
     Py_ssize_t i, j;
     for (i = 0; kwnames != NULL && i < PyTuple_GET_SIZE(kwnames); i++) {
         PyObject *k = PyTuple_GET_ITEM(kwnames, i), *v = kwvalues[i];
-        if (casting && PyUnicode_CompareWithASCIIString(k, "casting") == 0)
+        if (casting && TL_KW_EQ(k, "casting"))
             return 1;
-        if (PyUnicode_CompareWithASCIIString(k, "dtype") != 0
-                && PyUnicode_CompareWithASCIIString(k, "signature") != 0)
+        if (!TL_KW_EQ(k, "dtype") && !TL_KW_EQ(k, "signature"))
             continue;
         if (PyTuple_Check(v)) {
             for (j = 0; j < PyTuple_GET_SIZE(v) && PyTuple_GET_ITEM(v, j) == Py_None; j++)
@@ -597,8 +623,7 @@ static PyObject *tl_fast_foreign_call(PyObject *self, PyObject *const *args, Py_
     for (i = 0; i < nargs && !foreign; i++) foreign = tl_fast_is_foreign(args[i]);
     for (i = 0; kwnames != NULL && i < PyTuple_GET_SIZE(kwnames) && !foreign; i++) {
         PyObject *k = PyTuple_GET_ITEM(kwnames, i);
-        if (PyUnicode_CompareWithASCIIString(k, "out") == 0
-                || PyUnicode_CompareWithASCIIString(k, "where") == 0)
+        if (TL_KW_EQ(k, "out") || TL_KW_EQ(k, "where"))
             foreign = tl_fast_is_foreign(args[nargs + i]);
     }
     if (!foreign) Py_RETURN_NOTIMPLEMENTED;
@@ -630,7 +655,7 @@ static PyObject *tl_fast_fallback_args(PyObject *self, PyObject *const *args,
     r = tl_fast_foreign_call(self, given, nargs, kwnames);
     if (r != Py_NotImplemented) return r;
     Py_DECREF(r);
-    if (tl_cast_check(self, Py_None, given, nargs, ((PyUFuncObject *)self)->nin, kwnames,
+    if (tl_cast_check(self, Py_None, args, nargs, ((PyUFuncObject *)self)->nin, kwnames,
                       0) < 0)
         return NULL;
     r = tl_fast_numpy(self, args, nargsf, kwnames);
@@ -732,6 +757,30 @@ static PyObject *tl_fast_unary_weak(int slot, PyObject *self, PyObject *const *a
     return r;
 }
 
+/* kwnames with NumPy's alias sig= spelled signature=, which the hooks read (a new reference), or
+ * NULL (none, or both given: NumPy's error) */
+static PyObject *tl_fast_signature_alias(PyObject *kwnames)
+{
+    static PyObject *signature = NULL;
+    PyObject *named;
+    Py_ssize_t i, n = PyTuple_GET_SIZE(kwnames), at = -1;
+    for (i = 0; i < n; i++) {
+        PyObject *k = PyTuple_GET_ITEM(kwnames, i);
+        if (TL_KW_EQ(k, "sig")) at = i;
+        else if (TL_KW_EQ(k, "signature")) return NULL;
+    }
+    if (at < 0) return NULL;
+    if (signature == NULL && (signature = PyUnicode_InternFromString("signature")) == NULL)
+        return NULL;
+    if ((named = PyTuple_New(n)) == NULL) return NULL;
+    for (i = 0; i < n; i++) {
+        PyObject *k = i == at ? signature : PyTuple_GET_ITEM(kwnames, i);
+        Py_INCREF(k);
+        PyTuple_SET_ITEM(named, i, k);
+    }
+    return named;
+}
+
 static PyObject *tl_fast_call(int slot, PyObject *self, PyObject *const *args, size_t nargsf,
                               PyObject *kwnames)
 {
@@ -744,6 +793,16 @@ static PyObject *tl_fast_call(int slot, PyObject *self, PyObject *const *args, s
     union { double d[2]; char b[16]; } val[2];
     PyArrayObject *outs[2] = {NULL, NULL}, *given = NULL;
 
+    if (kwnames != NULL && (PyTuple_GET_SIZE(kwnames) != 1
+                            || PyTuple_GET_ITEM(kwnames, 0) != tl_fast_str_out)) {
+        PyObject *named = tl_fast_signature_alias(kwnames), *r;
+        if (named != NULL) {
+            r = tl_fast_call(slot, self, args, nargsf, named);
+            Py_DECREF(named);
+            return r;
+        }
+        if (PyErr_Occurred()) return NULL;
+    }
     if (nin == 1 && nargs >= 1 && tl_fast_unary_hook != NULL
             && tl_fast_unary_weak_operand(slot, args[0]))
         return tl_fast_unary_weak(slot, self, args, nargsf, kwnames);
@@ -753,7 +812,7 @@ static PyObject *tl_fast_call(int slot, PyObject *self, PyObject *const *args, s
         PyObject *name, *v;
         if (nout != 1 || PyTuple_GET_SIZE(kwnames) != 1) goto numpy;
         name = PyTuple_GET_ITEM(kwnames, 0);
-        if (name != tl_fast_str_out && PyUnicode_CompareWithASCIIString(name, "out") != 0)
+        if (name != tl_fast_str_out && !TL_KW_EQ(name, "out"))
             goto numpy;
         v = args[nargs];
         if (PyTuple_CheckExact(v) && PyTuple_GET_SIZE(v) == 1) v = PyTuple_GET_ITEM(v, 0);

@@ -54,7 +54,7 @@ static PyObject *tl_method_initial(PyObject *const *args, Py_ssize_t nargs, PyOb
     Py_ssize_t i;
     if (nargs > 5) return args[5];
     for (i = 0; kwnames != NULL && i < PyTuple_GET_SIZE(kwnames); i++)
-        if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, i), "initial") == 0)
+        if (TL_KW_EQ(PyTuple_GET_ITEM(kwnames, i), "initial"))
             return args[nargs + i];
     return NULL;
 }
@@ -68,7 +68,7 @@ static PyObject *tl_method_call(PyObject *self, PyObject *const *args, size_t na
     tl_method *m = (tl_method *)self;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf), n;
     PyObject *x, *r, **buf;
-    if (PyUnicode_CompareWithASCIIString(m->name, "at") == 0) {
+    if (TL_KW_EQ(m->name, "at")) {
         /* at(a, indices, v): a complex v stored into an ml_dtypes float array */
         if (nargs == 3 && PyArray_Check(args[0])
                 && PyArray_DESCR((PyArrayObject *)args[0])->type_num >= NPY_USERDEF
@@ -79,10 +79,17 @@ static PyObject *tl_method_call(PyObject *self, PyObject *const *args, size_t na
                 && tl_cast_check(m->ufunc, m->name, args, nargs, nargs, kwnames, 1) < 0)
             return NULL;
     }
-    else if (tl_cast_check(m->ufunc, m->name, args, nargs,
-                           PyUnicode_CompareWithASCIIString(m->name, "outer") == 0 ? 2 : 1,
-                           kwnames, 0) < 0) {
-        return NULL;
+    else {
+        /* (a reduction's complex initial= into an ml_dtypes float array) */
+        PyObject *initial = tl_method_initial(args, nargs, kwnames);
+        int force = initial != NULL && nargs >= 1 && PyArray_Check(args[0])
+            && PyArray_DESCR((PyArrayObject *)args[0])->type_num >= NPY_USERDEF
+            && (PyComplex_Check(initial) || PyArray_IsScalar(initial, ComplexFloating)
+                || (PyArray_Check(initial) && PyArray_ISCOMPLEX((PyArrayObject *)initial)));
+        if (tl_cast_check(m->ufunc, m->name, args, nargs,
+                          TL_KW_EQ(m->name, "outer") ? 2 : 1,
+                          kwnames, force) < 0)
+            return NULL;
     }
     if (m->scalar != Py_None && nargs == 2
             && (tl_is_python_number(args[0]) || tl_is_python_number(args[1])))
