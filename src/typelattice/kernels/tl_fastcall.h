@@ -274,10 +274,25 @@ static PyObject *tl_fast_kwargs_dict(PyObject *kwnames, PyObject *const *kwvalue
     return d;
 }
 
+/* hook(self[, method], args tuple, kwargs dict[, last]) for a call's vector arguments (method,
+ * last: NULL to leave out); a new reference, NULL with an error set */
+static PyObject *tl_fast_hook_call(PyObject *hook, PyObject *self, PyObject *method,
+                                   PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                                   PyObject *last)
+{
+    PyObject *argt = tl_fast_args_tuple(args, nargs), *kw = NULL, *r = NULL;
+    if (argt != NULL && (kw = tl_fast_kwargs_dict(kwnames, args + nargs)) != NULL)
+        r = method != NULL ? PyObject_CallFunctionObjArgs(hook, self, method, argt, kw, last, NULL)
+                           : PyObject_CallFunctionObjArgs(hook, self, argt, kw, last, NULL);
+    Py_XDECREF(argt);
+    Py_XDECREF(kw);
+    return r;
+}
+
 static int tl_fast_precheck_int(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames)
 {
-    PyObject *argt, *err, *kw;
+    PyObject *err;
     Py_ssize_t i, side;
     PyArrayObject *a;
     if (nargs != 2 || tl_fast_overflow_hook == NULL) return 0;
@@ -291,14 +306,7 @@ static int tl_fast_precheck_int(PyObject *self, PyObject *const *args, Py_ssize_
             where |= TL_KW_EQ(PyTuple_GET_ITEM(kwnames, i), "where");
         if (!where) return 0;
     }
-    if ((argt = tl_fast_args_tuple(args, nargs)) == NULL) return -1;
-    if ((kw = tl_fast_kwargs_dict(kwnames, args + nargs)) == NULL) {
-        Py_DECREF(argt);
-        return -1;
-    }
-    err = PyObject_CallFunctionObjArgs(tl_fast_overflow_hook, self, argt, kw, Py_None, NULL);
-    Py_DECREF(argt);
-    Py_DECREF(kw);
+    err = tl_fast_hook_call(tl_fast_overflow_hook, self, NULL, args, nargs, kwnames, Py_None);
     if (err == NULL) return -1;
     if (PyExceptionInstance_Check(err) && PyErr_GivenExceptionMatches(err, PyExc_OverflowError)) {
         PyErr_SetObject((PyObject *)Py_TYPE(err), err);
@@ -429,7 +437,7 @@ static void tl_fixed_ranks(PyObject *o, int *target, int *complex_)
 static int tl_cast_check(PyObject *self, PyObject *method, PyObject *const *args,
                          Py_ssize_t nargs, Py_ssize_t first, PyObject *kwnames, int user)
 {
-    PyObject *argt, *kw, *r;
+    PyObject *r;
     Py_ssize_t i;
     int target = 6, complex_ = 0;
     if (tl_cast_hook == NULL) return 0;
@@ -453,15 +461,8 @@ static int tl_cast_check(PyObject *self, PyObject *method, PyObject *const *args
         }
         if (target >= 4 && !complex_) return 0;
     }
-    if ((argt = tl_fast_args_tuple(args, nargs)) == NULL) return -1;
-    if ((kw = tl_fast_kwargs_dict(kwnames, args + nargs)) == NULL) {
-        Py_DECREF(argt);
+    if ((r = tl_fast_hook_call(tl_cast_hook, self, method, args, nargs, kwnames, NULL)) == NULL)
         return -1;
-    }
-    r = PyObject_CallFunctionObjArgs(tl_cast_hook, self, method, argt, kw, NULL);
-    Py_DECREF(argt);
-    Py_DECREF(kw);
-    if (r == NULL) return -1;
     Py_DECREF(r);
     return 0;
 }
@@ -559,16 +560,11 @@ static PyObject *tl_fast_error_hook = NULL;
 static int tl_fast_better_error(PyObject *hook, PyObject *self, PyObject *const *args,
                                 Py_ssize_t nargs, PyObject *kwnames)
 {
-    PyObject *t, *v, *tb, *argt, *kw, *better = NULL;
+    PyObject *t, *v, *tb, *better;
     PyErr_Fetch(&t, &v, &tb);
     PyErr_NormalizeException(&t, &v, &tb);
     if (tb != NULL) PyException_SetTraceback(v, tb);
-    argt = tl_fast_args_tuple(args, nargs);
-    kw = tl_fast_kwargs_dict(kwnames, args + nargs);
-    if (argt != NULL && kw != NULL)
-        better = PyObject_CallFunctionObjArgs(hook, self, argt, kw, v, NULL);
-    Py_XDECREF(argt);
-    Py_XDECREF(kw);
+    better = tl_fast_hook_call(hook, self, NULL, args, nargs, kwnames, v);
     if (better != NULL && PyExceptionInstance_Check(better)) {
         PyErr_SetObject((PyObject *)Py_TYPE(better), better);
         Py_DECREF(better);
@@ -616,7 +612,6 @@ static int tl_fast_is_foreign(PyObject *o)
 static PyObject *tl_fast_foreign_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                       PyObject *kwnames)
 {
-    PyObject *argt, *kw, *r;
     Py_ssize_t i;
     int foreign = 0;
     if (tl_fast_foreign_hook == NULL) Py_RETURN_NOTIMPLEMENTED;
@@ -627,15 +622,7 @@ static PyObject *tl_fast_foreign_call(PyObject *self, PyObject *const *args, Py_
             foreign = tl_fast_is_foreign(args[nargs + i]);
     }
     if (!foreign) Py_RETURN_NOTIMPLEMENTED;
-    if ((argt = tl_fast_args_tuple(args, nargs)) == NULL) return NULL;
-    if ((kw = tl_fast_kwargs_dict(kwnames, args + nargs)) == NULL) {
-        Py_DECREF(argt);
-        return NULL;
-    }
-    r = PyObject_CallFunctionObjArgs(tl_fast_foreign_hook, self, argt, kw, NULL);
-    Py_DECREF(argt);
-    Py_DECREF(kw);
-    return r;
+    return tl_fast_hook_call(tl_fast_foreign_hook, self, NULL, args, nargs, kwnames, NULL);
 }
 
 static void tl_fast_set_foreign_hook(PyObject *hook)
