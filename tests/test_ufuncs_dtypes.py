@@ -367,8 +367,15 @@ def test_python_int_in_a_loop_dtype_fixes():
         got = tl.sqrt(2**70, dtype=t)
         assert type(got) is t and got == np.sqrt(t(float(2**70))), (t, got)
     assert tl.negative(2**63, dtype=np.uint64) == np.negative(np.uint64(2**63))
-    with pytest.raises(TypeError, match=r"jax\.sqrt' input from dtype\('O'\)"):
-        tl.sqrt(2**70, dtype=np.float64, casting="safe")
+    # casting= judges the int as NumPy judges one it reads (a uint64 below 2**64, an int64's
+    # kind beyond): uint64 -> float64 is safe, nothing is under 'no' (NumPy: object arrays)
+    assert tl.negative(2**63, dtype=np.float64, casting="safe") == \
+        np.negative(2**63, dtype=np.float64, casting="safe")
+    assert tl.sqrt(2**70, dtype=np.float64, casting="safe") == np.sqrt(float(2**70))
+    for casting in ("no", "equiv"):         # (NumPy's resolve_dtypes crashed under 'equiv')
+        with pytest.raises(TypeError, match=rf"jax\.sqrt' input from dtype\('int64'\) to "
+                                            rf"dtype\('float64'\) with casting rule '{casting}'"):
+            tl.sqrt(2**70, dtype=np.float64, casting=casting)
     import ml_dtypes
     with pytest.raises(TypeError, match="only within int64's range"):
         tl.sqrt(2**70, dtype=ml_dtypes.bfloat16)

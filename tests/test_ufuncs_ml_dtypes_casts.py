@@ -198,3 +198,46 @@ def test_complex_ml_dtypes_hold_every_kind():
         warnings.simplefilter("error")
         got = tl.add(c, c, out=np.zeros(2, t), casting="unsafe")
     assert got.tobytes() == np.add(c, c).astype(t).tobytes()
+
+
+def test_round_36_spellings_and_scalars():
+    """Fuzzing round 36's findings on the cast check: a signature string, a complex initial=
+    beside a NumPy array, a unary op's Python int (NumPy makes it an int64, whose cast to uint4
+    wraps), a Python int into a sub-byte loop dtype= fixes (ml_dtypes' setitem wraps it),
+    casting='no' (NumPy does not judge a Python float there), a weak array's huge int."""
+    bf16, int4, uint4 = (np.dtype(getattr(ml_dtypes, n)) for n in ("bfloat16", "int4", "uint4"))
+    x = np.array([-4.0, 9.0])
+    out = np.full(2, 7, bf16)
+    _refused(lambda: tl.sqrt(x, out=out, signature="D->D"),
+             r"output from dtype\('complex128'\) to dtype\(bfloat16\)")
+    assert out.astype(np.float32).tolist() == [7, 7]
+    with pytest.warns(np.exceptions.ComplexWarning):
+        tl.sqrt(x, out=out, signature="D->D", casting="unsafe")
+    with pytest.warns(np.exceptions.ComplexWarning):
+        np.add.reduce(np.ones(3, np.float32), dtype=np.float16, initial=np.complex64(1 + 5j))
+    with pytest.warns(np.exceptions.ComplexWarning, match=r"jax\.add\.reduce"):
+        assert float(tl.add.reduce(np.ones(3, np.float32), dtype=bf16,
+                                   initial=np.complex64(1 + 5j))) == 4.0
+    # (the initial= goes into the bool loop dtype= names: no warning, as NumPy's)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = tl.logical_xor.reduce(np.array([1, 0], ml_dtypes.int2), dtype=bool,
+                                    out=np.zeros((), ml_dtypes.int2), initial=1j)
+    assert int(got) == 0
+    _refused(lambda: np.positive(-3, dtype=np.uint8), r"int64'\) to dtype\('uint8'\)")
+    _refused(lambda: tl.positive(-3, dtype=uint4), r"int64'\) to dtype\(uint4\)")
+    for call, v, t in ((lambda: tl.add(np.int16([3, 5]), 100, dtype=int4), 100, "int4"),
+                       (lambda: tl.add(2**40, True, signature=(int4, None, None)), 2**40, "int4")):
+        with pytest.raises(OverflowError, match=rf"Python int {v}\b.*does not fit {t}, the dtype "
+                                                r"the call's dtype=/signature= fixes"):
+            call()
+    assert tl.add(np.int16([3, 5]), 4, dtype=int4).astype(np.int8).tolist() == [7, -7]
+    _refused(lambda: tl.left_shift(2, 1.5, signature=(None, int4, None), casting="no"),
+             r"input 1 from dtype\('float64'\) to dtype\(int4\) with casting rule 'no'")
+    with pytest.raises(OverflowError, match=r"jax\.maximum\(.*Python int 9223372036854775808\)"):
+        tl.maximum(tl.weak(np.array([1, 2])), 2**63)
+    # a DType class as a reduction's dtype=, as NumPy's reduce takes it
+    for method in ("reduce", "accumulate"):
+        got = getattr(tl.add, method)(np.ones(3), dtype=np.dtypes.Int32DType)
+        want = getattr(np.add, method)(np.ones(3), dtype=np.int32)
+        assert got.dtype == want.dtype and np.array_equal(got, want)

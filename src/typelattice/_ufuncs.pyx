@@ -1741,8 +1741,8 @@ def _overflow_error(uf, args, kwargs, err):
     try:
         op, r = _REGISTRY[uf]
         args = args[:op.nin]            # (not an out= given positionally)
-        if _overridden(args):
-            return None                 # (the error of the call its __array_ufunc__ made)
+        if getattr(err, "from_", None) is not None and getattr(err, "to", None) is not None:
+            return None                 # (a casting refusal: a weak array's call's, say)
         fixed = _fixed_dtypes(kwargs, op.nin, op.nout)
         casting = "same_kind"
         if fixed is not None:
@@ -1965,27 +1965,27 @@ def _judge_cast(uf, method, src, dst, casting, place):
     ml_dtypes type and the cast leaves the kind of number it holds (complex to bfloat16, float
     to int4). ml_dtypes registers such casts same_kind, some safe (NumPy ranks its types' kind
     'V' above every other), so NumPy would make them silently where it refuses complex128 to
-    float32: under casting='same_kind' or 'safe' this raises NumPy's casting error for input or
-    output ``place`` (("input", i) or ("output", j)); where the cast is made unsafely, a complex
-    one warns as NumPy's ComplexWarning does."""
+    float32: under any casting but 'unsafe' (NumPy does not judge Python scalars under 'no' and
+    'equiv') this raises NumPy's casting error for input or output ``place`` (("input", i) or
+    ("output", j)); where the cast is made unsafely, a complex one warns as NumPy's
+    ComplexWarning does."""
     rank = _kind_rank(dst)
     if dst.num < 256 or rank < 0 or _kind_rank(src) <= rank:
         return
     src = src if isinstance(src, np.dtype) else \
         np.dtype(type(src)) if type(src) in (bool, int, float, complex) else \
         np.asarray(src).dtype
-    if casting in ("same_kind", "safe"):
+    if casting != "unsafe":
         from numpy._core import _exceptions
         cls = (_exceptions._UFuncInputCastingError if place[0] == "input" else
                _exceptions._UFuncOutputCastingError)
         exc = cls(uf, casting, src, dst, place[1])
         if hasattr(exc, "add_note"):        # (Python 3.11+)
-            exc.add_note(f"(rule set {_REGISTRY[uf][1].name!r}: ml_dtypes registers this cast "
-                         f"{'same_kind' if casting == 'same_kind' else 'safe'}; typelattice "
-                         f"refuses it as NumPy refuses complex128 to float32; pass "
-                         f"casting='unsafe' to make it)")
+            exc.add_note(f"(rule set {_REGISTRY[uf][1].name!r}: ml_dtypes' cast would allow "
+                         f"it; typelattice refuses a cast that leaves the kind of number, as "
+                         f"NumPy does for its own types; pass casting='unsafe' to make it)")
         raise exc
-    if casting == "unsafe" and src.kind == "c" and rank < _KIND_RANK["c"]:
+    if src.kind == "c" and rank < _KIND_RANK["c"]:
         warnings.warn(f"{uf.__name__}{'.' + method if method else ''}: casting complex "
                       f"values to real ({dst}) discards the imaginary part",
                       np.exceptions.ComplexWarning, stacklevel=3)
@@ -2005,15 +2005,16 @@ def _user_cast_check(uf, method, args, kwargs):
         if bound is None:
             return None
         array, dtype = bound.arguments["array"], bound.arguments.get("dtype")
-        chain = [array] + [_as_dtype(t) for t in (dtype, getattr(out, "dtype", None))
-                           if t is not None]
+        dtype = None if dtype is None else _as_dtype(dtype)
+        into = getattr(out, "dtype", None)
+        chain = [array] + [t for t in (dtype, into) if t is not None]
         steps = [(a, b, ("input", 0)) for a, b in zip(chain, chain[1:])]
         initial = bound.arguments.get("initial")
         if initial is not None and initial is not np._NoValue:
-            # (into the loop's type: dtype=, out='s or the array's)
-            # (no chain[-1]: this module is compiled with wraparound=False)
-            steps.append((initial, chain[len(chain) - 1] if len(chain) > 1 else
-                          np.asarray(array).dtype, ("input", 1)))
+            # (into the loop's type: dtype=, else out='s, else the array's)
+            loop = dtype if dtype is not None else into if into is not None else \
+                np.asarray(array).dtype
+            steps.append((initial, loop, ("input", 1)))
         casting = "unsafe"
     else:
         casting = kwargs.get("casting", "same_kind")
@@ -2021,18 +2022,22 @@ def _user_cast_check(uf, method, args, kwargs):
         outs = outs if type(outs) is tuple else (outs,)
         if _overridden(ins + outs):
             return None                 # (checked in the call its __array_ufunc__ makes)
+        if op.nin == 1 and type(ins[0]) in (bool, int, float, complex):
+            # (NumPy makes a unary op's Python scalar a NumPy one before any promoter sees it:
+            # -3 an int64, whose cast to uint4 would wrap)
+            ins = (np.asarray(ins[0])[()],)
         try:
             fixed = _fixed_dtypes(kwargs, op.nin, op.nout)
-            try:
-                got = _call_loop_dtypes(uf, op, ins, fixed, "unsafe")
-            except Exception:
-                # (NumPy makes a unary op's Python scalar a NumPy one before any promoter sees
-                # it, as under a rule set without weak types)
-                ins = tuple(np.dtype(type(x)).type(x) if type(x) in (bool, int, float, complex)
-                            else x for x in ins)
-                got = _call_loop_dtypes(uf, op, ins, fixed, "unsafe")
+            got = _call_loop_dtypes(uf, op, ins, fixed, "unsafe")
         except Exception:
             return None                 # (NumPy raises the call's own error)
+        for i, x in enumerate(ins):
+            if type(x) is int and fixed is not None and got[i].name in _EXTI_TYPES:
+                # (a sub-byte int loop the keywords chose: NumPy converts the int with
+                # ml_dtypes' setitem, which wraps)
+                err = python_int_overflow(uf.__name__, ins, x, got[i], r.name, True)
+                if err is not None:
+                    raise err
         steps = [(x, got[i], ("input", i)) for i, x in enumerate(ins)]
         steps += [(got[op.nin + j], o.dtype, ("output", j)) for j, o in enumerate(outs)
                   if isinstance(o, np.ndarray)]
@@ -2159,17 +2164,19 @@ cdef object _fixed_loop_int(uf, x, kw):
     error)."""
     op, r = _REGISTRY[uf]
     try:
-        t = _call_loop_dtypes(uf, op, (x,), _fixed_dtypes(kw, op.nin, op.nout),
-                              kw.get("casting", "same_kind"))[0]
+        # ('unsafe': NumPy 2.4's resolve_dtypes of a Python int crashes under 'equiv')
+        t = _call_loop_dtypes(uf, op, (x,), _fixed_dtypes(kw, op.nin, op.nout), "unsafe")[0]
     except Exception:
         return x
     err = python_int_overflow(uf.__name__, (x,), x, t, r.name, True) or \
         python_int_beyond_int64(uf.__name__, (x,), x, t, r.name)
     if err is not None:
         raise err
+    # (NumPy's verdict on its reading of x, uint64 up to 2**64, beyond it an int64's)
+    own = np.dtype(np.uint64 if 0 <= x < 2**64 else np.int64)
     casting = kw.get("casting", "same_kind")
-    if t.kind in "fc" and casting not in ("same_kind", "unsafe"):
-        raise _input_casting_error(uf, casting, np.dtype(object), t, 0)
+    if not np.can_cast(own, t, casting):
+        raise _input_casting_error(uf, casting, own, t, 0)
     return t.type(x)
 
 
@@ -2392,7 +2399,7 @@ def _retry_method(uf, name, exc, *args, **kwargs):
         # datetimes as ints; a numeric type the rule set lacks is cast, as dtype= asks)
         name_of_dtype(x.dtype)
         if dtype is not None:
-            t = np.dtype(dtype)
+            t = bound.arguments["dtype"] = _as_dtype(dtype)     # (a DType class too)
         elif isinstance(out, np.ndarray) and op.name in _LOGICAL_BX and out.dtype == np.bool_:
             # a logical op into a bool out= where x's type does not join bool (bfloat16 under
             # numpy): x's truth values, as dtype=bool reads them
@@ -2463,7 +2470,7 @@ def _check_reduce_initial(uf, *args, **kwargs):
     try:
         xt = array.dtype if isinstance(array, np.ndarray) else np.asarray(array).dtype
         if dtype is not None:
-            loop = np.dtype(dtype)
+            loop = _as_dtype(dtype)
         else:
             first = out.dtype if isinstance(out, np.ndarray) else None
             loop = uf.resolve_dtypes((first, xt, None), reduction=True)[0]

@@ -418,8 +418,12 @@ static void tl_fixed_ranks(PyObject *o, int *target, int *complex_)
         }
         Py_XINCREF(d);
     }
-    else if (!PyUnicode_Check(o) || !PyArray_DescrConverter2(o, &d)) {
+    else if (!PyUnicode_Check(o)) {
+        return;
+    }
+    else if (!PyArray_DescrConverter2(o, &d)) {
         PyErr_Clear();
+        *complex_ = 1;              /* (a signature string, "D->D": it may name one) */
         return;
     }
     if (d == NULL) return;

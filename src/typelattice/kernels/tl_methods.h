@@ -80,10 +80,9 @@ static PyObject *tl_method_call(PyObject *self, PyObject *const *args, size_t na
             return NULL;
     }
     else {
-        /* (a reduction's complex initial= into an ml_dtypes float array) */
+        /* (a reduction's complex initial=, which may go into an ml_dtypes float loop) */
         PyObject *initial = tl_method_initial(args, nargs, kwnames);
-        int force = initial != NULL && nargs >= 1 && PyArray_Check(args[0])
-            && PyArray_DESCR((PyArrayObject *)args[0])->type_num >= NPY_USERDEF
+        int force = initial != NULL
             && (PyComplex_Check(initial) || PyArray_IsScalar(initial, ComplexFloating)
                 || (PyArray_Check(initial) && PyArray_ISCOMPLEX((PyArrayObject *)initial)));
         if (tl_cast_check(m->ufunc, m->name, args, nargs,
