@@ -351,7 +351,8 @@ def test_python_int_in_a_loop_dtype_fixes():
     """Under dtype=/signature= a Python int takes the fixed loop type: one outside it raises an
     OverflowError naming the call, that type and the rule set (NumPy's own names neither), also
     where casting= refuses the other operand's cast; a unary op's int beyond int64 computes in
-    the fixed float type (NumPy would make it an object array), as the binary ops do."""
+    the fixed float type (NumPy would make it an object array), as the binary ops do, and one
+    into a sub-byte type is range-checked."""
     x = np.array([1, 2], np.int8)
     for call, v, t in ((lambda: tl.add(x, -1, dtype=np.uint8), -1, "uint8"),
                        (lambda: tl.add(x, 300, signature=(None, None, np.int8)), 300, "int8"),
@@ -367,16 +368,18 @@ def test_python_int_in_a_loop_dtype_fixes():
         got = tl.sqrt(2**70, dtype=t)
         assert type(got) is t and got == np.sqrt(t(float(2**70))), (t, got)
     assert tl.negative(2**63, dtype=np.uint64) == np.negative(np.uint64(2**63))
-    # casting= judges the int as NumPy judges one it reads (a uint64 below 2**64, an int64's
-    # kind beyond): uint64 -> float64 is safe, nothing is under 'no' (NumPy: object arrays)
+    # a casting= stricter than same_kind judges the int as NumPy reads it (a uint64 below
+    # 2**64, an object beyond): uint64 -> float64 is safe, an object cast is not
     assert tl.negative(2**63, dtype=np.float64, casting="safe") == \
         np.negative(2**63, dtype=np.float64, casting="safe")
-    assert tl.sqrt(2**70, dtype=np.float64, casting="safe") == np.sqrt(float(2**70))
-    for casting in ("no", "equiv"):         # (NumPy's resolve_dtypes crashed under 'equiv')
-        with pytest.raises(TypeError, match=rf"jax\.sqrt' input from dtype\('int64'\) to "
+    for casting in ("safe", "no", "equiv"):     # (NumPy's resolve_dtypes crashed under 'equiv')
+        with pytest.raises(TypeError, match=rf"jax\.sqrt' input from dtype\('O'\) to "
                                             rf"dtype\('float64'\) with casting rule '{casting}'"):
             tl.sqrt(2**70, dtype=np.float64, casting=casting)
-    import ml_dtypes
+    # a unary op's int into a sub-byte type dtype= fixes is range-checked as a binary op's
+    with pytest.raises(OverflowError, match=r"jax\.conjugate\(Python int 3\): .*does not fit "
+                                            r"int1"):
+        tl.conjugate(3, dtype=ml_dtypes.int1)
     with pytest.raises(TypeError, match="only within int64's range"):
         tl.sqrt(2**70, dtype=ml_dtypes.bfloat16)
 

@@ -225,7 +225,9 @@ def test_round_36_spellings_and_scalars():
                                     out=np.zeros((), ml_dtypes.int2), initial=1j)
     assert int(got) == 0
     _refused(lambda: np.positive(-3, dtype=np.uint8), r"int64'\) to dtype\('uint8'\)")
-    _refused(lambda: tl.positive(-3, dtype=uint4), r"int64'\) to dtype\(uint4\)")
+    _refused(lambda: tl.positive(3, dtype=uint4), r"int64'\) to dtype\(uint4\)")
+    with pytest.raises(OverflowError, match=r"Python int -3\): the Python int does not fit uint4"):
+        tl.positive(-3, dtype=uint4)
     for call, v, t in ((lambda: tl.add(np.int16([3, 5]), 100, dtype=int4), 100, "int4"),
                        (lambda: tl.add(2**40, True, signature=(int4, None, None)), 2**40, "int4")):
         with pytest.raises(OverflowError, match=rf"Python int {v}\b.*does not fit {t}, the dtype "

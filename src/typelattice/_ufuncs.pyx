@@ -2022,6 +2022,7 @@ def _user_cast_check(uf, method, args, kwargs):
         outs = outs if type(outs) is tuple else (outs,)
         if _overridden(ins + outs):
             return None                 # (checked in the call its __array_ufunc__ makes)
+        given = ins
         if op.nin == 1 and type(ins[0]) in (bool, int, float, complex):
             # (NumPy makes a unary op's Python scalar a NumPy one before any promoter sees it:
             # -3 an int64, whose cast to uint4 would wrap)
@@ -2031,11 +2032,11 @@ def _user_cast_check(uf, method, args, kwargs):
             got = _call_loop_dtypes(uf, op, ins, fixed, "unsafe")
         except Exception:
             return None                 # (NumPy raises the call's own error)
-        for i, x in enumerate(ins):
+        for i, x in enumerate(given):
             if type(x) is int and fixed is not None and got[i].name in _EXTI_TYPES:
                 # (a sub-byte int loop the keywords chose: NumPy converts the int with
                 # ml_dtypes' setitem, which wraps)
-                err = python_int_overflow(uf.__name__, ins, x, got[i], r.name, True)
+                err = python_int_overflow(uf.__name__, given, x, got[i], r.name, True)
                 if err is not None:
                     raise err
         steps = [(x, got[i], ("input", i)) for i, x in enumerate(ins)]
@@ -2172,10 +2173,11 @@ cdef object _fixed_loop_int(uf, x, kw):
         python_int_beyond_int64(uf.__name__, (x,), x, t, r.name)
     if err is not None:
         raise err
-    # (NumPy's verdict on its reading of x, uint64 up to 2**64, beyond it an int64's)
-    own = np.dtype(np.uint64 if 0 <= x < 2**64 else np.int64)
+    # (casting= stricter than same_kind: NumPy's verdict on its reading of x, a uint64 below
+    # 2**64, an object beyond; under same_kind it computes, as a binary call's weak int does)
+    own = np.dtype(np.uint64 if 0 <= x < 2**64 else object)
     casting = kw.get("casting", "same_kind")
-    if not np.can_cast(own, t, casting):
+    if casting not in ("same_kind", "unsafe") and not np.can_cast(own, t, casting):
         raise _input_casting_error(uf, casting, own, t, 0)
     return t.type(x)
 
