@@ -437,6 +437,16 @@ static void tl_fixed_ranks(PyObject *o, int *target, int *complex_)
     Py_DECREF(d);
 }
 
+/* Might o hold complex numbers: a Python complex, a complex NumPy scalar or array, or another
+ * object NumPy converts (a list)? Not a Python int or float, nor a real NumPy scalar or array. */
+static int tl_may_be_complex(PyObject *o)
+{
+    if (PyLong_Check(o) || PyFloat_Check(o)) return 0;
+    if (PyArray_Check(o)) return PyArray_ISCOMPLEX((PyArrayObject *)o);
+    if (PyArray_IsScalar(o, Generic)) return PyArray_IsScalar(o, ComplexFloating);
+    return 1;
+}
+
 /* (user: ask the hook whatever the arguments name) */
 static int tl_cast_check(PyObject *self, PyObject *method, PyObject *const *args,
                          Py_ssize_t nargs, Py_ssize_t first, PyObject *kwnames, int user)
@@ -454,15 +464,8 @@ static int tl_cast_check(PyObject *self, PyObject *method, PyObject *const *args
                 tl_fixed_ranks(args[nargs + i], &target, &complex_);
         }
         if (target == 6) return 0;
-        for (i = 0; i < first && i < nargs && !complex_; i++) {
-            PyObject *x = args[i];
-            if (PyArray_Check(x))
-                complex_ = PyArray_ISCOMPLEX((PyArrayObject *)x);
-            else if (PyArray_IsScalar(x, Generic))
-                complex_ = PyArray_IsScalar(x, ComplexFloating);
-            else
-                complex_ = !PyLong_Check(x) && !PyFloat_Check(x);   /* (a list: it may be) */
-        }
+        for (i = 0; i < first && i < nargs && !complex_; i++)
+            complex_ = tl_may_be_complex(args[i]);
         if (target >= 4 && !complex_) return 0;
     }
     if ((r = tl_fast_hook_call(tl_cast_hook, self, method, args, nargs, kwnames, NULL)) == NULL)

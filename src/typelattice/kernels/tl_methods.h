@@ -72,19 +72,14 @@ static PyObject *tl_method_call(PyObject *self, PyObject *const *args, size_t na
         /* at(a, indices, v): a complex v stored into an ml_dtypes float array */
         if (nargs == 3 && PyArray_Check(args[0])
                 && PyArray_DESCR((PyArrayObject *)args[0])->type_num >= NPY_USERDEF
-                && !PyLong_Check(args[2]) && !PyFloat_Check(args[2])
-                && !((PyArray_Check(args[2]) || PyArray_IsScalar(args[2], Generic))
-                     && !PyArray_IsScalar(args[2], ComplexFloating)
-                     && !(PyArray_Check(args[2]) && PyArray_ISCOMPLEX((PyArrayObject *)args[2])))
+                && tl_may_be_complex(args[2])
                 && tl_cast_check(m->ufunc, m->name, args, nargs, nargs, kwnames, 1) < 0)
             return NULL;
     }
     else {
         /* (a reduction's complex initial=, which may go into an ml_dtypes float loop) */
         PyObject *initial = tl_method_initial(args, nargs, kwnames);
-        int force = initial != NULL
-            && (PyComplex_Check(initial) || PyArray_IsScalar(initial, ComplexFloating)
-                || (PyArray_Check(initial) && PyArray_ISCOMPLEX((PyArrayObject *)initial)));
+        int force = initial != NULL && initial != Py_None && tl_may_be_complex(initial);
         if (tl_cast_check(m->ufunc, m->name, args, nargs,
                           TL_KW_EQ(m->name, "outer") ? 2 : 1,
                           kwnames, force) < 0)
