@@ -342,19 +342,16 @@ static void tl_fast_set_user_rank(int type_num, int rank)
         tl_user_rank[type_num - NPY_USERDEF] = (signed char)rank;
 }
 
-/* The kind rank of a descr (a user DType's by what it holds; 0 unknown), 9 for others */
-static int tl_kind_rank(const PyArray_Descr *d)
+/* A fixed type of type number num: a user DType's rank (0 unknown) lowers *target, a complex
+ * type sets *complex_ */
+static void tl_note_fixed(int num, int *target, int *complex_)
 {
-    if (d->type_num >= NPY_USERDEF)
-        return d->type_num - NPY_USERDEF < TL_USER_RANKS ? tl_user_rank[d->type_num - NPY_USERDEF]
-                                                         : 0;
-    switch (d->kind) {
-        case 'b': return 0;
-        case 'u': return 1;
-        case 'i': return 2;
-        case 'f': return 4;
-        case 'c': return 5;
-        default: return 9;
+    if (num >= NPY_USERDEF) {
+        int rank = num - NPY_USERDEF < TL_USER_RANKS ? tl_user_rank[num - NPY_USERDEF] : 0;
+        if (rank < *target) *target = rank;
+    }
+    else if (PyTypeNum_ISCOMPLEX(num)) {
+        *complex_ = 1;
     }
 }
 
@@ -380,14 +377,7 @@ static void tl_fixed_ranks(PyObject *o, int *target, int *complex_)
     }
     else if (PyObject_TypeCheck(o, &PyArrayDTypeMeta_Type)) {
         /* a DType class (np.dtypes.Float64DType): its type number */
-        int num = ((PyArray_DTypeMeta *)o)->type_num;
-        if (num >= NPY_USERDEF) {
-            int rank = num - NPY_USERDEF < TL_USER_RANKS ? tl_user_rank[num - NPY_USERDEF] : 0;
-            if (rank < *target) *target = rank;
-        }
-        else if (PyTypeNum_ISCOMPLEX(num)) {
-            *complex_ = 1;
-        }
+        tl_note_fixed(((PyArray_DTypeMeta *)o)->type_num, target, complex_);
         return;
     }
     else if (PyArray_IsScalar(o, Generic)) {
@@ -427,13 +417,7 @@ static void tl_fixed_ranks(PyObject *o, int *target, int *complex_)
         return;
     }
     if (d == NULL) return;
-    if (d->type_num >= NPY_USERDEF) {
-        int rank = tl_kind_rank(d);
-        if (rank < *target) *target = rank;
-    }
-    else if (d->kind == 'c') {
-        *complex_ = 1;
-    }
+    tl_note_fixed(d->type_num, target, complex_);
     Py_DECREF(d);
 }
 
