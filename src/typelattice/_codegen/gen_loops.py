@@ -701,7 +701,7 @@ def op_units():
                 out.append(f"TL_LOOP_BITS16({name}, {SUFFIX[t]}, {op.name})")
                 if blocked_ok(op, t):
                     out.append(f"TL_LOOP_BLOCKED_BITS16(tl_bblocked_{op.name}_{SUFFIX[t]}, "
-                               f"{SUFFIX[t]}, {name}, tl_blocked_{op.name}_{SUFFIX[t]})")
+                               f"{SUFFIX[t]}, {op.name}, {name}, tl_blocked_{op.name}_{SUFFIX[t]})")
             elif t in HALF and blocked_ok(op, t) and op.out != "bool":
                 name = name + "_h"
             elif t in HALF and blocked_ok(op, t) and op.name in CMP16 + LOGIC16:

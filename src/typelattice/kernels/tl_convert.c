@@ -430,6 +430,16 @@ static const tl_kernels K_avx2 = {
  * the NaN and raise invalid, as vcvtph2ps does; comparisons raise invalid either way. */
 #define TL_HOP_KEEPS_SNAN(op) ((op) > TL_HOP_DIVIDE && !TL_HOP_IS_CMP(op))
 
+/* 16 float32 -> 16 float16 (round to nearest even) kept in a register: the compiler folds a
+ * following store into vcvtps2ph's memory form, which ran at half the speed of the register form
+ * and a store on this AMD Zen 4 (0.068 against 0.035 ns an element; the AVX2 ymm form: the same) */
+TL_TARGET_AVX512 TL_VINLINE __m256i avx512_cvtps_ph(__m512 f)
+{
+    __m256i h = _mm512_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT);
+    __asm__("" : "+v"(h));
+    return h;
+}
+
 /* Lanes of 16 float16 that are signalling NaNs (vcvtph2ps would quiet them). */
 TL_TARGET_AVX512 TL_VINLINE __mmask16 avx512_f16_snan(__m256i h)
 {
@@ -505,7 +515,7 @@ TL_TARGET_AVX512 TL_VINLINE __m256i avx512_f16_round(__m512i v, __mmask16 *bnd, 
         _mm512_storeu_si512(vb, v);
         v = _mm512_maskz_mov_epi32((__mmask16)~nan, v);
     }
-    h = _mm512_cvtps_ph(_mm512_castsi512_ps(v), _MM_FROUND_TO_NEAREST_INT);
+    h = avx512_cvtps_ph(_mm512_castsi512_ps(v));
     if (TL_UNLIKELY(nan)) {
         _mm256_storeu_si256((__m256i *)hb, h);
         while (nan) {
@@ -571,8 +581,7 @@ TL_TARGET_AVX512 static void avx512_f64_to_f16(const double *s, uint16_t *d, ptr
         __m256i f1 = avx512_pd_to_ps_odd(v1);
         __m512i f = _mm512_inserti64x4(_mm512_castsi256_si512(f0), f1, 1);
         bnd |= _mm512_cmplt_epu32_mask(_mm512_sub_epi32(_mm512_and_si512(f, absm32), blo), bw);
-        _mm256_mask_storeu_epi16(d + i, tm,
-            _mm512_cvtps_ph(_mm512_castsi512_ps(f), _MM_FROUND_TO_NEAREST_INT));
+        _mm256_mask_storeu_epi16(d + i, tm, avx512_cvtps_ph(_mm512_castsi512_ps(f)));
         while (TL_UNLIKELY(nm)) {
             int k = __builtin_ctz(nm);
             d[i + k] = tl_f64bits_to_f16bits(tl_f64_to_bits(s[i + k]), &fl);
@@ -1406,13 +1415,33 @@ TL_TARGET_AVX2 static void avx2_small_to_f16(int kind, const uint8_t *src, uint1
     else if (kind == TL_HK_U8) avx2_small_to_f16_k(TL_HK_U8, src, dst, n);
     else avx2_small_to_f16_k(TL_HK_B, src, dst, n);
 }
+/* (as avx2_small_to_f16_k, 16 lanes, the tail masked) */
+TL_TARGET_AVX512 TL_VINLINE void avx512_small_to_f16_k(int kind, const uint8_t *src, uint16_t *dst,
+                                                       ptrdiff_t n)
+{
+    for (ptrdiff_t i = 0; i < n; i += 16) {
+        __mmask16 tm = TL_TAIL16(n, i);
+        _mm256_mask_storeu_epi16(dst + i, tm, avx512_cvtps_ph(
+            avx512_hwiden(kind, _mm256_castsi128_si256(_mm_maskz_loadu_epi8(tm, src + i)))));
+    }
+}
+TL_TARGET_AVX512 static void avx512_small_to_f16(int kind, const uint8_t *src, uint16_t *dst, ptrdiff_t n)
+{
+    if (kind == TL_HK_I8) avx512_small_to_f16_k(TL_HK_I8, src, dst, n);
+    else if (kind == TL_HK_U8) avx512_small_to_f16_k(TL_HK_U8, src, dst, n);
+    else avx512_small_to_f16_k(TL_HK_B, src, dst, n);
+}
 #endif
 
 int tl_convert_small_to_f16(int kind, const void *src, uint16_t *dst, ptrdiff_t n)
 {
 #if TL_X86
     const tl_kernels *k = tl_k();
-    if (k == &K_avx512 || k == &K_avx512bf16 || k == &K_avx2) {
+    if (k == &K_avx512 || k == &K_avx512bf16) {
+        avx512_small_to_f16(kind, (const uint8_t *)src, dst, n);
+        return 1;
+    }
+    if (k == &K_avx2) {
         avx2_small_to_f16(kind, (const uint8_t *)src, dst, n);
         return 1;
     }

@@ -2827,6 +2827,10 @@ static inline uint16_t tl_small_f16(int32_t v)
 static inline uint16_t tl_small_bf16(int32_t v) { return (uint16_t)(tl_f32_to_bits((float)v) >> 16); }
 #define tl_small_simd_f16 tl_convert_small_to_f16
 #define tl_small_simd_bf16(kind, src, dst, n) 0     /* (the C loop is as fast) */
+/* one pass for bfloat16 (gcc vectorizes tl_small_bf16 with the bit op); float16's conversion
+ * vectorized by gcc costs three times the block conversion (tl_convert_small_to_f16) */
+#define TL_SMALL_FUSED_f16 0
+#define TL_SMALL_FUSED_bf16 1
 /* (the three kinds' loops over elements IDX, one vectorizable loop each) */
 #define TL_SMALL_LOOPS(S, IDX)                                                                   \
     if (kind == TL_HK_I8) for (j = 0; j < n; j++) dst[j] = tl_small_##S(p[IDX]);                 \
@@ -2856,17 +2860,38 @@ TL_SMALL_TO_HALF(bf16)
         if (!tl_small_to_##S((d), (src), (stride), (hb), (m)))                                   \
             tl_convert_f32_to_##S((cv)((src), (stride), (fb), (m)), (hb), (m));                  \
     } while (0)
+/* the bit op OPN of an 8-bit integer/bool operand x (0: first, 1: second; its bits CV, exact:
+ * tl_small_S) and an S operand HV, one vectorizable loop per (kind, order) */
+#define TL_SMALL_BITS16_ORDERS(S, OPN, CV, HV)                                                   \
+    if (x == 0) for (j = 0; j < n; j++) o[j] = tl_b16_##OPN##_##S(CV, HV);                       \
+    else for (j = 0; j < n; j++) o[j] = tl_b16_##OPN##_##S(HV, CV);
+#define TL_SMALL_BITS16_KINDS(S, OPN, HV)                                                        \
+    if (kind == TL_HK_I8) { TL_SMALL_BITS16_ORDERS(S, OPN, tl_small_##S(p[j]), HV) }             \
+    else if (kind == TL_HK_U8) { TL_SMALL_BITS16_ORDERS(S, OPN, tl_small_##S(q[j]), HV) }        \
+    else { TL_SMALL_BITS16_ORDERS(S, OPN, tl_small_##S(q[j] != 0), HV) }
 /* A mixed call (an integer or bool operand, the other of the half type S) of an op whose
- * same-dtype half loop SAME works on the bits (TL_LOOP_BITS16): the integer operand cast to S's
- * bits a block at a time (NumPy's / ml_dtypes' cast through float32, its FP flags included), the
- * S operand read as it is, then SAME on the blocks: the op of the cast operands by construction,
- * at the bit loop's speed instead of the float32 round trip of the blocked loop. Fed-back calls
+ * same-dtype half loop SAME works on the bits (TL_LOOP_BITS16, element function OPN): the
+ * integer operand cast to S's bits (NumPy's / ml_dtypes' cast through float32, its FP flags
+ * included), the S operand read as it is, then the bit op: the op of the cast operands by
+ * construction, at the bit loop's speed instead of the float32 round trip of the blocked loop.
+ * A contiguous 8-bit operand (exact, no flags) beside a contiguous or scalar S one: one pass
+ * (NAME##_small); other integers: a block at a time, then SAME on the blocks. Fed-back calls
  * (reductions, accumulations) and other operand dtypes: FALLBACK. */
-#define TL_LOOP_BLOCKED_BITS16(NAME, S, SAME, FALLBACK)                                          \
+#define TL_LOOP_BLOCKED_BITS16(NAME, S, OPN, SAME, FALLBACK)                                     \
+TL_LOOP_CLONES static void NAME##_small(int kind, int x, const char *src, const uint16_t *h,    \
+                                        int hc, uint16_t *o, npy_intp n)                         \
+{                                                                                                \
+    npy_intp j;                                                                                  \
+    const int8_t *p = (const int8_t *)src;                                                       \
+    const uint8_t *q = (const uint8_t *)src;                                                     \
+    if (hc) { TL_SMALL_BITS16_KINDS(S, OPN, h[j]) }                                              \
+    else { const uint16_t y = h[0]; TL_SMALL_BITS16_KINDS(S, OPN, y) }                           \
+}                                                                                                \
 static int NAME(TL_LOOP_ARGS)                                                                    \
 {                                                                                                \
     npy_intp n = dims[0], i, m, s[3];                                                            \
     const int x = tl_is_##S(ctx->descriptors[0]) ? 1 : 0;     /* the operand to cast */         \
+    const int kind = tl_hkind(ctx->descriptors[x]);                                              \
     tl_cvt_float cv = tl_cvtsel_float(ctx->descriptors[x]);                                      \
     float fb[TL_BLOCK];                                                                          \
     uint16_t hb[TL_BLOCK];                                                                       \
@@ -2875,6 +2900,13 @@ static int NAME(TL_LOOP_ARGS)                                                   
             || tl_feedback(data[0], st[0], data[2], st[2], n)                                    \
             || tl_feedback(data[1], st[1], data[2], st[2], n))                                   \
         return FALLBACK(ctx, data, dims, st, aux);                                               \
+    if (TL_SMALL_FUSED_##S && (kind == TL_HK_I8 || kind == TL_HK_U8 || kind == TL_HK_B)          \
+            && st[x] == 1                                                                        \
+            && (st[1 - x] == 2 || st[1 - x] == 0) && st[2] == 2) {                               \
+        NAME##_small(kind, x, data[x], (const uint16_t *)data[1 - x], st[1 - x] != 0,           \
+                     (uint16_t *)data[2], n);                                                    \
+        return 0;                                                                                \
+    }                                                                                            \
     d[0] = data[0]; d[1] = data[1]; d[2] = data[2];                                              \
     s[0] = st[0]; s[1] = st[1]; s[2] = st[2];                                                    \
     d[x] = (char *)hb;                                                                           \
