@@ -530,7 +530,7 @@ def test_weak_arrays_under_casting_and_kinds_the_loop_does_not_take():
 def test_a_python_int_under_casting_equiv_raises_in_process():
     """The OverflowError check of a Python int with dtype= asked NumPy's resolve_dtypes under
     the call's casting=, which crashes NumPy 2.4 for 'equiv' (the process died): NumPy's own
-    TypeError now, as np.multiply gives."""
+    TypeError now, as np.multiply gives, naming the call's casting= and the rule set."""
     code = """if True:
         import numpy as np, typelattice as tl
         for call in (lambda: tl.multiply(np.ones(2, np.float32), 2, dtype="float64",
@@ -539,7 +539,8 @@ def test_a_python_int_under_casting_equiv_raises_in_process():
             try:
                 call()
             except TypeError as e:
-                print("TypeError", "casting rule 'equiv'" in str(e))
+                print("TypeError", "casting='equiv' allows no conversion" in str(e)
+                      and "(rule set 'jax')" in str(e))
     """
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert p.returncode == 0 and p.stdout.split() == ["TypeError", "True"] * 2, p

@@ -243,3 +243,58 @@ def test_round_36_spellings_and_scalars():
         got = getattr(tl.add, method)(np.ones(3), dtype=np.dtypes.Int32DType)
         want = getattr(np.add, method)(np.ones(3), dtype=np.int32)
         assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_a_python_int_under_casting_equiv_names_its_loop_type():
+    """NumPy refuses a Python int's conversion under casting='equiv' ("cannot cast Python int to
+    int8 under the casting rule 'equiv'"; for an int4 loop it names timedelta64): the error names
+    the call, the operand, the loop's own type and the rule set; out= is left untouched."""
+    with pytest.raises(TypeError, match="cannot cast Python int"):
+        np.add(np.array([1, 0], np.int8), 1, casting="equiv")
+    for t in ("int8", "int4", "uint2"):
+        dt = np.dtype(getattr(ml_dtypes, t, None) or t)
+        x = np.array([1, 0], dt)
+        out = np.full(2, 1, dt)
+        with pytest.raises(TypeError, match=rf"jax\.add\({t} array, Python int 1\): "
+                                            rf"casting='equiv' allows no conversion of operand 1, "
+                                            rf"the Python int 1, to the loop's {t} \(rule set "
+                                            r"'jax'\)"):
+            tl.add(x, 1, out=out, casting="equiv")
+        assert out.astype(np.int8).tolist() == [1, 1]
+
+
+def test_an_array_without_a_cast_to_the_fixed_loop_is_named_before_the_int():
+    """dtype= naming a sub-byte loop that an array operand has no cast to (int4 -> uint2): the
+    refusal of that cast, as an in-range int gets, not NumPy's error of the int it converted
+    first ("Python integer -1 out of bounds for uint8", a type the call does not name)."""
+    i4 = np.array([1, 2, -3], ml_dtypes.int4)
+    u2 = ml_dtypes.uint2
+    for casting in ("same_kind", "unsafe"):
+        want = r"input 1 from dtype\(int4\) to dtype\(uint2\) with casting rule '%s'" % casting
+        _refused(lambda: tl.remainder(5, i4, dtype=u2, casting=casting), want)
+        _refused(lambda: tl.remainder(-1, i4, dtype=u2, casting=casting), want)
+
+
+def test_a_python_float_outside_the_fixed_int_type():
+    """A Python float under casting='unsafe' into an integer loop signature= fixes: NumPy
+    truncates one inside the type's range (as the reference computes) and raises a bare
+    OverflowError for one outside ("Python integer 300 out of bounds for int8", or ml_dtypes'
+    "out of range value cannot be converted to int4"): the error names the call, the float,
+    the type's range and the rule set."""
+    int4 = np.dtype(ml_dtypes.int4)
+    for t, v in ((np.dtype(np.int8), 300.0), (np.dtype(np.int8), -129.0),
+                 (np.dtype(np.uint8), -1.0), (np.dtype(np.int8), float("inf")), (int4, 100.0)):
+        x = np.array([1, 2], t)
+        if t != int4:           # (NumPy refuses it too, barely)
+            with pytest.raises(OverflowError):
+                np.add(x, v, signature=(t, t, t), casting="unsafe")
+        lo, hi = (-8, 7) if t == int4 else (np.iinfo(t).min, np.iinfo(t).max)
+        with pytest.raises(OverflowError, match=rf"jax\.add\({t} array, Python float {v!r}\): "
+                                                rf"the Python float {v!r} is outside {t}'s range "
+                                                rf"\[{lo}, {hi}\].*\(rule set 'jax'\)"):
+            tl.add(x, v, signature=(t, t, t), casting="unsafe")
+    for t, v in ((np.int8, 127.5), (np.uint8, -0.5), (np.int16, -3.9)):
+        x = np.array([1, 2], t)
+        got = tl.add(x, v, signature=(t, t, t), casting="unsafe")
+        want = np.add(x, v, signature=(t, t, t), casting="unsafe")
+        assert got.dtype == want.dtype and got.tolist() == want.tolist()

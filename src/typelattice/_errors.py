@@ -277,3 +277,18 @@ def python_int_overflow(call, operands, value, dtype, rules, fixed=False):
              f"meets)")
     return OverflowError(
         f"{call}({ops}): the Python int does not fit {dtype_label(dtype)}, {given}; {fix}")
+
+
+def python_float_overflow(call, operands, value, dtype, rules):
+    """The OverflowError of ``call`` with ``operands`` when the Python float ``value`` lies
+    outside the range of the integer ``dtype`` the call's dtype=/signature= fix for it (NumPy's
+    "Python integer ... out of bounds", ml_dtypes' "out of range value"); None when it lies
+    inside or ``dtype`` holds no integers."""
+    info = int_info(dtype)
+    if info is None or info.min <= value <= info.max:
+        return None
+    ops = ", ".join(_describe_operand(a) for a in operands)
+    return OverflowError(
+        f"{call}({ops}): the Python float {value!r} is outside {dtype_label(dtype)}'s range "
+        f"[{info.min}, {info.max}], the dtype the call's dtype=/signature= fixes (rule set "
+        f"{rules!r}); pass a value within it or a dtype= that holds it")

@@ -42,7 +42,8 @@ import warnings
 import numpy as np
 
 from ._core cimport CompiledRules, get_rules
-from ._errors import (TypePromotionError, dtype_label, error_before_overflow, int_info,
+from ._errors import (TypePromotionError, _describe_operand, dtype_label,
+                      error_before_overflow, int_info, python_float_overflow,
                       python_int_beyond_int64, python_int_overflow)
 from . import _ops
 
@@ -1756,13 +1757,24 @@ def _overflow_error(uf, args, kwargs, err):
         got = _call_loop_dtypes(uf, op, args, fixed, casting)
     except TypePromotionError as exc:
         return exc      # the types do not promote (NumPy converted the int before saying so)
-    except Exception:
+    except Exception as exc:
+        # (no cast at all of an array operand to the fixed loop, int4 -> uint2: that refusal,
+        # under the call's casting=, not NumPy's error of the int it converted first)
+        if fixed is not None and getattr(exc, "in_i", None) is not None \
+                and type(args[exc.in_i]) not in (int, float, complex):
+            new = _input_casting_error(uf, kwargs.get("casting", "same_kind"), exc.from_,
+                                       exc.to, exc.in_i)
+            new.__cause__ = err
+            return new
         return None
     for i, x in enumerate(args):
+        if type(x) is float and fixed is not None and isinstance(err, OverflowError):
+            new = python_float_overflow(uf.__name__, args, x, got[i], r.name)
+            if new is not None:
+                new.__cause__ = err
+                return new
         if type(x) is int:
-            dt = got[i]
-            if op.nin == 2 and got[1 - i].name in _EXTI_TYPES:
-                dt = got[1 - i]         # (its loop takes the Python int as int64, then checks it)
+            dt = _scalar_loop_dtype(op, got, i)
             new = python_int_beyond_int64(uf.__name__, args, x, dt, r.name) \
                 if isinstance(err, TypeError) else \
                 python_int_overflow(uf.__name__, args, x, dt, r.name, fixed is not None)
@@ -1773,6 +1785,15 @@ def _overflow_error(uf, args, kwargs, err):
 
 
 tl_fast_set_overflow_hook(_overflow_error)
+
+
+def _scalar_loop_dtype(op, got, i):
+    """The dtype a Python scalar operand i takes in the loop of resolved dtypes ``got``: a
+    sub-byte int loop's own type (NumPy resolves the scalar's slot to another: the loop takes a
+    Python int as int64, then checks it)."""
+    if op.nin == 2 and got[1 - i].name in _EXTI_TYPES:
+        return got[1 - i]
+    return got[i]
 
 
 def _fixed_dtypes(kwargs, nin, nout):
@@ -1921,7 +1942,32 @@ def _call_error(uf, args, kwargs, err):
     """typelattice's error for a call where NumPy raised one of its generic TypeErrors ``err``,
     or None. Called by kernels/tl_fastcall.h."""
     return _no_loop_error(uf, args, kwargs, err) or _deferred_error(uf, args, kwargs, err) \
-        or _casting_error(uf, args, kwargs, err) or _join_cast_error(uf, args, kwargs, err)
+        or _casting_error(uf, args, kwargs, err) or _join_cast_error(uf, args, kwargs, err) \
+        or _python_scalar_casting_error(uf, args, kwargs, err)
+
+
+def _python_scalar_casting_error(uf, args, kwargs, err):
+    """The error naming the operand, its loop type and the rule set where casting='no'/'equiv'
+    refuse a Python scalar operand's conversion, or None. (NumPy's "cannot cast Python int to
+    ... under the casting rule" may name another type than the loop's: timedelta64 for int4.)"""
+    if not str(err).startswith("cannot cast Python ") or "under the casting rule" not in str(err):
+        return None
+    try:
+        op, r = _REGISTRY[uf]
+        casting = kwargs.get("casting", "same_kind")
+        # ('unsafe': NumPy 2.4's resolve_dtypes of a Python int crashes under 'equiv')
+        got = _call_loop_dtypes(uf, op, args, _fixed_dtypes(kwargs, op.nin, op.nout), "unsafe")
+        i = next(i for i, x in enumerate(args[:op.nin]) if type(x) in (int, float, complex))
+    except Exception:
+        return None
+    x, dt = args[i], dtype_label(_scalar_loop_dtype(op, got, i))
+    ops = ", ".join(_describe_operand(a) for a in args[:op.nin])
+    exc = TypeError(
+        f"{uf.__name__}({ops}): casting={casting!r} allows no conversion of operand {i}, the "
+        f"Python {type(x).__name__} {x!r}, to the loop's {dt} (rule set {r.name!r}); pass it "
+        f"as an array of {dt} or use casting='same_kind'")
+    exc.__cause__ = err
+    return exc
 
 
 tl_fast_set_error_hook(_call_error)

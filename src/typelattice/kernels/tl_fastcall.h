@@ -643,7 +643,9 @@ static PyObject *tl_fast_fallback_args(PyObject *self, PyObject *const *args,
             || !(PyErr_ExceptionMatches(PyExc_OverflowError)
                  || PyErr_ExceptionMatches(PyExc_TypeError)))
         return r;
-    for (i = 0; i < nargs && !PyLong_Check(given[i]); i++)
+    /* (a float: one outside the integer type dtype=/signature= fix, OverflowError) */
+    for (i = 0; i < nargs && !PyLong_Check(given[i])
+                && !(PyFloat_Check(given[i]) && PyErr_ExceptionMatches(PyExc_OverflowError)); i++)
         ;
     if (i < nargs) tl_fast_better_error(tl_fast_overflow_hook, self, given, nargs, kwnames);
     return NULL;
