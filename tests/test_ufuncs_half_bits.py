@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import typelattice as tl
+from typelattice import _ufuncs
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 F16 = np.dtype(np.float16)
@@ -123,14 +124,22 @@ def _int_values(kind, n, rng):
     return v
 
 
+@pytest.fixture(params=[True, "avx2", False], ids=["best", "avx2", "portable"])
+def simd_path(request):
+    _ufuncs.set_simd(request.param)
+    yield request.param
+    _ufuncs.set_simd(None)
+
+
 @pytest.mark.parametrize("name", ["copysign", "heaviside", "maximum", "minimum", "fmax", "fmin"])
 @pytest.mark.parametrize("dt", ["float16", "bfloat16"])
-def test_an_integer_with_a_half_operand_as_the_cast_operands(name, dt):
-    """An integer/bool operand with a float16/bfloat16 one (the loop casts the integer a block
-    at a time to the half type's bits and runs the bits loop): bit for bit NumPy's / ml_dtypes'
-    op of the cast operands, NaN payloads, signalling NaNs and zeros' signs kept, in either
-    order, contiguous (across the 1024-element blocks), strided and scalar operands, with the
-    cast's overflow warning."""
+def test_an_integer_with_a_half_operand_as_the_cast_operands(name, dt, simd_path):
+    """An integer/bool operand with a float16/bfloat16 one (the loop casts the integer to the
+    half type's bits, in one pass with the bit op or a block at a time, and runs the bits loop):
+    bit for bit NumPy's / ml_dtypes' op of the cast operands, NaN payloads, signalling NaNs and
+    zeros' signs kept, in either order, contiguous (across the 1024-element blocks), strided and
+    scalar operands, with the cast's overflow warning, on every SIMD path (the AVX-512 and AVX2
+    block conversions, the portable one)."""
     d = F16 if dt == "float16" else BF16
     rng = np.random.default_rng(27)
     uf, ref = getattr(tl, name), getattr(np, name)

@@ -756,9 +756,9 @@ TL_TARGET_AVX512 TL_VINLINE __m512 avx512_hround(int ko, __m512 f)
     return _mm512_castsi512_ps(_mm512_and_si512(u, _mm512_set1_epi32((int)0xffff0000u)));
 }
 
-/* 16 integers of a kind of more than 8 bits (lanes tm, others 1) as float32 rounded to ko;
- * 64-bit ones with the AVX-512DQ conversions (the C casts' rounding) */
-TL_TARGET_AVX512 TL_VINLINE __m512 avx512_hint(int kind, int ko, const void *p, ptrdiff_t i, __mmask16 tm)
+/* 16 integers of a kind of more than 8 bits (lanes tm, others 1) as float32 (the C casts'
+ * rounding; 64-bit ones with the AVX-512DQ conversions) */
+TL_TARGET_AVX512 TL_VINLINE __m512 avx512_hint_f32(int kind, const void *p, ptrdiff_t i, __mmask16 tm)
 {
     const __m512i one32 = _mm512_set1_epi32(1), one64 = _mm512_set1_epi64(1);
     const int64_t *q = (const int64_t *)p + i;
@@ -786,7 +786,13 @@ TL_TARGET_AVX512 TL_VINLINE __m512 avx512_hint(int kind, int ko, const void *p, 
                 _mm512_cvtepu64_ps(_mm512_mask_loadu_epi64(one64, (__mmask8)(tm >> 8), q + 8)), 1);
         break;
     }
-    return avx512_hround(ko, f);
+    return f;
+}
+
+/* ... rounded to ko */
+TL_TARGET_AVX512 TL_VINLINE __m512 avx512_hint(int kind, int ko, const void *p, ptrdiff_t i, __mmask16 tm)
+{
+    return avx512_hround(ko, avx512_hint_f32(kind, p, i, tm));
 }
 
 TL_TARGET_AVX512 TL_VINLINE __m256i avx512_hraw(int kind, const void *p, ptrdiff_t i, __mmask16 tm)
@@ -806,6 +812,43 @@ TL_TARGET_AVX512 TL_VINLINE __m512 avx512_hwiden(int kind, __m256i r)
     case TL_HK_U8: return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(x));
     default: return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_min_epu8(x, _mm_set1_epi8(1))));
     }
+}
+
+/* 16 integers or bools (lanes tm) to ko's bits: 8-bit kinds exact, wider ones rounded as
+ * avx512_hint (NumPy's / ml_dtypes' casts, vcvtps2ph's overflow flag included) */
+TL_TARGET_AVX512 TL_VINLINE __m256i avx512_int_half16(int kind, int ko, const void *src, ptrdiff_t i,
+                                                    __mmask16 tm)
+{
+    __m512 f = kind <= TL_HK_B
+        ? avx512_hwiden(kind, _mm256_castsi128_si256(_mm_maskz_loadu_epi8(tm, (const uint8_t *)src + i)))
+        : avx512_hint_f32(kind, src, i, tm);
+    return ko == TL_HK_F16 ? avx512_cvtps_ph(f)
+        : _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_castps_si512(avx512_hround(ko, f)), 16));
+}
+/* (kind and ko constants in each copy; plain stores but for the tail: masked ones took half the
+ * time here) */
+TL_TARGET_AVX512 TL_VINLINE void avx512_int_to_half_k(int kind, int ko, const void *src,
+                                                    uint16_t *dst, ptrdiff_t n)
+{
+    ptrdiff_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        _mm256_storeu_si256((__m256i *)(void *)(dst + i),
+                            avx512_int_half16(kind, ko, src, i, (__mmask16)0xFFFFu));
+    if (i < n)
+        _mm256_mask_storeu_epi16(dst + i, TL_TAIL16(n, i),
+                                 avx512_int_half16(kind, ko, src, i, TL_TAIL16(n, i)));
+}
+#define TL_INT_KINDS(X, KO) X(I8, KO) X(U8, KO) X(B, KO) X(I16, KO) X(U16, KO) X(I32, KO)      \
+    X(U32, KO) X(I64, KO) X(U64, KO)
+#define TL_INT_HALF_CASE(K, KO)                                                                 \
+    case TL_HK_##K: avx512_int_to_half_k(TL_HK_##K, TL_HK_##KO, src, dst, n); break;
+TL_TARGET_AVX512 static void avx512_int_to_half(int kind, int ko, const void *src, uint16_t *dst,
+                                                ptrdiff_t n)
+{
+    if (ko == TL_HK_F16)
+        switch (kind) { TL_INT_KINDS(TL_INT_HALF_CASE, F16) }
+    else
+        switch (kind) { TL_INT_KINDS(TL_INT_HALF_CASE, BF16) }
 }
 
 /* the element functions of tl_elem.h in float32 lanes (quiet compares, as tl_q*_f32); lanes
@@ -1415,38 +1458,24 @@ TL_TARGET_AVX2 static void avx2_small_to_f16(int kind, const uint8_t *src, uint1
     else if (kind == TL_HK_U8) avx2_small_to_f16_k(TL_HK_U8, src, dst, n);
     else avx2_small_to_f16_k(TL_HK_B, src, dst, n);
 }
-/* (as avx2_small_to_f16_k, 16 lanes, the tail masked) */
-TL_TARGET_AVX512 TL_VINLINE void avx512_small_to_f16_k(int kind, const uint8_t *src, uint16_t *dst,
-                                                       ptrdiff_t n)
-{
-    for (ptrdiff_t i = 0; i < n; i += 16) {
-        __mmask16 tm = TL_TAIL16(n, i);
-        _mm256_mask_storeu_epi16(dst + i, tm, avx512_cvtps_ph(
-            avx512_hwiden(kind, _mm256_castsi128_si256(_mm_maskz_loadu_epi8(tm, src + i)))));
-    }
-}
-TL_TARGET_AVX512 static void avx512_small_to_f16(int kind, const uint8_t *src, uint16_t *dst, ptrdiff_t n)
-{
-    if (kind == TL_HK_I8) avx512_small_to_f16_k(TL_HK_I8, src, dst, n);
-    else if (kind == TL_HK_U8) avx512_small_to_f16_k(TL_HK_U8, src, dst, n);
-    else avx512_small_to_f16_k(TL_HK_B, src, dst, n);
-}
 #endif
 
-int tl_convert_small_to_f16(int kind, const void *src, uint16_t *dst, ptrdiff_t n)
+int tl_convert_int_to_half(int kind, int ko, const void *src, uint16_t *dst, ptrdiff_t n)
 {
 #if TL_X86
     const tl_kernels *k = tl_k();
+    if (kind < TL_HK_I8 || kind > TL_HK_U64 || (ko != TL_HK_F16 && ko != TL_HK_BF16))
+        return 0;
     if (k == &K_avx512 || k == &K_avx512bf16) {
-        avx512_small_to_f16(kind, (const uint8_t *)src, dst, n);
+        avx512_int_to_half(kind, ko, src, dst, n);
         return 1;
     }
-    if (k == &K_avx2) {
+    if (k == &K_avx2 && kind <= TL_HK_B && ko == TL_HK_F16) {
         avx2_small_to_f16(kind, (const uint8_t *)src, dst, n);
         return 1;
     }
 #endif
-    (void)kind; (void)src; (void)dst; (void)n;
+    (void)kind; (void)ko; (void)src; (void)dst; (void)n;
     return 0;
 }
 

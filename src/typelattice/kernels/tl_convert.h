@@ -249,9 +249,11 @@ void tl_convert_bf16_to_f32(const uint16_t *src, float *dst, ptrdiff_t n);
 void tl_convert_bf16_to_f64(const uint16_t *src, double *dst, ptrdiff_t n);
 void tl_convert_f32_to_bf16(const float *src, uint16_t *dst, ptrdiff_t n);
 void tl_convert_f64_to_bf16(const double *src, uint16_t *dst, ptrdiff_t n);
-/* n contiguous values of kind TL_HK_I8, TL_HK_U8 or TL_HK_B (as 0/1) to float16 bits (exact)
- * with F16C; returns 0 (nothing written) on the scalar path */
-int tl_convert_small_to_f16(int kind, const void *src, uint16_t *dst, ptrdiff_t n);
+/* n contiguous values of an integer kind or TL_HK_B (as 0/1) to the bits of ko (TL_HK_F16 or
+ * TL_HK_BF16): 8-bit kinds exact, wider ones rounded as tl_half_binary rounds them (NumPy's /
+ * ml_dtypes' casts, flags included). AVX-512: every kind; AVX2: 8-bit kinds to float16; returns
+ * 0 (nothing written) elsewhere. */
+int tl_convert_int_to_half(int kind, int ko, const void *src, uint16_t *dst, ptrdiff_t n);
 
 /* Strided variants: byte strides (may be negative or 0 for src). */
 void tl_convert_f16_to_f32_strided(const char *src, ptrdiff_t ss, char *dst, ptrdiff_t ds, ptrdiff_t n);

@@ -2825,10 +2825,10 @@ static inline uint16_t tl_small_f16(int32_t v)
     return (uint16_t)(h & (uint16_t)-(int32_t)(v != 0));     /* (no branch: gcc vectorizes) */
 }
 static inline uint16_t tl_small_bf16(int32_t v) { return (uint16_t)(tl_f32_to_bits((float)v) >> 16); }
-#define tl_small_simd_f16 tl_convert_small_to_f16
+#define tl_small_simd_f16(kind, src, dst, n) tl_convert_int_to_half((kind), TL_HK_F16, (src), (dst), (n))
 #define tl_small_simd_bf16(kind, src, dst, n) 0     /* (the C loop is as fast) */
 /* one pass for bfloat16 (gcc vectorizes tl_small_bf16 with the bit op); float16's conversion
- * vectorized by gcc costs three times the block conversion (tl_convert_small_to_f16) */
+ * vectorized by gcc costs three times the block conversion (tl_convert_int_to_half) */
 #define TL_SMALL_FUSED_f16 0
 #define TL_SMALL_FUSED_bf16 1
 /* (the three kinds' loops over elements IDX, one vectorizable loop each) */
@@ -2854,10 +2854,16 @@ TL_LOOP_CLONES static int tl_small_to_##S(PyArray_Descr *d, const char *src, npy
 }
 TL_SMALL_TO_HALF(f16)
 TL_SMALL_TO_HALF(bf16)
-/* operand x's elements [0, m) as S bits into hb: 8-bit kinds directly, others through float32 */
+#define TL_HK_f16 TL_HK_F16
+#define TL_HK_bf16 TL_HK_BF16
+/* operand x's elements [0, m) as S bits into hb: 8-bit kinds directly, contiguous wider integers
+ * in one pass (AVX-512), others through float32 */
 #define TL_TO_HALF_BITS(S, cv, d, src, stride, fb, hb, m)                                        \
     do {                                                                                         \
-        if (!tl_small_to_##S((d), (src), (stride), (hb), (m)))                                   \
+        int k_ = tl_hkind(d);                                                                    \
+        if (!tl_small_to_##S((d), (src), (stride), (hb), (m))                                    \
+                && !(k_ >= 0 && (stride) == tl_hk_size(k_)                                       \
+                     && tl_convert_int_to_half(k_, TL_HK_##S, (src), (hb), (m))))                \
             tl_convert_f32_to_##S((cv)((src), (stride), (fb), (m)), (hb), (m));                  \
     } while (0)
 /* the bit op OPN of an 8-bit integer/bool operand x (0: first, 1: second; its bits CV, exact:
