@@ -72,7 +72,7 @@ OPS = {
 }
 
 # A representative subset for the mixed-dtype, weak-scalar and small-call benchmarks.
-MIXED_OPS = ["add", "multiply", "less"]
+MIXED_OPS = ["add", "multiply", "less", "maximum"]
 DTYPES = ["bool", "int8", "int32", "int64", "uint8", "float16", "bfloat16", "float32", "float64",
           "complex128"]
 MIXED_PAIRS = ["int8+float16", "int32+float32", "uint8+int8", "int64+bfloat16",

@@ -70,7 +70,7 @@ HALF_TARGET_OPS = {"add", "subtract", "multiply", "divide", "maximum", "minimum"
                    "logical_and", "logical_or", "logical_xor", "copysign", "heaviside"}
 
 # Ops for the mixed / weak / small groups by default (those typelattice has are used).
-MIXED_OPS = ("add", "multiply", "divide", "less")
+MIXED_OPS = ("add", "multiply", "divide", "less", "maximum")
 WEAK_OPS = ("add", "multiply", "power", "floor_divide", "remainder")
 SMALL_OPS = ("add", "multiply", "less")
 # Same-dtype ops also measured at 1e7 in a full run (every op is measured at 1e5).
