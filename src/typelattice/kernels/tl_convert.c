@@ -1273,7 +1273,8 @@ static void tl_hbin_bcast(void (*f)(const tl_hbin_args *, unsigned *), const tl_
     TL_HBIN_CMP(TL_HBIN_MIXED1C, X, EQUAL) TL_HBIN_CMP(TL_HBIN_MIXED1C, X, NOT_EQUAL)        \
     TL_HBIN_SAME(X, MAXIMUM) TL_HBIN_SAME(X, MINIMUM) TL_HBIN_SAME(X, FMAX)                  \
     TL_HBIN_SAME(X, FMIN) TL_HBIN_SAME(X, MAXIMUM_H) TL_HBIN_SAME(X, MINIMUM_H)              \
-    TL_HBIN_SAME(X, FMAX_H) TL_HBIN_SAME(X, FMIN_H)
+    TL_HBIN_SAME(X, FMAX_H) TL_HBIN_SAME(X, FMIN_H) TL_HBIN_F32(X, MAXIMUM)                  \
+    TL_HBIN_F32(X, MINIMUM) TL_HBIN_F32(X, FMAX) TL_HBIN_F32(X, FMIN)
 /* (op, result kind, the contiguous operand's kind) of the scalar kernels: a superset of the keys
  * the list uses (the others are never compiled: unreferenced static functions; the integer
  * keys only named in branches the kinds rule out) */
