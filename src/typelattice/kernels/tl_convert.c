@@ -432,7 +432,8 @@ static const tl_kernels K_avx2 = {
 
 /* 16 float32 -> 16 float16 (round to nearest even) kept in a register: the compiler folds a
  * following store into vcvtps2ph's memory form, which ran at half the speed of the register form
- * and a store on this AMD Zen 4 (0.068 against 0.035 ns an element; the AVX2 ymm form: the same) */
+ * and a store on this AMD Zen 4 (0.068 against 0.035 ns an element; the AVX2 ymm form ran
+ * alike in both forms) */
 TL_TARGET_AVX512 TL_VINLINE __m256i avx512_cvtps_ph(__m512 f)
 {
     __m256i h = _mm512_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT);

@@ -2827,10 +2827,6 @@ static inline uint16_t tl_small_f16(int32_t v)
 static inline uint16_t tl_small_bf16(int32_t v) { return (uint16_t)(tl_f32_to_bits((float)v) >> 16); }
 #define tl_small_simd_f16(kind, src, dst, n) tl_convert_int_to_half((kind), TL_HK_F16, (src), (dst), (n))
 #define tl_small_simd_bf16(kind, src, dst, n) 0     /* (the C loop is as fast) */
-/* one pass for bfloat16 (gcc vectorizes tl_small_bf16 with the bit op); float16's conversion
- * vectorized by gcc costs three times the block conversion (tl_convert_int_to_half) */
-#define TL_SMALL_FUSED_f16 0
-#define TL_SMALL_FUSED_bf16 1
 /* (the three kinds' loops over elements IDX, one vectorizable loop each) */
 #define TL_SMALL_LOOPS(S, IDX)                                                                   \
     if (kind == TL_HK_I8) for (j = 0; j < n; j++) dst[j] = tl_small_##S(p[IDX]);                 \
@@ -2883,7 +2879,7 @@ TL_SMALL_TO_HALF(bf16)
  * A contiguous 8-bit operand (exact, no flags) beside a contiguous or scalar S one: one pass
  * (NAME##_small); other integers: a block at a time, then SAME on the blocks. Fed-back calls
  * (reductions, accumulations) and other operand dtypes: FALLBACK. */
-#define TL_LOOP_BLOCKED_BITS16(NAME, S, OPN, SAME, FALLBACK)                                     \
+#define TL_SMALL_BITS16_FN(NAME, S, OPN)                                                         \
 TL_LOOP_CLONES static void NAME##_small(int kind, int x, const char *src, const uint16_t *h,    \
                                         int hc, uint16_t *o, npy_intp n)                         \
 {                                                                                                \
@@ -2892,7 +2888,16 @@ TL_LOOP_CLONES static void NAME##_small(int kind, int x, const char *src, const 
     const uint8_t *q = (const uint8_t *)src;                                                     \
     if (hc) { TL_SMALL_BITS16_KINDS(S, OPN, h[j]) }                                              \
     else { const uint16_t y = h[0]; TL_SMALL_BITS16_KINDS(S, OPN, y) }                           \
-}                                                                                                \
+}
+/* the one pass for bfloat16 only (gcc vectorizes tl_small_bf16 with the bit op); float16's
+ * conversion vectorized by gcc ran at a third of the block conversion's speed
+ * (tl_convert_int_to_half). RUN: 1 when it ran. */
+#define TL_SMALL_BITS16_FN_f16(NAME, OPN)
+#define TL_SMALL_BITS16_FN_bf16(NAME, OPN) TL_SMALL_BITS16_FN(NAME, bf16, OPN)
+#define TL_SMALL_BITS16_RUN_f16(NAME, ...) 0
+#define TL_SMALL_BITS16_RUN_bf16(NAME, ...) (NAME##_small(__VA_ARGS__), 1)
+#define TL_LOOP_BLOCKED_BITS16(NAME, S, OPN, SAME, FALLBACK)                                     \
+TL_SMALL_BITS16_FN_##S(NAME, OPN)                                                                \
 static int NAME(TL_LOOP_ARGS)                                                                    \
 {                                                                                                \
     npy_intp n = dims[0], i, m, s[3];                                                            \
@@ -2906,13 +2911,11 @@ static int NAME(TL_LOOP_ARGS)                                                   
             || tl_feedback(data[0], st[0], data[2], st[2], n)                                    \
             || tl_feedback(data[1], st[1], data[2], st[2], n))                                   \
         return FALLBACK(ctx, data, dims, st, aux);                                               \
-    if (TL_SMALL_FUSED_##S && (kind == TL_HK_I8 || kind == TL_HK_U8 || kind == TL_HK_B)          \
-            && st[x] == 1                                                                        \
-            && (st[1 - x] == 2 || st[1 - x] == 0) && st[2] == 2) {                               \
-        NAME##_small(kind, x, data[x], (const uint16_t *)data[1 - x], st[1 - x] != 0,           \
-                     (uint16_t *)data[2], n);                                                    \
+    if ((kind == TL_HK_I8 || kind == TL_HK_U8 || kind == TL_HK_B) && st[x] == 1                  \
+            && (st[1 - x] == 2 || st[1 - x] == 0) && st[2] == 2                                  \
+            && TL_SMALL_BITS16_RUN_##S(NAME, kind, x, data[x], (const uint16_t *)data[1 - x],    \
+                                       st[1 - x] != 0, (uint16_t *)data[2], n))                  \
         return 0;                                                                                \
-    }                                                                                            \
     d[0] = data[0]; d[1] = data[1]; d[2] = data[2];                                              \
     s[0] = st[0]; s[1] = st[1]; s[2] = st[2];                                                    \
     d[x] = (char *)hb;                                                                           \
