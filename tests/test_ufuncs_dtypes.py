@@ -703,3 +703,31 @@ def test_reduce_initial_outside_the_loop_type_names_the_call(rules):
         got = uf.reduce(x, initial=good)
         want = np.maximum.reduce(x, initial=good)
         assert got.dtype == want.dtype and got == want, (rules, name)
+
+
+@pytest.mark.parametrize("rules", ["jax", "torch"])
+def test_reduce_float_initial_outside_the_loop_type_names_the_call(rules):
+    """A float initial= outside the reduction's integer loop type, which NumPy refuses with an
+    OverflowError naming nothing ("Python int too large to convert to C long", "Python integer
+    -1000 out of bounds for int8", ml_dtypes' "out of range value"): the error names the call,
+    the float, the loop type and the rule set. One inside it is truncated, as NumPy's is."""
+    uf = tl.make_ufuncs(rules)["maximum"]
+    int4 = np.dtype(ml_dtypes.int4)
+    for dt, bad in ((np.dtype(np.int8), -1e3), (np.dtype(np.int8), 1e30),
+                    (np.dtype(np.uint8), float("inf")), (int4, 100.0)):
+        if dt == int4 and rules == "torch":
+            continue            # (not a type of torch's rule set)
+        x = np.array([1, 7, 3], dt)
+        if dt != int4:          # (NumPy refuses it too)
+            with pytest.raises(OverflowError):
+                np.maximum.reduce(x, initial=bad)
+        for call in (lambda: uf.reduce(x, initial=bad),
+                     lambda: uf.reduce(x[None], axis=1, initial=bad, out=np.zeros(1, dt))):
+            with pytest.raises(OverflowError, match=rf"{rules}\.maximum\.reduce\({dt} array, "
+                                                    rf"initial={re.escape(str(bad))}\): "
+                                                    rf"initial= does not fit "
+                                                    rf"{dt}.*rule set '{rules}'\)$"):
+                call()
+    x = np.array([1, 7, 3], np.int8)
+    got, want = uf.reduce(x, initial=9.7), np.maximum.reduce(x, initial=9.7)
+    assert got.dtype == want.dtype and got == want == 9

@@ -2493,7 +2493,8 @@ def _canonical_operand(canon, x):
 def _check_reduce_initial(uf, *args, **kwargs):
     """Raise where an integer ``initial=`` of ``uf.reduce(array, ...)`` does not fit the loop's
     integer type (kernels/tl_methods.h calls it before NumPy's reduce, whose error names neither
-    the call nor the rule set, and whose setitem of ml_dtypes' sub-byte ints wraps): dtype=
+    the call nor the rule set, and whose setitem of ml_dtypes' sub-byte ints wraps; a float one
+    after NumPy's OverflowError): dtype=
     names the loop type (the method computes in it, or runs again on the operand cast to it),
     else the promoter's answer for out='s type and the array's."""
     if len(args) == 1 and type(args[0]) is np.ndarray and "dtype" not in kwargs \
@@ -2534,13 +2535,14 @@ cdef _check_initial_fits(uf, xt, loop, initial):
     info = int_info(loop)
     if info is None:
         return
-    value = int(initial)
+    value = initial if type(initial) is float else int(initial)
     if not info.min <= value <= info.max:
         raise OverflowError(
             f"{uf.__name__}.reduce({dtype_label(xt)} array, initial={value}): initial= does "
             f"not fit {loop}, the dtype the reduction runs in (rule set "
             f"{_REGISTRY[uf][1].name!r})" + ("; ml_dtypes would wrap it"
-                                             if loop.name in _EXTI_TYPES else ""))
+                                             if loop.name in _EXTI_TYPES
+                                             and type(initial) is not float else ""))
 
 
 cdef object _make_ufunc(op, CompiledRules r, set types):

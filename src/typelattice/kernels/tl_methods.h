@@ -7,7 +7,8 @@
  *   ml_dtypes' int4/int2/uint4/uint2 wraps (20 as an int4 is 4) and for NumPy's ints raises an
  *   error naming neither the call nor the rule set, and the loop never sees the value. A call
  *   with an integer initial= (a Python int, NumPy integer scalar or 0-d integer array) runs
- *   check(reduce's arguments) first, which raises or returns.
+ *   check(reduce's arguments) first, which raises or returns; one with a float initial= that
+ *   NumPy refuses with an OverflowError runs it after, for its error.
  * - retry (after a TypeError, or a ValueError with dtype=): NumPy looks a reduction with dtype=t (or accumulate with out= of t) up under the same
  *   DTypes as the plain call op(t_array, x_array), whose typelattice loop reads x itself (or
  *   computes in the join): accumulate refuses that loop ("the resolved dtypes are not
@@ -133,6 +134,21 @@ static PyObject *tl_method_run(tl_method *m, PyObject *const *args, size_t nargs
         }
     }
     r = PyObject_Vectorcall(m->method, args, nargsf, kwnames);
+    if (r == NULL && m->check != Py_None && PyErr_ExceptionMatches(PyExc_OverflowError)) {
+        /* (a float initial= outside the loop's integer type: NumPy's error names neither the
+         * call nor the rule set; check's does) */
+        PyObject *initial = tl_method_initial(args, nargs, kwnames), *ok;
+        if (initial != NULL && PyFloat_Check(initial)) {
+            PyErr_Fetch(&t, &v, &tb);
+            if ((ok = PyObject_Vectorcall(m->check, args, nargsf, kwnames)) == NULL) {
+                Py_XDECREF(t); Py_XDECREF(v); Py_XDECREF(tb);
+                return NULL;
+            }
+            Py_DECREF(ok);
+            PyErr_Restore(t, v, tb);
+            return NULL;
+        }
+    }
     if (r != NULL || m->retry == Py_None || !(PyErr_ExceptionMatches(PyExc_TypeError)
                                               || PyErr_ExceptionMatches(PyExc_ValueError)))
         return r;
