@@ -173,6 +173,11 @@ def _describe_operand(x):
     return f"{dtype_label(dt) if isinstance(dt, np.dtype) else dt} array"
 
 
+def call_label(call, operands):
+    """A call as the errors name it: "jax.add(int8 array, Python int 3)"."""
+    return f"{call}({', '.join(_describe_operand(a) for a in operands)})"
+
+
 def python_int_beyond_int64(call, operands, value, dtype, rules):
     """The TypeError of ``call`` when the Python int ``value``, outside int64's range, meets an
     ml_dtypes float ``dtype`` (bfloat16, float8...), whose conversion takes Python ints only
@@ -181,9 +186,8 @@ def python_int_beyond_int64(call, operands, value, dtype, rules):
     if dtype.type.__module__ != "ml_dtypes" or dtype.name in SUB_BYTE_INTS \
             or -2**63 <= value < 2**63:
         return None
-    ops = ", ".join(_describe_operand(a) for a in operands)
     return TypeError(
-        f"{call}({ops}): ml_dtypes converts a Python int to {dtype} only within int64's range, "
+        f"{call_label(call, operands)}: ml_dtypes converts a Python int to {dtype} only within int64's range, "
         f"and this one is outside it (rule set {rules!r}); pass it as float(...), a weak Python "
         f"float, which gives the same {dtype} result")
 
@@ -271,12 +275,11 @@ def python_int_overflow(call, operands, value, dtype, rules, fixed=False):
             fix = "it exceeds every float type's range"
     else:
         return None
-    ops = ", ".join(_describe_operand(a) for a in operands)
     given = (f"the dtype the call's dtype=/signature= fixes (rule set {rules!r})" if fixed else
              f"the dtype rule set {rules!r} gives it here (a weak Python int adopts the dtype it "
              f"meets)")
     return OverflowError(
-        f"{call}({ops}): the Python int does not fit {dtype_label(dtype)}, {given}; {fix}")
+        f"{call_label(call, operands)}: the Python int does not fit {dtype_label(dtype)}, {given}; {fix}")
 
 
 def python_float_overflow(call, operands, value, dtype, rules):
@@ -287,8 +290,7 @@ def python_float_overflow(call, operands, value, dtype, rules):
     info = int_info(dtype)
     if info is None or info.min <= value <= info.max:
         return None
-    ops = ", ".join(_describe_operand(a) for a in operands)
     return OverflowError(
-        f"{call}({ops}): the Python float {value!r} is outside {dtype_label(dtype)}'s range "
+        f"{call_label(call, operands)}: the Python float {value!r} is outside {dtype_label(dtype)}'s range "
         f"[{info.min}, {info.max}], the dtype the call's dtype=/signature= fixes (rule set "
         f"{rules!r}); pass a value within it or a dtype= that holds it")

@@ -42,9 +42,9 @@ import warnings
 import numpy as np
 
 from ._core cimport CompiledRules, get_rules
-from ._errors import (TypePromotionError, _describe_operand, dtype_label,
-                      error_before_overflow, int_info, python_float_overflow,
-                      python_int_beyond_int64, python_int_overflow)
+from ._errors import (TypePromotionError, call_label, dtype_label, error_before_overflow,
+                      int_info, python_float_overflow, python_int_beyond_int64,
+                      python_int_overflow)
 from . import _ops
 
 cdef extern from "Python.h":
@@ -1961,9 +1961,8 @@ def _python_scalar_casting_error(uf, args, kwargs, err):
     except Exception:
         return None
     x, dt = args[i], dtype_label(_scalar_loop_dtype(op, got, i))
-    ops = ", ".join(_describe_operand(a) for a in args[:op.nin])
     exc = TypeError(
-        f"{uf.__name__}({ops}): casting={casting!r} allows no conversion of operand {i}, the "
+        f"{call_label(uf.__name__, args[:op.nin])}: casting={casting!r} allows no conversion of operand {i}, the "
         f"Python {type(x).__name__} {x!r}, to the loop's {dt} (rule set {r.name!r}); pass it "
         f"as an array of {dt} or use casting='same_kind'")
     exc.__cause__ = err
