@@ -2833,13 +2833,12 @@ static inline uint16_t tl_small_bf16(int32_t v) { return (uint16_t)(tl_f32_to_bi
     else if (kind == TL_HK_U8) for (j = 0; j < n; j++) dst[j] = tl_small_##S(q[IDX]);            \
     else for (j = 0; j < n; j++) dst[j] = tl_small_##S(q[IDX] != 0);
 #define TL_SMALL_TO_HALF(S)                                                                      \
-TL_LOOP_CLONES static int tl_small_to_##S(PyArray_Descr *d, const char *src, npy_intp stride,   \
+TL_LOOP_CLONES static int tl_small_to_##S(int kind, const char *src, npy_intp stride,          \
                                           uint16_t *dst, npy_intp n)                             \
 {                                                                                                \
     npy_intp j;                                                                                  \
     const int8_t *p = (const int8_t *)src;                                                       \
     const uint8_t *q = (const uint8_t *)src;                                                     \
-    const int kind = tl_hkind(d);                                                                \
     if (kind != TL_HK_I8 && kind != TL_HK_U8 && kind != TL_HK_B)                                 \
         return 0;                                                                                \
     if (stride == 1 && tl_small_simd_##S(kind, src, dst, n))                                     \
@@ -2852,14 +2851,13 @@ TL_SMALL_TO_HALF(f16)
 TL_SMALL_TO_HALF(bf16)
 #define TL_HK_f16 TL_HK_F16
 #define TL_HK_bf16 TL_HK_BF16
-/* operand x's elements [0, m) as S bits into hb: 8-bit kinds directly, contiguous wider integers
- * in one pass (AVX-512), others through float32 */
-#define TL_TO_HALF_BITS(S, cv, d, src, stride, fb, hb, m)                                        \
+/* operand x's elements [0, m) (its kind k: tl_hkind) as S bits into hb: 8-bit kinds directly,
+ * contiguous wider integers in one pass (AVX-512), others through float32 */
+#define TL_TO_HALF_BITS(S, cv, k, src, stride, fb, hb, m)                                        \
     do {                                                                                         \
-        int k_ = tl_hkind(d);                                                                    \
-        if (!tl_small_to_##S((d), (src), (stride), (hb), (m))                                    \
-                && !(k_ >= 0 && (stride) == tl_hk_size(k_)                                       \
-                     && tl_convert_int_to_half(k_, TL_HK_##S, (src), (hb), (m))))                \
+        if (!tl_small_to_##S((k), (src), (stride), (hb), (m))                                    \
+                && !((k) >= 0 && (stride) == tl_hk_size(k)                                       \
+                     && tl_convert_int_to_half((k), TL_HK_##S, (src), (hb), (m))))               \
             tl_convert_f32_to_##S((cv)((src), (stride), (fb), (m)), (hb), (m));                  \
     } while (0)
 /* the bit op OPN of an 8-bit integer/bool operand x (0: first, 1: second; its bits CV, exact:
@@ -2920,13 +2918,13 @@ static int NAME(TL_LOOP_ARGS)                                                   
     s[0] = st[0]; s[1] = st[1]; s[2] = st[2];                                                    \
     d[x] = (char *)hb;                                                                           \
     if (st[x] == 0) {               /* a scalar: cast once */                                    \
-        TL_TO_HALF_BITS(S, cv, ctx->descriptors[x], data[x], 0, fb, hb, 1);                      \
+        TL_TO_HALF_BITS(S, cv, kind, data[x], 0, fb, hb, 1);                                     \
         return SAME(ctx, d, dims, s, aux);                                                       \
     }                                                                                            \
     s[x] = 2;                                                                                    \
     for (i = 0; i < n; i += m) {                                                                 \
         m = n - i < TL_BLOCK ? n - i : TL_BLOCK;                                                 \
-        TL_TO_HALF_BITS(S, cv, ctx->descriptors[x], data[x] + i * st[x], st[x], fb, hb, m);      \
+        TL_TO_HALF_BITS(S, cv, kind, data[x] + i * st[x], st[x], fb, hb, m);                     \
         d[1 - x] = data[1 - x] + i * st[1 - x];                                                  \
         d[2] = data[2] + i * st[2];                                                              \
         if (SAME(ctx, d, &m, s, aux) < 0) return -1;                                             \
