@@ -187,9 +187,9 @@ def python_int_beyond_int64(call, operands, value, dtype, rules):
             or -2**63 <= value < 2**63:
         return None
     return TypeError(
-        f"{call_label(call, operands)}: ml_dtypes converts a Python int to {dtype} only within int64's range, "
-        f"and this one is outside it (rule set {rules!r}); pass it as float(...), a weak Python "
-        f"float, which gives the same {dtype} result")
+        f"{call_label(call, operands)}: ml_dtypes converts a Python int to {dtype} only within "
+        f"int64's range, and this one is outside it (rule set {rules!r}); pass it as float(...), "
+        f"a weak Python float, which gives the same {dtype} result")
 
 
 def error_before_overflow(call, operands, kwargs=None):
@@ -278,8 +278,8 @@ def python_int_overflow(call, operands, value, dtype, rules, fixed=False):
     given = (f"the dtype the call's dtype=/signature= fixes (rule set {rules!r})" if fixed else
              f"the dtype rule set {rules!r} gives it here (a weak Python int adopts the dtype it "
              f"meets)")
-    return OverflowError(
-        f"{call_label(call, operands)}: the Python int does not fit {dtype_label(dtype)}, {given}; {fix}")
+    return OverflowError(f"{call_label(call, operands)}: the Python int does not fit "
+                         f"{dtype_label(dtype)}, {given}; {fix}")
 
 
 def python_float_overflow(call, operands, value, dtype, rules):
@@ -291,6 +291,7 @@ def python_float_overflow(call, operands, value, dtype, rules):
     if info is None or info.min <= value <= info.max:
         return None
     return OverflowError(
-        f"{call_label(call, operands)}: the Python float {value!r} is outside {dtype_label(dtype)}'s range "
-        f"[{info.min}, {info.max}], the dtype the call's dtype=/signature= fixes (rule set "
-        f"{rules!r}); pass a value within it or a dtype= that holds it")
+        f"{call_label(call, operands)}: the Python float {value!r} is outside "
+        f"{dtype_label(dtype)}'s range [{info.min}, {info.max}], the dtype the call's "
+        f"dtype=/signature= fixes (rule set {rules!r}); pass a value within it or a dtype= that "
+        f"holds it")

@@ -1962,9 +1962,9 @@ def _python_scalar_casting_error(uf, args, kwargs, err):
         return None
     x, dt = args[i], dtype_label(_scalar_loop_dtype(op, got, i))
     exc = TypeError(
-        f"{call_label(uf.__name__, args[:op.nin])}: casting={casting!r} allows no conversion of operand {i}, the "
-        f"Python {type(x).__name__} {x!r}, to the loop's {dt} (rule set {r.name!r}); pass it "
-        f"as an array of {dt} or use casting='same_kind'")
+        f"{call_label(uf.__name__, args[:op.nin])}: casting={casting!r} allows no conversion of "
+        f"operand {i}, the Python {type(x).__name__} {x!r}, to the loop's {dt} (rule set "
+        f"{r.name!r}); pass it as an array of {dt} or use casting='same_kind'")
     exc.__cause__ = err
     return exc
 
@@ -2534,14 +2534,15 @@ cdef _check_initial_fits(uf, xt, loop, initial):
     info = int_info(loop)
     if info is None:
         return
-    value = initial if type(initial) is float else int(initial)
+    is_float = type(initial) is float
+    value = initial if is_float else int(initial)
     if not info.min <= value <= info.max:
         raise OverflowError(
             f"{uf.__name__}.reduce({dtype_label(xt)} array, initial={value}): initial= does "
             f"not fit {loop}, the dtype the reduction runs in (rule set "
             f"{_REGISTRY[uf][1].name!r})" + ("; ml_dtypes would wrap it"
-                                             if loop.name in _EXTI_TYPES
-                                             and type(initial) is not float else ""))
+                                             if loop.name in _EXTI_TYPES and not is_float
+                                             else ""))
 
 
 cdef object _make_ufunc(op, CompiledRules r, set types):
