@@ -360,6 +360,24 @@ def test_weak_ints_must_fit_where_they_are_made_and_under_dtype():
     assert tl.add(x, tl.weak(np.array([3])), dtype=np.int8).tolist() == [4, 4, 4]
 
 
+@pytest.mark.parametrize("rules", ["jax", "jax32"])
+def test_outer_under_dtype_checks_a_weak_int_as_the_call_does(rules):
+    """outer's loop is the plain call's: a weak int array that does not fit the dtype= it is
+    computed in raises, as in the call (weak [5] outer an int32 array with dtype=int2 gave
+    5 -> int2 wrapped to 1). Reference: NumPy's outer on the operands cast to int2."""
+    add = tl.make_ufuncs(rules)["add"]
+    b = np.arange(3, dtype=np.int32)
+    for bad in ([5], [1, -3], 2**40):
+        w = tl.weak(np.array(bad))
+        with pytest.raises(OverflowError, match=r"add\.outer\(weak .*does not fit int2"):
+            add.outer(w, b, dtype=ml_dtypes.int2)
+        with pytest.raises(OverflowError, match="does not fit int2"):
+            add(w, b, dtype=ml_dtypes.int2)
+    w = tl.weak(np.array([1, -2]))
+    got = add.outer(w, b, dtype=ml_dtypes.int2)
+    ref = np.add.outer(np.array([1, -2]).astype(ml_dtypes.int2), b.astype(ml_dtypes.int2))
+    assert got.dtype == ml_dtypes.int2 and got.tolist() == ref.tolist()
+
 def test_weak_arrays_under_dtype_and_signature_as_python_scalars():
     """Under dtype=/signature=, a weak array takes the type a Python scalar of its weak type takes
     there, where it was taken at its materialized dtype: float8 + weak float with

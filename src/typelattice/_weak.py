@@ -395,8 +395,8 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
             or _ufuncs._fixes_loop_types(kwargs.get("dtype"), kwargs.get("signature")):
         # Reductions, .at, or types fixed by the caller: no promotion to do here. (A weak int
         # must still fit an integer dtype= it is computed in, as a Python int must.)
-        if method == "__call__":
-            inputs = _weak_under_fixed_types(ufunc, inputs, kwargs, r)
+        if method in ("__call__", "outer"):     # (outer's loop is the call's)
+            inputs = _weak_under_fixed_types(ufunc, inputs, kwargs, r, method)
         elif method == "at":
             inputs = _at_weak_value(ufunc, inputs, r)
         src = inputs[0] if inputs else None
@@ -489,7 +489,7 @@ def _compute_types(ufunc, described, r, names):
         return None
 
 
-def _weak_under_fixed_types(ufunc, inputs, kwargs, r):
+def _weak_under_fixed_types(ufunc, inputs, kwargs, r, method="__call__"):
     """``inputs`` of a call whose dtype=/signature= fix loop types, each weak operand converted to
     the type a Python scalar of its weak type takes in its place (a float8 array plus a weak float
     array with ``dtype=float8_e5m2`` computes, as with a Python float, where the float64 array
@@ -535,7 +535,8 @@ def _weak_under_fixed_types(ufunc, inputs, kwargs, r):
     out = list(inputs)
     for i, (x, dt) in enumerate(zip(inputs, loop)):
         if weak[i]:
-            _check_weak_ints_fit(x, dt, ufunc, inputs, r, kwargs)
+            _check_weak_ints_fit(x, dt, ufunc, inputs, r, kwargs,
+                                 None if method == "__call__" else f"{ufunc.__name__}.{method}")
             out[i] = np.asarray(_strip(x), dtype=dt)
         elif not fixes_inputs and isinstance(x, (np.ndarray, np.generic)) and x.dtype != dt:
             if not np.can_cast(x.dtype, dt, casting):
