@@ -213,6 +213,23 @@ def test_ldexp_exponent_is_whole():
         assert U["ldexp"](np.float32(1), np.array([2**32 - 1], np.uint32)).tolist() == [np.inf]
 
 
+def test_ldexp_uint64_exponent_is_whole_for_every_mantissa():
+    """A uint64 exponent of 2**63 and up is taken whole for every mantissa, as a float32
+    mantissa's call took it; a float64 or integer one (read as float32) took it through NumPy's
+    int64 cast, which wrapped it negative (ldexp(1.0, 2**63) was 0, 2**64 - 1 gave 0.5).
+    Reference: NumPy's ldexp of the mantissa as float32 with the exponent clipped to int64 (past
+    int32's range every exponent gives inf, or 0 for a zero mantissa)."""
+    e = np.array([2**63, 2**64 - 1, 2**63 + 7, 5, 0], np.uint64)
+    want_e = np.minimum(e, np.uint64(2**63 - 1)).astype(np.int64)
+    with np.errstate(over="ignore"):
+        for m, dt in [([1.0, -2.5, 0.0, 3.0, 1e300], np.float64), ([1.0, -2.5, 0.0, 3.0, 1e30],
+                      np.float32), ([1, -3, 0, 7, 2**40], np.int64), ([1, -3, 0, 7, 9], np.int32)]:
+            x = np.array(m, dt)
+            got = U["ldexp"](x, e)
+            want = np.ldexp(U["add"](x, 0).astype(np.float32), want_e)
+            assert got.dtype == np.float32 and got.tolist() == want.tolist(), dt
+
+
 def test_dtype_and_signature_calls():
     """dtype= naming the plain call's own dtype reads the operand as the plain call does, from
     the first call; a dtype= that fails leaves later plain calls alone (no loop registered for

@@ -643,6 +643,7 @@ cdef object _PY_INT_DT = <object><PyObject *>&PyArray_PyLongDType
 cdef object _PY_INT_CARRIER = type(np.dtype("m8"))
 cdef object _PY_FLOAT_DT = <object><PyObject *>&PyArray_PyFloatDType
 cdef object _PY_COMPLEX_DT = <object><PyObject *>&PyArray_PyComplexDType
+cdef object _UINT64_DT = type(np.dtype(np.uint64))
 cdef dict _PY_SCALAR_DTYPES = {int: _PY_INT_DT, float: _PY_FLOAT_DT, complex: _PY_COMPLEX_DT}
 cdef dict _SAME = {}           # binary ufunc -> {T: (its (T, T) loop, output type names)}
 cdef dict _WEAK_TO = {t: i for i, t in enumerate(_ops.LOOP_TYPES)}   # tl_weak.h's TL_WK_*
@@ -1214,6 +1215,10 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
         msg = str(exc) if "rule set" in str(exc) else f"{exc} (rule set {r.name!r})"
         raise TypeError(f"{uf.__name__}({call}): {msg}") from None
     cdef bint reduction = op_classes[0] is None
+    if op.rule == _ops.FIRST_INEXACT and not reduction and op_classes[1] is _UINT64_DT:
+        # ldexp's exponent is taken whole, by the (t, uint64) loops, also where the rule set
+        # reads uint64 as uint32 (jax32; NumPy's int64 cast would wrap 2**63 and up negative)
+        names[1] = "uint64"
     cdef bint fixes_outputs = any(f is not None for f in sig_classes[op.nin:])
     if not reduction and fixes_outputs and all(c is not None for c in op_classes[:op.nin]) \
             and (all(f is not None for f in sig_classes[op.nin:])

@@ -332,7 +332,10 @@ def resolve(opname, t1, t2, ufunc=None):
     materialize = functools.partial(materialized_name, rules)
 
     try:
-        res = tuple(op.resolve(name(t1), name(t2), rules.join_names, materialize))
+        # (ldexp's exponent is taken whole, jax32's uint64 too, as the CPU ufunc takes it)
+        exponent = op.rule == FIRST_INEXACT and not _is_weak(t2)
+        res = tuple(op.resolve(name(t1), name_of_dtype(t2) if exponent else name(t2),
+                               rules.join_names, materialize))
     except _NoPromotion as exc:
         if outs is not None:
             raise TypeError(f"typelattice.cuda.{opname} has no CUDA kernel for operands "
