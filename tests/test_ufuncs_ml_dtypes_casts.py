@@ -186,6 +186,34 @@ def test_a_complex_initial_into_an_ml_dtypes_reduction_warns():
         assert float(tl.add.reduce(x, initial=1.0, dtype=ml_dtypes.bfloat16)) == 3.0
 
 
+@pytest.mark.parametrize("dt", ["bfloat16", "float32", "float8_e4m3fn", "int4", "int8"])
+def test_a_python_complex_initial_into_a_real_reduction_raises_naming_the_call(dt):
+    """NumPy's setitem refuses a Python complex initial= for a real loop (a TypeError naming
+    no call: "expected number, got complex" for ml_dtypes' types, after typelattice's
+    ComplexWarning of a cast never made); it raises naming the call, the loop's dtype and the
+    rule set, with no warning and out= untouched. Reference: NumPy's reduce on the same
+    arguments raises a TypeError too. A NumPy complex scalar is cast, warning once (int4 sums
+    in int64: the warning was given twice, once naming int4)."""
+    x = np.array([1, 2], getattr(ml_dtypes, dt, None) or np.dtype(dt))
+    loop = tl.add.reduce(x).dtype           # (int4 and int8 sum in int64, as jnp.sum)
+    with pytest.raises(TypeError):
+        np.add.reduce(x, initial=1 + 2j)
+    out = np.full((), 7, loop)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(TypeError, match=rf"jax\.add\.reduce\({dt} array, initial=\(1\+2j\)"
+                                            rf"\): .*into {loop.name}.*rule set 'jax'"):
+            # (int4 with an int64 out=, which has no join with it under jax: NumPy's TypeError)
+            tl.add.reduce(x, initial=1 + 2j, out=out if dt != "int4" else None)
+    assert int(out) == 7
+    assert tl.add.reduce(x, initial=1 + 2j, dtype=np.complex64) == 4 + 2j
+    assert tl.logical_or.reduce(x, initial=1j, dtype=bool)      # (bool takes it, as NumPy's)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        got = tl.add.reduce(x, initial=np.complex128(1 + 2j))
+    assert [w.category for w in seen] == [np.exceptions.ComplexWarning]
+    assert got.dtype == loop and float(got) == 4
+
 @pytest.mark.skipif(not hasattr(ml_dtypes, "bcomplex32"), reason="ml_dtypes without bcomplex32")
 def test_complex_ml_dtypes_hold_every_kind():
     t = np.dtype(ml_dtypes.bcomplex32)

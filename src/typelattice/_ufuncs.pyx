@@ -2061,9 +2061,17 @@ def _user_cast_check(uf, method, args, kwargs):
         steps = [(a, b, ("input", 0)) for a, b in zip(chain, chain[1:])]
         initial = bound.arguments.get("initial")
         if initial is not None and initial is not np._NoValue:
-            # (into the loop's type: dtype=, else out='s, else the array's)
-            loop = dtype if dtype is not None else into if into is not None else \
-                np.asarray(array).dtype
+            xt, loop = _reduction_loop(uf, array, dtype, out)
+            if loop is None:
+                return None             # (NumPy raises the call's own error)
+            if type(initial) is complex and 0 < _kind_rank(loop) < _KIND_RANK["c"]:
+                # (NumPy's setitem refuses it for a number type, with a TypeError naming no
+                # call: "expected number, got complex" for an ml_dtypes loop; bool takes it)
+                raise TypeError(
+                    f"{uf.__name__}.{method}({dtype_label(xt)} array, initial={initial!r}): "
+                    f"a complex initial= does not go into {dtype_label(loop)}, the dtype the "
+                    f"reduction runs in (rule set {r.name!r}); pass a real number, or reduce "
+                    f"in a complex dtype=")
             steps.append((initial, loop, ("input", 1)))
         casting = "unsafe"
     else:
@@ -2520,16 +2528,23 @@ def _check_reduce_initial(uf, *args, **kwargs):
     if bound is None:
         return                          # NumPy's reduce names the call's own error
     array, dtype = bound.arguments["array"], bound.arguments.get("dtype")
+    xt, loop = _reduction_loop(uf, array, dtype, out)
+    if loop is not None:
+        _check_initial_fits(uf, xt, loop, bound.arguments["initial"])
+
+
+def _reduction_loop(uf, array, dtype, out):
+    """(array's dtype, the dtype reduce(array, dtype=, out=) runs in): dtype=, else the
+    promoter's answer for out='s type and the array's; (None, None) where NumPy's reduce
+    raises its own error."""
     try:
         xt = array.dtype if isinstance(array, np.ndarray) else np.asarray(array).dtype
         if dtype is not None:
-            loop = _as_dtype(dtype)
-        else:
-            first = out.dtype if isinstance(out, np.ndarray) else None
-            loop = uf.resolve_dtypes((first, xt, None), reduction=True)[0]
+            return xt, _as_dtype(dtype)
+        first = out.dtype if isinstance(out, np.ndarray) else None
+        return xt, uf.resolve_dtypes((first, xt, None), reduction=True)[0]
     except Exception:
-        return                          # NumPy's reduce raises its own error
-    _check_initial_fits(uf, xt, loop, bound.arguments["initial"])
+        return None, None
 
 
 cdef dict _INITIAL_LOOP = {}    # (ufunc, array dtype) -> its reduction's loop dtype, or None
