@@ -855,6 +855,14 @@ TL_TARGET_AVX512 static void avx512_int_to_half(int kind, int ko, const void *sr
 /* the element functions of tl_elem.h in float32 lanes (quiet compares, as tl_q*_f32); lanes
  * outside tm give 0 and no flag (the padding 1 of a tail with a broadcast operand could:
  * 1 / tiny overflows) */
+/* float32 values that ko (float16/bfloat16) holds exactly as ko's bits */
+TL_TARGET_AVX512 TL_VINLINE __m256i avx512_hbits_exact(int ko, __m512 f)
+{
+    if (ko == TL_HK_F16)
+        return avx512_cvtps_ph(f);
+    return _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_castps_si512(f), 16));
+}
+
 /* the lanes where maximum/minimum/fmax/fmin (op) choose the first operand */
 TL_TARGET_AVX512 TL_VINLINE __mmask16 avx512_hfirst(int op, __m512 a, __m512 b)
 {
@@ -904,9 +912,10 @@ avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args
               __mmask16 *bnd, __mmask16 *snr, unsigned *fl)
 {
     const int cmp = TL_HOP_IS_CMP(op);
-    /* max/min of float16 with float16 or an 8-bit integer/bool: the chosen operand's bits (the
-     * integer's exact float16 ones), a float16 signalling NaN's included (no element path) */
-    const int pick = ko == TL_HK_F16 && TL_HOP_KEEPS_SNAN(op) && ka <= TL_HK_B && kb <= TL_HK_B;
+    /* max/min of a half type with itself or an 8-bit integer/bool: the chosen operand's bits
+     * (the integer's exact ones), a signalling or quiet NaN's as they are (no element path; the
+     * half kinds of these kernels are ko's) */
+    const int pick = ko <= TL_HK_BF16 && TL_HOP_KEEPS_SNAN(op) && ka <= TL_HK_B && kb <= TL_HK_B;
     __mmask16 sn = 0;
     __m256i ra = _mm256_setzero_si256(), rb = _mm256_setzero_si256();
     __m512 a = va, b = vb, r;
@@ -939,8 +948,8 @@ avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args
     }
     if (pick) {
         /* (a scalar's bits through float32: exact, tl_half_binary takes no float16 sNaN scalar) */
-        __m256i ha = ca && ka == TL_HK_F16 ? ra : avx512_cvtps_ph(a);
-        __m256i hb = cb && kb == TL_HK_F16 ? rb : avx512_cvtps_ph(b);
+        __m256i ha = ca && ka == ko ? ra : avx512_hbits_exact(ko, a);
+        __m256i hb = cb && kb == ko ? rb : avx512_hbits_exact(ko, b);
         __m256i h = _mm256_mask_blend_epi16(avx512_hfirst(op, a, b), hb, ha);
         if (m == 16)
             _mm256_storeu_si256((__m256i *)((uint16_t *)po + i), h);
@@ -1300,13 +1309,16 @@ static void tl_hbin_bcast(void (*f)(const tl_hbin_args *, unsigned *), const tl_
     TL_HBIN_SAME(X, FMIN) TL_HBIN_SAME(X, MAXIMUM_H) TL_HBIN_SAME(X, MINIMUM_H)              \
     TL_HBIN_SAME(X, FMAX_H) TL_HBIN_SAME(X, FMIN_H) TL_HBIN_F32(X, MAXIMUM)                  \
     TL_HBIN_F32(X, MINIMUM) TL_HBIN_F32(X, FMAX) TL_HBIN_F32(X, FMIN)
-/* AVX-512 only: float16 max/min with an 8-bit integer/bool, picking the chosen operand's bits
- * (at 10^5, 0.7x the time of the block conversion and the bit loop; AVX2's float32 round trip
- * took 2x, and wider integers' rounding 1.1x: those keep the blocks) */
+/* AVX-512 only: float16/bfloat16 max/min with an 8-bit integer/bool, picking the chosen
+ * operand's bits (float16 at 10^5: 0.7x the time of the block conversion and the bit loop;
+ * AVX2's float32 round trip took 2x, and wider integers' rounding 1.1x: those keep the blocks) */
 #define TL_HBIN_LIST512(X)                                                                   \
     TL_HBIN_MIXED8(TL_HBIN_MIXED1, X, MAXIMUM_H, F16)                                        \
     TL_HBIN_MIXED8(TL_HBIN_MIXED1, X, MINIMUM_H, F16)                                        \
-    TL_HBIN_MIXED8(TL_HBIN_MIXED1, X, FMAX_H, F16) TL_HBIN_MIXED8(TL_HBIN_MIXED1, X, FMIN_H, F16)
+    TL_HBIN_MIXED8(TL_HBIN_MIXED1, X, FMAX_H, F16) TL_HBIN_MIXED8(TL_HBIN_MIXED1, X, FMIN_H, F16) \
+    TL_HBIN_MIXED8(TL_HBIN_MIXED1, X, MAXIMUM, BF16)                                         \
+    TL_HBIN_MIXED8(TL_HBIN_MIXED1, X, MINIMUM, BF16)                                         \
+    TL_HBIN_MIXED8(TL_HBIN_MIXED1, X, FMAX, BF16) TL_HBIN_MIXED8(TL_HBIN_MIXED1, X, FMIN, BF16)
 /* (op, result kind, the contiguous operand's kind) of the scalar kernels: a superset of the keys
  * the list uses (the others are never compiled: unreferenced static functions; the integer
  * keys only named in branches the kinds rule out) */
