@@ -373,6 +373,10 @@ def test_outer_under_dtype_checks_a_weak_int_as_the_call_does(rules):
             add.outer(w, b, dtype=ml_dtypes.int2)
         with pytest.raises(OverflowError, match="does not fit int2"):
             add(w, b, dtype=ml_dtypes.int2)
+    # (without dtype=: the weak array adopts the int2 array's type there, and the error names
+    # outer too)
+    with pytest.raises(OverflowError, match=r"add\.outer\(weak .*holds 2, which does not fit int2"):
+        add.outer(tl.weak(np.array([1, 2])), np.array([1], ml_dtypes.int2))
     w = tl.weak(np.array([1, -2]))
     got = add.outer(w, b, dtype=ml_dtypes.int2)
     ref = np.add.outer(np.array([1, -2]).astype(ml_dtypes.int2), b.astype(ml_dtypes.int2))

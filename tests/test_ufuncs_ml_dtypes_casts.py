@@ -198,14 +198,16 @@ def test_a_python_complex_initial_into_a_real_reduction_raises_naming_the_call(d
     loop = tl.add.reduce(x).dtype           # (int4 and int8 sum in int64, as jnp.sum)
     with pytest.raises(TypeError):
         np.add.reduce(x, initial=1 + 2j)
-    out = np.full((), 7, loop)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        with pytest.raises(TypeError, match=rf"jax\.add\.reduce\({dt} array, initial=\(1\+2j\)"
-                                            rf"\): .*into {loop.name}.*rule set 'jax'"):
-            # (int4 with an int64 out=, which has no join with it under jax: NumPy's TypeError)
-            tl.add.reduce(x, initial=1 + 2j, out=out if dt != "int4" else None)
-    assert int(out) == 7
+    # (out= of the loop's dtype, and of one with no join with the array's: the reduction runs
+    # in the array's loop and casts into it; the error was NumPy's, naming no call)
+    for out in (np.full((), 7, loop), np.full((), 7, np.uint8), np.full((), False)):
+        before = out.copy()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(TypeError, match=rf"jax\.add\.reduce\({dt} array, initial=\(1\+2j"
+                                                rf"\)\): .*into {loop.name}.*rule set 'jax'"):
+                tl.add.reduce(x, initial=1 + 2j, out=out)
+        assert out == before
     assert tl.add.reduce(x, initial=1 + 2j, dtype=np.complex64) == 4 + 2j
     assert tl.logical_or.reduce(x, initial=1j, dtype=bool)      # (bool takes it, as NumPy's)
     with warnings.catch_warnings(record=True) as seen:

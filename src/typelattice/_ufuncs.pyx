@@ -2062,6 +2062,10 @@ def _user_cast_check(uf, method, args, kwargs):
         initial = bound.arguments.get("initial")
         if initial is not None and initial is not np._NoValue:
             xt, loop = _reduction_loop(uf, array, dtype, out)
+            if loop is None and out is not None:
+                # (out='s type has no join with the array's: the reduction runs in the array's
+                # loop and casts into out)
+                xt, loop = _reduction_loop(uf, array, dtype, None)
             if loop is None:
                 return None             # (NumPy raises the call's own error)
             if type(initial) is complex and 0 < _kind_rank(loop) < _KIND_RANK["c"]:

@@ -448,7 +448,8 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
         if r.weak_target(name) is not None:     # weak operand: adopt the loop's dtype there
             dt = _dtype_in(r, t)
             if isinstance(x, (np.ndarray, np.generic)):
-                _check_weak_ints_fit(x, dt, ufunc, inputs, r, kwargs)
+                _check_weak_ints_fit(x, dt, ufunc, inputs, r, kwargs,
+                                     None if method == "__call__" else f"{ufunc.__name__}.{method}")
             x = np.asarray(_strip(x), dtype=dt)
         elif cast_strong is not None and name != t:
             dt = _dtype_in(r, t)
