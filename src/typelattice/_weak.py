@@ -448,8 +448,7 @@ def apply_ufunc(ufunc, method, inputs, kwargs, rules):
         if r.weak_target(name) is not None:     # weak operand: adopt the loop's dtype there
             dt = _dtype_in(r, t)
             if isinstance(x, (np.ndarray, np.generic)):
-                _check_weak_ints_fit(x, dt, ufunc, inputs, r, kwargs,
-                                     None if method == "__call__" else f"{ufunc.__name__}.{method}")
+                _check_weak_ints_fit(x, dt, ufunc, inputs, r, kwargs, method)
             x = np.asarray(_strip(x), dtype=dt)
         elif cast_strong is not None and name != t:
             dt = _dtype_in(r, t)
@@ -536,8 +535,7 @@ def _weak_under_fixed_types(ufunc, inputs, kwargs, r, method="__call__"):
     out = list(inputs)
     for i, (x, dt) in enumerate(zip(inputs, loop)):
         if weak[i]:
-            _check_weak_ints_fit(x, dt, ufunc, inputs, r, kwargs,
-                                 None if method == "__call__" else f"{ufunc.__name__}.{method}")
+            _check_weak_ints_fit(x, dt, ufunc, inputs, r, kwargs, method)
             out[i] = np.asarray(_strip(x), dtype=dt)
         elif not fixes_inputs and isinstance(x, (np.ndarray, np.generic)) and x.dtype != dt:
             if not np.can_cast(x.dtype, dt, casting):
@@ -643,15 +641,15 @@ def _at_weak_value(ufunc, inputs, r):
         return inputs                       # (NumPy's at gives its error)
     if how == 3 and wide is not None and _int_outside(np.asarray(_strip(v)), dt) is not None:
         dt = wide       # (NumPy's at computes in a wider type than the plain call)
-    _check_weak_ints_fit(v, dt, ufunc, (a, v), r, {}, f"{ufunc.__name__}.at")
+    _check_weak_ints_fit(v, dt, ufunc, (a, v), r, {}, "at")
     return (a, i, np.asarray(_strip(v)).astype(dt))
 
 
-def _check_weak_ints_fit(x, dt, ufunc, inputs, r, kwargs=None, call=None):
+def _check_weak_ints_fit(x, dt, ufunc, inputs, r, kwargs=None, method="__call__"):
     """A weak integer array's values must fit the integer dtype it adopts, as a Python int's
     must (NumPy's cast would wrap them: 300 as int8 is 44). Given the call's ``kwargs``, the
     call's own error comes first where it raises another for any value (gcd of int4: no loop),
-    as it does for a Python int."""
+    as it does for a Python int. ``method``: the ufunc method the message names."""
     bad = _int_outside(np.asarray(_strip(x)), dt)
     if bad is None:
         return
@@ -667,8 +665,9 @@ def _check_weak_ints_fit(x, dt, ufunc, inputs, r, kwargs=None, call=None):
             raise exc from None
     ops = ", ".join(("weak " if getattr(a, "__typelattice_type__", None) else "")
                     + _describe_operand(a) for a in inputs)
+    call = ufunc.__name__ if method == "__call__" else f"{ufunc.__name__}.{method}"
     raise OverflowError(
-        f"{call or ufunc.__name__}({ops}): the weak integer array holds {bad}, which "
+        f"{call}({ops}): the weak integer array holds {bad}, which "
         f"does not fit {dt}, the dtype rule set {r.name!r} gives it here (a weak value adopts "
         f"the dtype it meets, as a Python int does); cast it explicitly first "
         f"(typelattice.strong(x) or x.astype(...))")

@@ -852,9 +852,6 @@ TL_TARGET_AVX512 static void avx512_int_to_half(int kind, int ko, const void *sr
         switch (kind) { TL_INT_KINDS(TL_INT_HALF_CASE, BF16) }
 }
 
-/* the element functions of tl_elem.h in float32 lanes (quiet compares, as tl_q*_f32); lanes
- * outside tm give 0 and no flag (the padding 1 of a tail with a broadcast operand could:
- * 1 / tiny overflows) */
 /* float32 values that ko (float16/bfloat16) holds exactly as ko's bits */
 TL_TARGET_AVX512 TL_VINLINE __m256i avx512_hbits_exact(int ko, __m512 f)
 {
@@ -880,6 +877,9 @@ TL_TARGET_AVX512 TL_VINLINE __mmask16 avx512_hfirst(int op, __m512 a, __m512 b)
     }
 }
 
+/* the element functions of tl_elem.h in float32 lanes (quiet compares, as tl_q*_f32); lanes
+ * outside tm give 0 and no flag (the padding 1 of a tail with a broadcast operand could:
+ * 1 / tiny overflows) */
 TL_TARGET_AVX512 TL_VINLINE __m512 avx512_hop(int op, __m512 a, __m512 b, __mmask16 tm)
 {
     switch (op) {

@@ -277,8 +277,10 @@ void tl_convert_f64_to_bf16_strided(const char *src, ptrdiff_t ss, char *dst, pt
  * ordered compares (NaN: false, true for not_equal; invalid only for a signalling NaN, as the
  * blocked loops' float32 compares).  OP is
  * the float32 element function of tl_elem.h named by TL_HOP_* (maximum/minimum: quiet
- * compares; _H: NumPy's float16 choice of the first operand on ties); fn is that same element
- * function, used for vectors holding a float16 signalling NaN (kept unquieted, as NumPy).
+ * compares; _H: NumPy's float16 choice of the first operand on ties), whose float16/bfloat16
+ * results are the chosen operand's bits (an integer's as its cast gives them, a NaN's as they
+ * are); fn is that same element function, used for their float32-result vectors holding a
+ * float16 signalling NaN (kept unquieted, as NumPy).
  * Rounding and FP flags as tl_convert_f32_to_f16 / _bf16 plus the hardware flags of the op.
  * Returns 1 when done, 0 (nothing written) when the caller must use its own path: scalar ISA,
  * no kernel for (op, kinds), or a scalar float16 signalling NaN operand.  Inputs and o must
