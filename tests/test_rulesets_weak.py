@@ -382,6 +382,7 @@ def test_outer_under_dtype_checks_a_weak_int_as_the_call_does(rules):
     ref = np.add.outer(np.array([1, -2]).astype(ml_dtypes.int2), b.astype(ml_dtypes.int2))
     assert got.dtype == ml_dtypes.int2 and got.tolist() == ref.tolist()
 
+
 def test_weak_arrays_under_dtype_and_signature_as_python_scalars():
     """Under dtype=/signature=, a weak array takes the type a Python scalar of its weak type takes
     there, where it was taken at its materialized dtype: float8 + weak float with

@@ -1349,7 +1349,7 @@ static void tl_hbin_bcast(void (*f)(const tl_hbin_args *, unsigned *), const tl_
     TL_HBIN_PICKS(X, TL_HBIN_MIDK)
 /* float16/bfloat16 max/min with an integer/bool, picking the chosen operand's bits: 16- and
  * 32-bit integers on both ISAs (at 10^5, 0.7-0.9x the time of the block conversion and the bit
- * loop; AVX2 0.8-0.95x), 8- and 64-bit ones on AVX-512 only (AVX2's took 1.0-1.5x the bit
+ * loop; AVX2 0.78-0.97x), 8- and 64-bit ones on AVX-512 only (AVX2's took 1.0-1.5x the bit
  * loops' time) */
 #define TL_HBIN_PICKS(X, KL)                                                                 \
     KL(TL_HBIN_MIXED1, X, MAXIMUM_H, F16) KL(TL_HBIN_MIXED1, X, MINIMUM_H, F16)              \
