@@ -696,6 +696,11 @@ def op_units():
                 init = name + "_initial"
                 out.append(initial_fn(init, t, iv))
             types = [LOOP_TYPES.index(x) for x in sig] + [-1] * (4 - len(sig))
+            if t in HALF and op.native16 and op.nout == 1:
+                # mixed inputs cast to the bits a block at a time (no float32 form to fuse)
+                bname = f"tl_hblocked_{op.name}_{SUFFIX[t]}"
+                out.append(f"TL_LOOP_BLOCKED_HALF_BITS({bname}, {SUFFIX[t]}, {name})")
+                mixed.append(f'    {{"{op.name}", {LOOP_TYPES.index(t)}, {bname}}},')
             if t in HALF and op.name in BITS16:
                 name = f"tl_bits16_{op.name}_{SUFFIX[t]}"
                 out.append(f"TL_LOOP_BITS16({name}, {SUFFIX[t]}, {op.name})")

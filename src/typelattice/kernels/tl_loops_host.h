@@ -2932,6 +2932,51 @@ static int NAME(TL_LOOP_ARGS)                                                   
     return 0;                                                                                    \
 }
 
+/* A mixed call of an op whose S loop SAME works on the bits and has no float32 form (nextafter):
+ * each operand not of type S (an integer or bool) cast to S's bits a block at a time as
+ * TL_TO_HALF_BITS (NumPy's / ml_dtypes' cast, its FP flags), then SAME on the blocks. NumPy's
+ * own int8 -> float16 cast ahead of SAME took 10x SAME's time. Fed-back calls (an output that
+ * aliases an input other than element for element): one element at a time. */
+#define TL_LOOP_BLOCKED_HALF_BITS(NAME, S, SAME)                                                 \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    npy_intp n = dims[0], i, m, s[3], blk;                                                       \
+    tl_cvt_float cv[2] = {NULL, NULL};                                                           \
+    int kind[2] = {-1, -1}, j, hoist;                                                            \
+    float fb[TL_BLOCK];                                                                          \
+    uint16_t hb[2][TL_BLOCK];                                                                    \
+    char *d[3];                                                                                  \
+    hoist = !tl_feedback(data[0], st[0], data[2], st[2], n)                                      \
+        && !tl_feedback(data[1], st[1], data[2], st[2], n);                                      \
+    blk = hoist ? TL_BLOCK : 1;                                                                  \
+    s[2] = st[2];                                                                                \
+    for (j = 0; j < 2; j++) {                                                                    \
+        s[j] = st[j];                                                                            \
+        if (tl_is_##S(ctx->descriptors[j])) continue;                                            \
+        kind[j] = tl_hkind(ctx->descriptors[j]);                                                 \
+        cv[j] = tl_cvtsel_float(ctx->descriptors[j]);                                            \
+        if (cv[j] == NULL)              /* (registered for convertible dtypes only) */           \
+            return tl_loop_error(PyExc_TypeError, "typelattice: no half conversion");            \
+        s[j] = 2;                                                                                \
+        if (st[j] == 0 && hoist) {          /* a scalar: cast once */                            \
+            TL_TO_HALF_BITS(S, cv[j], kind[j], data[j], 0, fb, hb[j], 1);                        \
+            s[j] = 0;                                                                            \
+        }                                                                                        \
+    }                                                                                            \
+    for (i = 0; i < n; i += m) {                                                                 \
+        m = n - i < blk ? n - i : blk;                                                           \
+        for (j = 0; j < 2; j++) {                                                                \
+            d[j] = data[j] + i * st[j];                                                          \
+            if (cv[j] == NULL) continue;                                                         \
+            if (s[j] != 0) TL_TO_HALF_BITS(S, cv[j], kind[j], d[j], st[j], fb, hb[j], m);        \
+            d[j] = (char *)hb[j];                                                                \
+        }                                                                                        \
+        d[2] = data[2] + i * st[2];                                                              \
+        if (SAME(ctx, d, &m, s, aux) < 0) return -1;                                             \
+    }                                                                                            \
+    return 0;                                                                                    \
+}
+
 /* float16 nextafter (NumPy's npy_half_nextafter) with selects: the element function's branches
  * keep gcc from vectorizing it. Steps on the sign-magnitude line towards y. */
 static inline uint16_t tl_hnextafter_f16(uint16_t x, uint16_t y, unsigned *e)
