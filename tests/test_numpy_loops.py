@@ -78,6 +78,10 @@ def test_numpy_bits_and_warnings_on_every_layout(op, t):
             z = args[0].copy()
             f(z[k:], *(a[k:] for a in args[1:]), out=z[:-k])
             assert (_bits(z[:-k]) == _bits(want[k:])).all(), k
+        # ... trailing with a smaller stride than the input's
+        z = np.repeat(args[0], 2)
+        f(z[::2], *args[1:], out=z[:x.size])
+        assert (_bits(z[:x.size]) == _bits(want)).all()
         for n in range(1, 40):
             assert (_bits(f(*(a[:n] for a in args))) == _bits(want[:n])).all(), n
         assert _bits(f(*(a[3] for a in args))) == _bits(want[3])

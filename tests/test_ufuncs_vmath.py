@@ -244,6 +244,14 @@ def _same_values_on_every_layout(f, *xs):
             z = xs[0].copy()
             f(z[k:], *(x[k:] for x in xs[1:]), out=z[:-k])
             assert z[:-k].tobytes() == whole[k:].tobytes(), k
+        # ... with a smaller stride than the input's, forwards and backwards
+        n = whole.size
+        z = np.repeat(xs[0], 2)
+        f(z[::2], *xs[1:], out=z[:n])
+        assert z[:n].tobytes() == whole.tobytes()
+        z = np.repeat(xs[0], 2)
+        f(z[::-2], *(x[::-1] for x in xs[1:]), out=z[::-1][:n])
+        assert z[::-1][:n].tobytes() == whole[::-1].tobytes()
 
 
 @pytest.mark.parametrize("dt", DTYPES)

@@ -64,13 +64,15 @@ static inline int tl_feedback(const char *in, npy_intp sin, const char *out, npy
     return ilo < ohi && olo < ihi;
 }
 
-/* Does out trail in (the same stride, out at or behind in, in iteration order: out=a[:-2] of
- * a[2:])? NumPy passes such operands without a copy; a loop that reads a block of inputs before
- * writing that block's outputs then computes what it would on a copy. Accumulate's chain (in
- * one element behind out) does not trail. */
+/* Does out trail in (out at or behind in, in iteration order, and never gaining on it: out=a[:-2]
+ * of a[2:], out=a[:n] of a[::2])? NumPy passes such operands without a copy; a loop that reads
+ * a block of inputs before writing that block's outputs then computes what it would on a copy.
+ * Accumulate's chain (in one element behind out) does not trail. */
 static inline int tl_trails(const char *in, npy_intp sin, const char *out, npy_intp sout)
 {
-    return sin == sout && sin != 0 && (sin > 0 ? out <= in : out >= in);
+    if (sin > 0 && sout > 0) return out <= in && sout <= sin;
+    if (sin < 0 && sout < 0) return out >= in && sout >= sin;
+    return 0;
 }
 
 #endif
