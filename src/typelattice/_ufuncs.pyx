@@ -45,7 +45,7 @@ from ._core cimport CompiledRules, get_rules
 from ._errors import (TypePromotionError, call_label, dtype_label, error_before_overflow,
                       int_info, python_float_overflow, python_int_beyond_int64,
                       python_int_overflow)
-from . import _ops
+from . import _masked, _ops
 
 cdef extern from "Python.h":
     ctypedef struct PyType_Slot:
@@ -2605,6 +2605,9 @@ cdef object _make_ufunc(op, CompiledRules r, set types):
     _REGISTRY[uf] = (op, r)
     _SAME[uf] = same
     uf.__module__ = __name__
+    np_uf = getattr(np, op.name, None)
+    if isinstance(np_uf, np.ufunc):
+        _masked.register(uf, np_uf)
     # a rule set that reads 64-bit operands as their 32-bit siblings (jax32): its reductions
     # and dtype=/signature= calls convert such arrays first
     canon = {dtype_of(a): dtype_of(t) for a, t in r.aliases.items()
