@@ -452,3 +452,41 @@ def test_dtype_of_a_64_bit_type_names_the_loop_jax32_computes_in():
             msg = str(exc.value)
             assert msg.startswith(f"jax32.{name}: dtype=/signature=(") and "'jax32'" in msg, msg
             assert f"in ({plain}, " in msg and "did not contain a loop" not in msg, msg
+
+
+@pytest.mark.parametrize("method,dtype", [("reduce", np.float64), ("accumulate", np.complex128),
+                                          ("reduceat", np.int64), ("reduce", np.uint64)])
+@pytest.mark.parametrize("src", ["float32", "float64"])
+def test_a_method_with_dtype_of_a_64_bit_type_names_the_rule_set(method, dtype, src):
+    """reduce/accumulate/reduceat with dtype= of a type jax32 reads as its 32-bit sibling raised
+    NumPy's generic no-loop error (helper's finding); now a TypeError naming the method, the
+    array, the dtype and the rule set, as the plain call's dtype= does. The
+    method without dtype= computes in the sibling (reference: NumPy's method on the operand cast
+    to it)."""
+    x = np.array([1.5, 2.0, 3.0], src)
+    args = (x, [0, 2]) if method == "reduceat" else (x,)
+    for _ in range(2):
+        with pytest.raises(TypeError) as exc:
+            getattr(U["add"], method)(*args, dtype=dtype)
+        msg = str(exc.value)
+        name = np.dtype(dtype).name
+        read = CANON.get(src, src)      # (the operand as jax32 reads it, as the plain call)
+        assert msg.startswith(f"jax32.add.{method}({read} array, dtype={name}): rule set "
+                              f"'jax32' has no {name} loop"), msg
+    want = getattr(np.add, method)(x.astype(np.float32), *args[1:])
+    got = getattr(U["add"], method)(*args)
+    assert got.dtype == np.float32 and np.array_equal(got, want)
+
+
+def test_outer_with_dtype_of_a_64_bit_type_names_the_method_and_rule_set():
+    """outer under jax32 with dtype=float64 raised NumPy's generic no-loop error; now the plain
+    call's TypeError, naming outer. Reference: the plain call's error and outer's result
+    without dtype=, NumPy's outer of the float32 operands."""
+    a, b = np.arange(3, dtype=np.float32), np.arange(2, dtype=np.float32)
+    with pytest.raises(TypeError) as plain:
+        U["add"](a[:, None], b, dtype=np.float64)
+    with pytest.raises(TypeError) as exc:
+        U["add"].outer(a, b, dtype=np.float64)
+    assert str(exc.value) == str(plain.value).replace("jax32.add:", "jax32.add.outer:", 1)
+    got = U["add"].outer(a, b)
+    assert got.dtype == np.float32 and np.array_equal(got, np.add.outer(a, b))

@@ -2486,6 +2486,14 @@ def _retry_method(uf, name, exc, *args, **kwargs):
         _operand_name(r, type(t))      # (a type the rule set lacks: exc names it)
     except TypeError:
         raise exc from None
+    read_as = r.aliases.get(t.name) if dtype is not None and t.isnative else None
+    if read_as in r.index and r.dtypes[r.index[read_as]] != t:
+        # (jax32 reads float64 as float32: it has no float64 loop, as the plain call says;
+        # NumPy would raise its generic no-loop error)
+        raise TypeError(f"{uf.__name__}.{name}({dtype_label(x.dtype)} array, dtype={t.name}): "
+                        f"rule set {r.name!r} has no {t.name} loop (it reads {t.name} as "
+                        f"{read_as}); leave dtype= out, or cast the result explicitly "
+                        "afterwards") from None
     if x.dtype == t:
         raise exc
     try:
@@ -2493,6 +2501,19 @@ def _retry_method(uf, name, exc, *args, **kwargs):
     except (TypeError, ValueError):
         raise exc from None
     return getattr(np.ufunc, name)(uf, *bound.args, **bound.kwargs)
+
+
+def _retry_outer(uf, exc, *args, **kwargs):
+    """After ``exc`` from uf.outer(a, b, ...) (kernels/tl_methods.h): where NumPy raised its
+    generic no-loop error, the plain call's error for these operands and keywords, naming the
+    method (jax32's outer(float32, float32, dtype=float64)); else ``exc``."""
+    better = _no_loop_error(uf, args, kwargs, exc) if isinstance(exc, TypeError) else None
+    if better is None:
+        raise exc
+    prefix = f"{uf.__name__}:"
+    if better.args and str(better.args[0]).startswith(prefix):
+        better.args = (f"{uf.__name__}.outer:" + better.args[0][len(prefix):],)
+    raise better
 
 
 def _canonical_operand(canon, x):
@@ -2624,7 +2645,8 @@ cdef object _make_ufunc(op, CompiledRules r, set types):
         uf.__dict__["at"] = tl_method_new(uf, "at", np.ufunc.at.__get__(uf), None, None, None,
                                           functools.partial(_at_value, uf), None)
         outer = np.ufunc.outer.__get__(uf)
-        uf.__dict__["outer"] = tl_method_new(uf, "outer", outer, None, None, None, None,
+        uf.__dict__["outer"] = tl_method_new(uf, "outer", outer, None,
+                                             functools.partial(_retry_outer, uf), None, None,
                                              functools.partial(_outer_of_scalar, uf, outer))
     slot = tl_fast_install(uf)
     if slot >= 0:
