@@ -471,6 +471,11 @@ def emit_fused():
                            f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {post}, {SUFFIX[t]}, "
                            f"{SUFFIX[ka]}, {SUFFIX[kb]}, {'ps' if t == 'float32' else 'pd'}, "
                            f"{FARITH_VOP[kop]})")
+            elif t == "float64" and "bool" in (ka, kb):
+                # gcc 12 leaves bool -> float64 scalar in the AVX-512 body, a branch per element
+                # (float64 + random bools: 16x the float64 call); its AVX2 body is vectorized
+                out.append(f"TL_FUSED_KERNEL({kname}, {STORAGE[ka]}, {STORAGE[kb]}, {SO}, "
+                           f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {post})")
             else:
                 out.append(f"TL_FUSED_KERNEL_512({kname}, {STORAGE[ka]}, {STORAGE[kb]}, {SO}, "
                            f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {post})")
