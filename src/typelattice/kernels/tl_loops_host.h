@@ -2894,6 +2894,13 @@ TL_LOOP_CLONES static void NAME##_small(int kind, int x, const char *src, const 
 #define TL_SMALL_BITS16_FN_bf16(NAME, OPN) TL_SMALL_BITS16_FN(NAME, bf16, OPN)
 #define TL_SMALL_BITS16_RUN_f16(NAME, ...) 0
 #define TL_SMALL_BITS16_RUN_bf16(NAME, ...) (NAME##_small(__VA_ARGS__), 1)
+/* (not heaviside: gcc leaves its one pass scalar, 10x the bfloat16 call; the blocks are not) */
+#define TL_B16_ONEPASS_copysign 1
+#define TL_B16_ONEPASS_heaviside 0
+#define TL_B16_ONEPASS_maximum 1
+#define TL_B16_ONEPASS_minimum 1
+#define TL_B16_ONEPASS_fmax 1
+#define TL_B16_ONEPASS_fmin 1
 #define TL_LOOP_BLOCKED_BITS16(NAME, S, OPN, SAME, FALLBACK)                                     \
 TL_SMALL_BITS16_FN_##S(NAME, OPN)                                                                \
 static int NAME(TL_LOOP_ARGS)                                                                    \
@@ -2910,7 +2917,7 @@ static int NAME(TL_LOOP_ARGS)                                                   
             || tl_feedback(data[1], st[1], data[2], st[2], n))                                   \
         return FALLBACK(ctx, data, dims, st, aux);                                               \
     if ((kind == TL_HK_I8 || kind == TL_HK_U8 || kind == TL_HK_B) && st[x] == 1                  \
-            && (st[1 - x] == 2 || st[1 - x] == 0) && st[2] == 2                                  \
+            && (st[1 - x] == 2 || st[1 - x] == 0) && st[2] == 2 && TL_B16_ONEPASS_##OPN           \
             && TL_SMALL_BITS16_RUN_##S(NAME, kind, x, data[x], (const uint16_t *)data[1 - x],    \
                                        st[1 - x] != 0, (uint16_t *)data[2], n))                  \
         return 0;                                                                                \
