@@ -328,9 +328,9 @@ def emit_unary(op, out):
 # ---- fused mixed-input loops (TL_FUSED_* of tl_loops_host.h) -------------------------------------
 # Cheap ops, where converting an operand in a separate pass (NumPy's cast, the blocked loops) costs
 # as much as the op itself; divide only where it computes in a float.
-FUSED_OPS = ("add", "subtract", "multiply", "divide", "maximum", "minimum", "bitwise_and",
-             "bitwise_or", "bitwise_xor", "equal", "not_equal", "less", "less_equal", "greater",
-             "greater_equal")
+FUSED_OPS = ("add", "subtract", "multiply", "divide", "maximum", "minimum", "fmax", "fmin",
+             "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "equal",
+             "not_equal", "less", "less_equal", "greater", "greater_equal")
 FUSED_COMPUTE = ("uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
                  "float32", "float64")
 FUSED_INPUTS = ("bool",) + FUSED_COMPUTE
@@ -392,6 +392,8 @@ def fused_pairs(registry=None):
                         continue
                     if a != t and b != t and kind(t) == "f":
                         continue       # both converting to a float: the blocked loops
+                    if name in ("fmax", "fmin") and kind(t) == "f":
+                        continue       # (NumPy's float fmax/fmin: which zero/NaN by lane)
                     if name in ("add", "multiply") and a == t and kind(t) in "ui":
                         # (t, small int) -> t is the loop NumPy's dispatch picks for add/multiply
                         # reduce/accumulate of the small int in the default int (jnp.sum); they
@@ -415,7 +417,7 @@ def fused_kernel(name, a, b, t):
     x = int(name in neg)
     kop = neg.get(name, name)
     commutes = kop in ("add", "multiply", "bitwise_and", "bitwise_or", "bitwise_xor", "equal") \
-        or (kop in ("maximum", "minimum") and not flt)      # float max/min keep -0.0/NaN order
+        or (kop in ("maximum", "minimum", "fmax", "fmin") and not flt)  # (floats: -0.0/NaN order)
     if (b == t and a != t) or (a != t and b != t and a > b):
         if commutes:
             return kop, b, a, x, 1
