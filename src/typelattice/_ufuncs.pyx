@@ -1146,12 +1146,15 @@ def _resolve_unary(op, CompiledRules r, a, fixed):
     return res
 
 
-cdef object _loop_not_named(uf, CompiledRules r, keyword, fixed, given, computed, advice):
+cdef object _loop_not_named(uf, CompiledRules r, keyword, fixed, given, computed, advice,
+                            call=None):
     """The TypeError of a dtype=/signature= (``keyword``) whose ``fixed`` DType classes name a
-    loop the rule set does not have: it computes ``given`` in ``computed``."""
+    loop the rule set does not have: it computes ``given`` in ``computed``. ``call``: the name
+    the message gives the call (the ufunc's)."""
     asked = ", ".join(_class_label(f) if f is not None else "None" for f in fixed)
-    return TypeError(f"{uf.__name__}: {keyword}=({asked}) names a loop rule set {r.name!r} does "
-                     f"not have: it computes ({', '.join(_class_label(c) for c in given)}) in "
+    return TypeError(f"{call or uf.__name__}: {keyword}=({asked}) names a loop rule set "
+                     f"{r.name!r} does not have: it computes "
+                     f"({', '.join(_class_label(c) for c in given)}) in "
                      f"({', '.join(_class_label(c) for c in computed)}); {advice}")
 
 
@@ -1825,12 +1828,13 @@ def _as_dtype(t):
     return t.dtype if isinstance(t, np.generic) else np.dtype(t)
 
 
-def _no_loop_error(uf, args, kwargs, err):
+def _no_loop_error(uf, args, kwargs, err, call=None):
     """The TypeError typelattice's promoter gives a call where NumPy raised its generic no-loop
     ``err``, or None. With dtype=/signature=: NumPy answers from the plain call's cached loop
     once that call has run, without asking the promoter. A plain call: NumPy drops a
     TypePromotionError raised in a promoter, which raises it where it can register no error loop
-    (a Python int whose weak type has no dtype; every error-loop slot taken)."""
+    (a Python int whose weak type has no dtype; every error-loop slot taken). ``call``: the
+    name the message gives the call (the ufunc's; "<ufunc>.outer")."""
     if "did not contain a loop" not in str(err):
         return None
     try:
@@ -1856,7 +1860,7 @@ def _no_loop_error(uf, args, kwargs, err):
     # the loop the rule set computes these operands in is not the one named (jax32's dtype=int64:
     # it reads int64 as int32)
     exc = _loop_not_named(uf, r, "dtype=/signature", fixed, ops, classes, "cast the operands "
-                          "or the result explicitly, or leave dtype=/signature= out")
+                          "or the result explicitly, or leave dtype=/signature= out", call)
     exc.__cause__ = err
     return exc
 
@@ -2507,13 +2511,9 @@ def _retry_outer(uf, exc, *args, **kwargs):
     """After ``exc`` from uf.outer(a, b, ...) (kernels/tl_methods.h): where NumPy raised its
     generic no-loop error, the plain call's error for these operands and keywords, naming the
     method (jax32's outer(float32, float32, dtype=float64)); else ``exc``."""
-    better = _no_loop_error(uf, args, kwargs, exc) if isinstance(exc, TypeError) else None
-    if better is None:
-        raise exc
-    prefix = f"{uf.__name__}:"
-    if better.args and str(better.args[0]).startswith(prefix):
-        better.args = (f"{uf.__name__}.outer:" + better.args[0][len(prefix):],)
-    raise better
+    better = _no_loop_error(uf, args, kwargs, exc, f"{uf.__name__}.outer") \
+        if isinstance(exc, TypeError) else None
+    raise exc if better is None else better
 
 
 def _canonical_operand(canon, x):
