@@ -2903,16 +2903,14 @@ TL_LOOP_CLONES static void NAME##_small(int kind, int x, const char *src, const 
 #define TL_B16_ONEPASS_fmin 1
 #define TL_LOOP_BLOCKED_BITS16(NAME, S, OPN, SAME, FALLBACK)                                     \
 TL_SMALL_BITS16_FN_##S(NAME, OPN)                                                                \
+TL_LOOP_BLOCKED_HALF_BITS(NAME##_blocks, S, SAME)                                                \
 static int NAME(TL_LOOP_ARGS)                                                                    \
 {                                                                                                \
-    npy_intp n = dims[0], i, m, s[3];                                                            \
+    npy_intp n = dims[0];                                                                        \
     const int x = tl_is_##S(ctx->descriptors[0]) ? 1 : 0;     /* the operand to cast */         \
     const int kind = tl_hkind(ctx->descriptors[x]);                                              \
-    tl_cvt_float cv = tl_cvtsel_float(ctx->descriptors[x]);                                      \
-    float fb[TL_BLOCK];                                                                          \
-    uint16_t hb[TL_BLOCK];                                                                       \
-    char *d[3];                                                                                  \
-    if (cv == NULL || tl_is_##S(ctx->descriptors[x]) || !tl_is_##S(ctx->descriptors[1 - x])      \
+    if (tl_cvtsel_float(ctx->descriptors[x]) == NULL || tl_is_##S(ctx->descriptors[x])           \
+            || !tl_is_##S(ctx->descriptors[1 - x])                                               \
             || tl_feedback(data[0], st[0], data[2], st[2], n)                                    \
             || tl_feedback(data[1], st[1], data[2], st[2], n))                                   \
         return FALLBACK(ctx, data, dims, st, aux);                                               \
@@ -2921,26 +2919,11 @@ static int NAME(TL_LOOP_ARGS)                                                   
             && TL_SMALL_BITS16_RUN_##S(NAME, kind, x, data[x], (const uint16_t *)data[1 - x],    \
                                        st[1 - x] != 0, (uint16_t *)data[2], n))                  \
         return 0;                                                                                \
-    d[0] = data[0]; d[1] = data[1]; d[2] = data[2];                                              \
-    s[0] = st[0]; s[1] = st[1]; s[2] = st[2];                                                    \
-    d[x] = (char *)hb;                                                                           \
-    if (st[x] == 0) {               /* a scalar: cast once */                                    \
-        TL_TO_HALF_BITS(S, cv, kind, data[x], 0, fb, hb, 1);                                     \
-        return SAME(ctx, d, dims, s, aux);                                                       \
-    }                                                                                            \
-    s[x] = 2;                                                                                    \
-    for (i = 0; i < n; i += m) {                                                                 \
-        m = n - i < TL_BLOCK ? n - i : TL_BLOCK;                                                 \
-        TL_TO_HALF_BITS(S, cv, kind, data[x] + i * st[x], st[x], fb, hb, m);                     \
-        d[1 - x] = data[1 - x] + i * st[1 - x];                                                  \
-        d[2] = data[2] + i * st[2];                                                              \
-        if (SAME(ctx, d, &m, s, aux) < 0) return -1;                                             \
-    }                                                                                            \
-    return 0;                                                                                    \
+    return NAME##_blocks(ctx, data, dims, st, aux);                                              \
 }
 
-/* A mixed call of an op whose S loop SAME works on the bits and has no float32 form (nextafter):
- * each operand not of type S (an integer or bool) cast to S's bits a block at a time as
+/* A mixed call of an op whose S loop SAME works on the bits (nextafter, which has no float32
+ * form; the block path of TL_LOOP_BLOCKED_BITS16): each operand not of type S (an integer or bool) cast to S's bits a block at a time as
  * TL_TO_HALF_BITS (NumPy's / ml_dtypes' cast, its FP flags), then SAME on the blocks. NumPy's
  * own int8 -> float16 cast ahead of SAME took 10x SAME's time. Fed-back calls (an output that
  * aliases an input other than element for element): one element at a time. */
