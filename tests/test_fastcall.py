@@ -296,6 +296,55 @@ def test_out_layouts_and_overlap_as_numpys_path():
     assert isinstance(r, np.ndarray) and r.dtype == np.float32
 
 
+def _dt(t):
+    return np.dtype(ml_dtypes.bfloat16) if t == "bfloat16" else np.dtype(t)
+
+
+# (op, first, second): NumPy's path casts the first (or second) array to the join, having no
+# loop for this order; the mirrored op (greater for less; add itself) has one for the other
+MIRRORED_CALLS = [("less", "bool", "float16"), ("greater_equal", "bool", "bfloat16"),
+                  ("equal", "bool", "int32"), ("not_equal", "bool", "float64"),
+                  ("less_equal", "bool", "uint64"), ("add", "int64", "int8"),
+                  ("add", "int32", "bool"), ("multiply", "uint64", "uint32"),
+                  ("multiply", "int16", "uint8")]
+
+
+def _mirror_layouts(ta, tb):
+    x, y = _values(ta, 24), _values(tb, 24)
+    yield "1-d", x, y, None
+    yield "strided", x[::2], y[1::2], None
+    yield "negative stride", x[::-1], y, None
+    yield "2-d F", np.asfortranarray(x.reshape(4, 6)), np.asfortranarray(y.reshape(4, 6)), None
+    yield "0-d and 1-d", np.asarray(x[2]), y, None
+    yield "1-d and numpy scalar", x, y[3], None
+    yield "out=", x, y, "out"
+    big = np.resize(y, 5000)
+    yield "large (GIL released)", np.resize(x, 5000), big, None
+
+
+@pytest.mark.parametrize("name,ta,tb", MIRRORED_CALLS)
+def test_mirrored_loop_where_numpy_casts(name, ta, tb):
+    """Where NumPy's path would cast an array first (its dispatch has no loop for this order),
+    the call path runs the mirrored op's loop on the operands in the other order: the bits of
+    NumPy's own ufunc on the inputs cast to the promoted type, and of NumPy's path."""
+    uf, np_uf = getattr(tl, name), getattr(np, name)
+    t = uf.resolve_dtypes((_dt(ta), _dt(tb), None))
+    assert (t[0], t[1]) != (_dt(ta), _dt(tb))
+    for what, a, b, out in _mirror_layouts(ta, tb):
+        kw = {"out": np.empty(np.broadcast_shapes(np.shape(a), np.shape(b)), t[2])} \
+            if out else {}
+        before = _ufuncs.fastcall_count()
+        got = uf(a, b, **kw)
+        assert _ufuncs.fastcall_count() - before == 1, (name, what)
+        assert got is kw["out"] if out else True
+        with np.errstate(all="ignore"):
+            want = np_uf(np.asarray(a).astype(t[0]), np.asarray(b).astype(t[1]))
+        assert np.asarray(got).dtype == want.dtype == t[2], (name, what)
+        assert np.asarray(got).tobytes() == want.tobytes(), (name, what)
+        fast, slow, _ = _both(uf, (a, b))
+        assert fast == slow, (name, what)
+
+
 def test_errors_and_fp_modes_as_numpys_path():
     """FP flags are reported under np.errstate by the ufunc's name, as NumPy's path reports them;
     promotion errors and Python ints out of range come from NumPy's path."""

@@ -276,6 +276,7 @@ cdef extern from *:
         signed char state
         unsigned char check_fpe
         signed char to[2]
+        unsigned char swap
     ctypedef int (*tl_fast_resolve_t)(int slot, const int *codes, tl_fast_entry *e)
     tl_fast_resolve_t tl_fast_resolve_cb
     int tl_fast_init(const int *type_nums)
@@ -1634,23 +1635,70 @@ cdef int _fast_fill(int slot, const int *codes, tl_fast_entry *e) except -1:
     NumPy's path (state -1): the loop must read the arrays' own dtypes; a Python scalar is
     converted to the loop's type at its position. Where that is a weak loop (tl_weak.c), the
     call converts the scalar itself as the weak loop would and runs the same-dtype loop the weak
-    loop wraps, one call layer less."""
+    loop wraps, one call layer less. Where NumPy would cast an array first, the mirrored op's
+    loop of the operands in the other order may serve (_fast_fill_mirrored)."""
     uf = _FAST_UFUNC[slot]
+    e.state = -1
+    e.swap = 0
+    if not _fast_fill_direct(uf, codes, e) and _REGISTRY[uf][0].nin == 2:
+        _fast_fill_mirrored(uf, codes, e)
+    return 0
+
+
+# ops whose call with the operands in the other order gives the same values, bit for bit: the
+# comparisons (mirrored) and integer arithmetic; (float add/multiply would pick the other NaN's
+# payload, float maximum/minimum the other zero)
+_MIRRORED_OPS = {"less": "greater", "greater": "less", "less_equal": "greater_equal",
+                 "greater_equal": "less_equal", "equal": "equal", "not_equal": "not_equal"}
+_COMMUTING_INT_OPS = {"add", "multiply", "maximum", "minimum", "fmax", "fmin", "bitwise_and",
+                      "bitwise_or", "bitwise_xor", "logical_and", "logical_or", "logical_xor"}
+cdef dict _MIRROR_OF = {}      # ufunc -> the ufunc computing it with the operands swapped
+
+
+cdef bint _fast_fill_mirrored(uf, const int *codes, tl_fast_entry *e) except -1:
+    """Where NumPy would cast one of two arrays first (jnp.less(bool_array, float16_array) in
+    float16, 90x the float16 call by NumPy's scalar cast; int64 + int8, whose (int64, int8) loop
+    would serve NumPy's add.reduce(int8, dtype=int64) and so is not registered): the loop of the
+    mirrored op (greater for less) for the operands in the other order, where it reads both
+    arrays' own dtypes and gives NumPy's result dtype. Its values are the call's: the mixed
+    loops convert inline exactly as NumPy's cast does."""
+    cdef int swapped[2]
+    if not (0 <= codes[0] < TL_FAST_NTYPES and 0 <= codes[1] < TL_FAST_NTYPES):
+        return False
+    muf = _MIRROR_OF.get(uf)
+    if muf is None:
+        return False
+    a, b = _FAST_DTYPES[codes[0]], _FAST_DTYPES[codes[1]]
+    want = uf.resolve_dtypes((a, b, None))[2]
+    if _REGISTRY[uf][0].name not in _MIRRORED_OPS and want.kind not in "biu":
+        return False
+    # (_fast_fill_direct checks its loop's dtypes against this resolution)
+    if muf.resolve_dtypes((b, a, None))[2] != want:
+        return False
+    swapped[0] = codes[1]
+    swapped[1] = codes[0]
+    if not _fast_fill_direct(muf, swapped, e):
+        return False
+    e.swap = 1
+    return True
+
+
+cdef bint _fast_fill_direct(uf, const int *codes, tl_fast_entry *e) except -1:
+    """_fast_fill's own loop of uf for ``codes``: whether it filled e."""
     op, r = _REGISTRY[uf]
     cdef int nin = op.nin, nargs = op.nin + op.nout, i, c, to
-    e.state = -1
     classes = tuple(_loop_classes(uf, op, r, [_FAST_CLASSES[codes[i]] for i in range(nin)]
                                   + [None] * op.nout, [None] * nargs))
     rec = _LOOP_OF.get((uf, classes))
     if rec is None:
-        return 0
+        return False
     descrs = []
     for i in range(nargs):
         k = classes[i]
         c = codes[i] if i < nin else -1
         if 0 <= c < TL_FAST_NTYPES:
             if k is not _FAST_CLASSES[c]:
-                return 0                # NumPy casts this array first
+                return False            # NumPy casts this array first
             descrs.append(_FAST_DTYPES[c])
             continue
         if k is _PY_FLOAT_DT or k is _PY_COMPLEX_DT:
@@ -1658,14 +1706,14 @@ cdef int _fast_fill(int slot, const int *codes, tl_fast_entry *e) except -1:
             rec = (_LOOP_OF.get((uf, classes[:i] + (t,) + classes[i + 1:]))
                    if t in _CODE_OF_CLASS else None)
             if rec is None:
-                return 0
+                return False
             to = _CODE_OF_CLASS[t]
             descrs.append(_FAST_DTYPES[to])
         elif k in _CODE_OF_CLASS:
             to = _CODE_OF_CLASS[k]
             descrs.append(_FAST_DTYPES[to])
         else:
-            return 0
+            return False
         if i < nin:
             e.to[i] = to
     # NumPy's own resolution of these operands gives the same dtypes
@@ -1674,14 +1722,14 @@ cdef int _fast_fill(int slot, const int *codes, tl_fast_entry *e) except -1:
                                   for i in range(nin)) + (None,) * op.nout)
     for i in range(nargs):
         if (i >= nin or codes[i] < TL_FAST_NTYPES) and got[i] != descrs[i]:
-            return 0
+            return False
     for i in range(nargs):
         Py_INCREF(descrs[i])
         e.descrs[i] = <PyArray_Descr *><PyObject *>descrs[i]
     e.loop = <void *><size_t>rec[0]
     e.check_fpe = rec[1]
     e.state = 1
-    return 0
+    return True
 
 
 cdef int _fast_resolve(int slot, const int *codes, tl_fast_entry *e) noexcept with gil:
@@ -2716,6 +2764,10 @@ def make_ufuncs(rules=None):
         res[op.name] = _make_ufunc(op, r, types)
     for alias, target in _ops.ALIASES.items():
         res[alias] = res[target]
+    for name, mirror in _MIRRORED_OPS.items():
+        _MIRROR_OF[res[name]] = res[mirror]
+    for name in _COMMUTING_INT_OPS:
+        _MIRROR_OF[res[name]] = res[name]
     _BY_RULES[key] = res
     # Pickling finds a ufunc named '<rules>.<op>' as typelattice._ufuncs.<rules>.<op>.
     globals().setdefault(r.name, _RulesNamespace(r.name, res))

@@ -19,7 +19,9 @@
  * released above 500 elements, a 0-d result returned as a scalar. The one keyword taken is out=
  * of a single-output ufunc (tl_fast_take_out): an exact ndarray of the loop's output dtype and
  * the operation's shape, laid out as NumPy's trivial loop requires, overlapping no input other
- * than element for element; it is returned itself. Every other call (other keywords,
+ * than element for element; it is returned itself. Where NumPy would cast one of two arrays
+ * first, the mirrored op's loop for the other order (greater(f16, bool) for less(bool, f16))
+ * runs on the swapped operands, if there is one. Every other call (other keywords,
  * subclasses, broadcasting, casts, a Python int outside the loop type's exact range, pairs
  * without a loop of their own) goes to NumPy's vectorcall, unchanged.
  */
@@ -57,13 +59,16 @@ static inline int tl_kw_eq(PyObject *k, const char *s, Py_ssize_t n)
 /* One pair (or one) of operand kinds of one ufunc. state 0: not resolved yet; 1: loop, descrs,
  * check_fpe and to[] hold the loop NumPy would run; -1: NumPy's path. to[i] for a Python scalar
  * operand: the loop's type code at that position, the scalar converted to it (where NumPy runs a
- * weak loop of tl_weak.c, as that loop converts it, and the same-dtype loop it wraps). */
+ * weak loop of tl_weak.c, as that loop converts it, and the same-dtype loop it wraps). swap: the
+ * loop is the mirrored op's for the operands in the other order (descrs in the loop's order),
+ * where NumPy would cast an operand first (_fast_fill_mirrored). */
 typedef struct {
     PyArrayMethod_StridedLoop *loop;
     PyArray_Descr *descrs[4];
     signed char state;
     unsigned char check_fpe;
     signed char to[2];
+    unsigned char swap;
 } tl_fast_entry;
 
 typedef int (*tl_fast_resolve_t)(int slot, const int *codes, tl_fast_entry *e);
@@ -904,6 +909,12 @@ static PyObject *tl_fast_call(int slot, PyObject *self, PyObject *const *args, s
         memset(&ctx, 0, sizeof(ctx));
         ctx.caller = self;
         ctx.descriptors = e->descrs;
+        if (e->swap) {
+            char *d0 = data[0];
+            npy_intp s0 = st[0];
+            data[0] = data[1], st[0] = st[1];
+            data[1] = d0, st[1] = s0;
+        }
         if (n > TL_FAST_GIL_MIN) ts = PyEval_SaveThread();
         rc = e->loop(&ctx, data, &n, st, NULL);
         if (ts != NULL) PyEval_RestoreThread(ts);
