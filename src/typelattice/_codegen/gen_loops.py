@@ -347,7 +347,9 @@ SWAPPED = {"less": "greater", "greater": "less", "less_equal": "greater_equal",
 IARITH_VOP = {"add": "_mm512_add_epi{b}", "subtract": "_mm512_sub_epi{b}",
               "multiply": "_mm512_mullo_epi{b}", "maximum": "_mm512_max_ep{s}{b}",
               "minimum": "_mm512_min_ep{s}{b}", "bitwise_and": "_mm512_and_si512",
-              "bitwise_or": "_mm512_or_si512", "bitwise_xor": "_mm512_xor_si512"}
+              "bitwise_or": "_mm512_or_si512", "bitwise_xor": "_mm512_xor_si512",
+              # (counts past the width, negative ones too, give 0 or the sign: NumPy's shifts)
+              "left_shift": "_mm512_sllv_epi{b}", "right_shift": "_mm512_sr{ra}v_epi{b}"}
 
 # float arithmetic with a (u)int64 operand: AVX2 kernels (TL_FUSED_KERNEL_F64I) with vectorized
 # conversions (AVX2 has no instruction for them), each op's element function in vector form
@@ -464,7 +466,8 @@ def emit_fused():
                            f"{', '.join(lds)}, {SUFFIX[t]}, {bits(t)}, "
                            f"{SUFFIX[ka]}, {SUFFIX[kb]}, {ICMP_PRED[kop]})")
             elif kind(t) in "iu" and kop in IARITH_VOP and bits(t) != "8":
-                vop = IARITH_VOP[kop].format(s=kind(t), b=bits(t))
+                vop = IARITH_VOP[kop].format(s=kind(t), b=bits(t),
+                                             ra="a" if kind(t) == "i" else "l")
                 out.append(f"TL_FUSED_KERNEL_IARITH({kname}, {STORAGE[ka]}, {STORAGE[kb]}, {SO}, "
                            f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {bits(t)}, "
                            f"{SUFFIX[ka]}, {SUFFIX[kb]}, {vop})")
