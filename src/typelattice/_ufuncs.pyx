@@ -157,6 +157,12 @@ cdef extern from "_loops.h":
     void *tl_logical_or_xb_ptr "(void *)tl_logical_or_xb"
     void *tl_logical_xor_xb_ptr "(void *)tl_logical_xor_xb"
     void *tl_logical_and_be_ptr "(void *)tl_logical_and_be"
+    void *tl_logical_and_xy_ptr "(void *)tl_logical_and_xy"
+    void *tl_logical_or_xy_ptr "(void *)tl_logical_or_xy"
+    void *tl_logical_xor_xy_ptr "(void *)tl_logical_xor_xy"
+    void *tl_logical_and_xy16_ptr "(void *)tl_logical_and_xy16"
+    void *tl_logical_or_xy16_ptr "(void *)tl_logical_or_xy16"
+    void *tl_logical_xor_xy16_ptr "(void *)tl_logical_xor_xy16"
     void *tl_logical_or_be_ptr "(void *)tl_logical_or_be"
     void *tl_logical_xor_be_ptr "(void *)tl_logical_xor_be"
     void *tl_logical_and_eb_ptr "(void *)tl_logical_and_eb"
@@ -892,6 +898,22 @@ cdef dict _LOGICAL_BE = {
     "logical_xor": (<size_t>tl_logical_xor_eb_ptr, <size_t>tl_logical_xor_be_ptr)}
 
 
+# (x, y) -> bool loops of the logical ops, neither operand bool (kernels/tl_loops_host.h), and
+# those of a float16 join (reporting the overflow of NumPy's cast of an int past 65504)
+cdef dict _LOGICAL_XY = {"logical_and": <size_t>tl_logical_and_xy_ptr,
+                         "logical_or": <size_t>tl_logical_or_xy_ptr,
+                         "logical_xor": <size_t>tl_logical_xor_xy_ptr}
+cdef dict _LOGICAL_XY16 = {"logical_and": <size_t>tl_logical_and_xy16_ptr,
+                           "logical_or": <size_t>tl_logical_or_xy16_ptr,
+                           "logical_xor": <size_t>tl_logical_xor_xy16_ptr}
+# the wider types a float operand's cast keeps every nonzero value nonzero in (float32's 1e-45
+# is 0 in float16, and in bfloat16, whose subnormals stop at 2**-133)
+_TRUTH_KEEPING = {"float16": {"bfloat16", "float32", "float64", "complex64", "complex128"},
+                  "bfloat16": {"float32", "float64", "complex64", "complex128"},
+                  "float32": {"float64", "complex64", "complex128"},
+                  "float64": {"complex128"}, "complex64": {"complex128"}}
+
+
 # get_reduction_initial of the ml_dtypes small float / sub-byte integer loops, by op identity
 cdef dict _EXT_INITIAL = {0: <size_t>tl_ext_initial_0_ptr, 1: <size_t>tl_ext_initial_1_ptr,
                           -1: <size_t>tl_ext_initial_m1_ptr, "-inf": <size_t>tl_ext_initial_minf_ptr}
@@ -924,6 +946,40 @@ cdef object _logical_loop(uf, op, CompiledRules r, names, res, fixed=(None, None
         _add_spec(uf, op, classes, <void *><size_t>loops[op.name][x], NULL,
                   <void *><size_t>_INITIAL_OF.get((op.name, "bool"), 0), NULL, b"tl_logical",
                   False, None, NULL, (_dtype_class(r, res[0]), _dtype_class(r, res[1])))
+        _MIXED_DONE[key] = "logical"
+    return classes
+
+
+cdef bint _truth_kept(a, t):
+    """Does the cast of loop type a to loop type t keep every nonzero value nonzero (and zero
+    zero)? Integers into a float type or an integer type at least as wide (a narrower one wraps
+    256 to 0), floats into the wider types of _TRUTH_KEEPING."""
+    if a == t:
+        return True
+    ka, kt = np.dtype(dtype_of(a)).kind, np.dtype(dtype_of(t)).kind
+    if ka in "iu":
+        return kt in "fc" or t == "bfloat16" or (
+            kt in "iu" and dtype_of(t).itemsize >= dtype_of(a).itemsize)
+    return t in _TRUTH_KEEPING.get(a, ())
+
+
+cdef object _truth_loop(uf, op, CompiledRules r, names, res):
+    """DType classes of the (x, y) -> bool loop of a logical op for two arrays of other types
+    than bool (reading their truth values in place), or None: where the casts to the join
+    keep the truth values, as NumPy's loop of the join would read them."""
+    if op.name not in _LOGICAL_XY or res[2] != "bool" or res[0] != res[1]:
+        return None
+    a, b, t = names[0], names[1], res[0]
+    if a == b or "bool" in (a, b) or not {a, b, t} <= _LOOP_TYPE_SET \
+            or not (_truth_kept(a, t) and _truth_kept(b, t)):
+        return None
+    classes = (_dtype_class(r, a), _dtype_class(r, b), _dtype_class(r, "bool"))
+    key = (uf, classes)
+    if key not in _MIXED_DONE:
+        tc = _dtype_class(r, t)
+        loop = (_LOGICAL_XY16 if t == "float16" else _LOGICAL_XY)[op.name]
+        _add_spec(uf, op, classes, <void *><size_t>loop, NULL, NULL, NULL, b"tl_logical_xy",
+                  False, (tc, tc, classes[2]), NULL, (tc, tc))
         _MIXED_DONE[key] = "logical"
     return classes
 
@@ -1345,6 +1401,8 @@ cdef object _loop_classes(uf, op, CompiledRules r, op_classes, sig_classes):
                         break
             if classes is None:
                 classes = _logical_loop(uf, op, r, names, res)
+            if classes is None:
+                classes = _truth_loop(uf, op, r, names, res)
             if classes is None:
                 classes = _mixed_loop(uf, op, r, names, res)
         elif op.name in _LOGICAL_BX and fixed[0] == "bool":
