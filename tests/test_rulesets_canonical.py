@@ -142,28 +142,33 @@ def test_against_numpy_on_cast_operands(fast):
 
 
 def test_canon_loop_methods_and_layouts():
-    """Strided, broadcast, blocks past the loop's buffer, out=, where=, outer, at."""
+    """Strided, broadcast, blocks past the loop's buffer, out=, where=, outer, at. (complex64
+    first: int64 first takes the blocked (int32, complex64) loop after NumPy's int64 -> int32
+    cast, whose wrap is jax32's reading.)"""
     rng = np.random.default_rng(5)
     x = rng.integers(-(2**40), 2**40, size=2000, dtype=np.int64)
     w = x.astype(np.int32).astype(np.complex64)
     c = (rng.standard_normal(2000) + 1j * rng.standard_normal(2000)).astype(np.complex64)
-    np.testing.assert_array_equal(U["add"](x, c), w + c)
-    np.testing.assert_array_equal(U["add"](x[::3], c[::3]), w[::3] + c[::3])
-    np.testing.assert_array_equal(U["add"](x[:, None][:5], c[:7]), w[:, None][:5] + c[:7])
-    np.testing.assert_array_equal(U["add"](x[7], c), w[7] + c)      # a broadcast int64 value
+    np.testing.assert_array_equal(U["add"](c, x), c + w)
+    np.testing.assert_array_equal(U["add"](c[::3], x[::3]), c[::3] + w[::3])
+    np.testing.assert_array_equal(U["add"](c[:7], x[:, None][:5]), c[:7] + w[:, None][:5])
+    np.testing.assert_array_equal(U["add"](c, x[7]), c + w[7])      # a broadcast int64 value
     out = np.zeros(2000, np.complex64)
     mask = np.arange(2000) % 2 == 0
     keep = out.copy()
-    U["multiply"](x, c, out=out, where=mask)
-    np.testing.assert_array_equal(out[mask], (w * c)[mask])
+    U["multiply"](c, x, out=out, where=mask)
+    np.testing.assert_array_equal(out[mask], (c * w)[mask])
     np.testing.assert_array_equal(out[~mask], keep[~mask])
-    np.testing.assert_array_equal(U["subtract"].outer(x[:4], c[:3]), np.subtract.outer(w[:4], c[:3]))
+    np.testing.assert_array_equal(U["maximum"].outer(c[:3], x[:4]), np.maximum.outer(c[:3], w[:4]))
     acc = np.zeros(3, np.complex64)
     U["add"].at(acc, [0, 1, 1], x[:3])
     want = np.zeros(3, np.complex64)
     np.add.at(want, [0, 1, 1], w[:3])
     np.testing.assert_array_equal(acc, want)
-    assert _ufuncs.mixed_loop_kind(U["add"], ("int64", "complex64", "complex64")) == "canon"
+    assert _ufuncs.mixed_loop_kind(U["add"], ("complex64", "int64", "complex64")) == "canon"
+    np.testing.assert_array_equal(U["subtract"](x, c), w - c)
+    assert _ufuncs.mixed_loop_kind(U["subtract"], ("int32", "complex64", "complex64")) \
+        == "blocked"
 
 
 def test_int_past_float16_warns_as_the_cast():

@@ -76,7 +76,7 @@ def test_resolve_dtypes_agrees_with_calls(name):
             weak = kind == "weak"
             for k, d, c in zip((a, b), got[:2], cin):
                 # an input is converted to the compute dtype, or read as it is by a loop that
-                # converts inline: blocked (floating compute dtypes), fused, a logical op's
+                # converts inline: blocked (floating and complex compute dtypes), fused, a logical op's
                 # (bool, x) loop, or the weak loop of a Python scalar (NumPy's 0-d
                 # int64/float64/complex128 array of it)
                 own = np.dtype(pyt[k]).name if k in pyt and weak else \
@@ -85,7 +85,8 @@ def test_resolve_dtypes_agrees_with_calls(name):
                 int32_exp = name == "ldexp" and d.name == own == "int32" \
                     and got[0].name in ("float32", "float64")
                 if d.name != c \
-                        and not (d.name == own and (c in FLOATS or fused or weak)) \
+                        and not (d.name == own and (c in FLOATS or fused or weak
+                                                    or kind == "blocked")) \
                         and not (kind == "logical" and d.name in (own, "bool")) \
                         and not int32_exp:
                     bad.append(f"{a}|{b}: inputs {got[:2]} vs {cin}")

@@ -398,6 +398,11 @@ _EXACT_INPUTS = {
                           "float32"}) | _INTS,
     "float64": frozenset({"bool", "int8", "uint8", "float16", "bfloat16", "float32",
                           "float64"}) | _INTS,
+    # (TL_LOOP_BLOCKED_CPLX: a real operand through the float32/float64 converters)
+    "complex64": frozenset({"bool", "int8", "uint8", "float16", "bfloat16", "float32",
+                            "complex64"}) | _INTS,
+    "complex128": frozenset({"bool", "int8", "uint8", "float16", "bfloat16", "float32",
+                             "float64", "complex64", "complex128"}) | _INTS,
 }
 cdef dict _MIXED = {}          # op name -> {compute type: loop pointer}
 cdef int _m
@@ -741,12 +746,18 @@ cdef object _mixed_loop(uf, op, CompiledRules r, names, res):
             changed = True
     if not changed or not _serves_strong_pair(op, r, names, ins, res):
         return None
+    if op.reorderable and ins[0] == t and t in ("complex64", "complex128"):
+        # NumPy's reduce(x, dtype=t) would take the (t, x) loop, in order, where NumPy's cast
+        # of x and t's own loop sum pairwise (the call path runs it: _fast_fill_withheld)
+        return None
     classes = (_dtype_class(r, ins[0]), _dtype_class(r, ins[1]), _dtype_class(r, res[2]))
     key = (uf, classes)
     if key not in _MIXED_DONE:
+        tc = _dtype_class(r, t)
         _add_spec(uf, op, classes, <void *><size_t>loops[t], NULL,
                   <void *><size_t>_INITIAL_OF.get((op.name, res[2]), 0), NULL, b"tl_blocked",
-                  False, None, NULL, (_dtype_class(r, t),) * 2)
+                  False, (tc, tc, classes[2]) if tc in _COMPLEX_CLASSES else None, NULL,
+                  (tc, tc))
         _MIXED_DONE[key] = "blocked"
     return classes
 
@@ -1699,8 +1710,36 @@ cdef int _fast_fill(int slot, const int *codes, tl_fast_entry *e) except -1:
     e.state = -1
     e.swap = 0
     if not _fast_fill_direct(uf, codes, e) and _REGISTRY[uf][0].nin == 2:
-        _fast_fill_mirrored(uf, codes, e)
+        if not _fast_fill_mirrored(uf, codes, e):
+            _fast_fill_withheld(uf, codes, e)
     return 0
+
+
+cdef bint _fast_fill_withheld(uf, const int *codes, tl_fast_entry *e) except -1:
+    """The blocked (t, x) loop of a reorderable op with a complex join t, which the promoter
+    keeps from NumPy's dispatch (_mixed_loop: its reduce(x, dtype=t) would take it): the call
+    path runs it for complex64 + float16 arrays, where NumPy would cast the float16 array."""
+    if not (0 <= codes[0] < TL_FAST_NTYPES and 0 <= codes[1] < TL_FAST_NTYPES):
+        return False
+    op = _REGISTRY[uf][0]
+    a, b = _FAST_DTYPES[codes[0]], _FAST_DTYPES[codes[1]]
+    got = uf.resolve_dtypes((a, b, None))
+    t = got[0]
+    if not op.reorderable or t.name not in ("complex64", "complex128") or got[1] != t \
+            or a != t or b == t or b.name not in _EXACT_INPUTS[t.name]:
+        return False
+    loop = _MIXED.get(op.name, {}).get(t.name)
+    if loop is None:
+        return False
+    for i, d in enumerate((a, b, got[2])):
+        Py_INCREF(d)
+        e.descrs[i] = <PyArray_Descr *><PyObject *>d
+    classes = (type(a), type(b), type(got[2]))
+    # (wrapped as _add_spec wraps it: quiet ops clear the flags of their NaN compares)
+    e.loop = tl_thr_wrap_ptr(<void *><size_t>loop, 2, 1, _clears_fpe(op, classes, classes))
+    e.check_fpe = 1
+    e.state = 1
+    return True
 
 
 # ops whose call with the operands in the other order gives the same values, bit for bit: the

@@ -249,6 +249,13 @@ def blocked_ok(op, t):
             and not op.native16)
 
 
+def cblocked_ok(op, t):
+    """Ops with a blocked loop for complex compute type t (TL_LOOP_BLOCKED_CPLX): the binary
+    ones with a complex result or a comparison's (the logical ops read truth values instead)."""
+    return (t in ("complex64", "complex128") and op.nin == 2 and op.nout == 1
+            and op.rule != FIRST_INEXACT and op.name not in LOGIC16 and twin_loop(op, t) is None)
+
+
 def ext_ok(op):
     """Ops with a loop for ml_dtypes' small floats (computed in float32)."""
     if op.nin == 1:
@@ -544,6 +551,13 @@ def op_units():
         unit_of[op.name] = unit
         out, table, mixed = unit["lines"], unit["loop"], unit["mixed"]
         for t in op.loop_types():
+            if cblocked_ok(op, t):
+                F = "float" if t == "complex64" else "double"
+                bname = f"tl_cblocked_{op.name}_{SUFFIX[t]}"
+                out.append(f"TL_LOOP_BLOCKED_CPLX({bname}, {F}, {STORAGE[t]}, "
+                           f"{'NPY_CFLOAT' if t == 'complex64' else 'NPY_CDOUBLE'}, "
+                           f"tl_loop_{op.name}_{SUFFIX[t]}, tl_cvtsel_{F})")
+                mixed.append(f'    {{"{op.name}", {LOOP_TYPES.index(t)}, {bname}}},')
             if blocked_ok(op, t):
                 C, sel, store = BLOCKED[t]
                 fn = host(f"tl_{kernel_name(op, t)}_{SUFFIX['float64' if C == 'double' else 'float32']}")

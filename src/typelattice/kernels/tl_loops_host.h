@@ -2624,6 +2624,68 @@ static int NAME(TL_LOOP_ARGS)                                                   
     }                                                                                            \
     return tl_finish(fpe);
 
+/* complex64/complex128 (CT of F parts, type number CNUM) from operands of other types, the
+ * same-dtype loop SAME run on blocks: an operand of type CT as it is; a real one converted to F
+ * a block at a time (CVTSEL: exact, or rounded as NumPy's cast) and given a zero imaginary part;
+ * a complex64 one of a complex128 loop widened part by part -- NumPy's casts, so the values,
+ * NaNs and FP flags are those of its cast and SAME. A broadcast (stride 0) operand is converted
+ * once and stays a scalar for SAME; an output fed back into an input (reductions) goes one
+ * element at a time, in order. */
+#define TL_LOOP_BLOCKED_CPLX(NAME, F, CT, CNUM, SAME, CVTSEL)                                    \
+static int SAME(TL_LOOP_ARGS);                                                                   \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    npy_intp n = dims[0], i, j, k, blk = TL_BLOCK;                                               \
+    CT buf[2][TL_BLOCK];                                                                         \
+    F part[TL_BLOCK];                                                                            \
+    /* per operand: 0 as it is, 1 real through cv, 2 complex64 widened */                       \
+    int how[2];                                                                                  \
+    __typeof__(CVTSEL(ctx->descriptors[0])) cv[2] = {NULL, NULL};                                \
+    for (k = 0; k < 2; k++) {                                                                    \
+        int num = ctx->descriptors[k]->type_num;                                                 \
+        how[k] = num == (CNUM) ? 0 : num == NPY_CFLOAT ? 2 : 1;                                  \
+        if (how[k] == 1 && (cv[k] = CVTSEL(ctx->descriptors[k])) == NULL)                        \
+            return tl_loop_error(PyExc_SystemError, "typelattice: no converter for a blocked loop"); \
+    }                                                                                            \
+    if (tl_feedback(data[0], st[0], data[2], st[2], n) || tl_feedback(data[1], st[1], data[2], st[2], n)) \
+        blk = 1;                                                                                 \
+    for (i = 0; i < n; i += blk) {                                                               \
+        npy_intp m = n - i < blk ? n - i : blk;                                                  \
+        char *args_[3];                                                                          \
+        npy_intp s_[3];                                                                          \
+        for (k = 0; k < 2; k++) {                                                                \
+            const char *src = data[k] + i * st[k];                                               \
+            npy_intp c = st[k] == 0 ? 1 : m;    /* a scalar: converted once, stride 0 */         \
+            if (how[k] == 0) {                                                                   \
+                args_[k] = (char *)src;                                                          \
+                s_[k] = st[k];                                                                   \
+                continue;                                                                        \
+            }                                                                                    \
+            if (st[k] == 0 && i > 0 && blk > 1) {                                                \
+                args_[k] = (char *)buf[k];                                                       \
+                s_[k] = 0;                                                                       \
+                continue;                                                                        \
+            }                                                                                    \
+            if (how[k] == 1) {                                                                   \
+                const F *p = cv[k](src, st[k], part, c);                                         \
+                for (j = 0; j < c; j++) { buf[k][j].re = p[j]; buf[k][j].im = 0; }               \
+            } else {                                                                             \
+                for (j = 0; j < c; j++) {                                                        \
+                    const float *q = (const float *)(src + j * st[k]);                           \
+                    buf[k][j].re = (F)q[0];                                                      \
+                    buf[k][j].im = (F)q[1];                                                      \
+                }                                                                                \
+            }                                                                                    \
+            args_[k] = (char *)buf[k];                                                           \
+            s_[k] = st[k] == 0 ? 0 : (npy_intp)sizeof(CT);                                       \
+        }                                                                                        \
+        args_[2] = data[2] + i * st[2];                                                          \
+        s_[2] = st[2];                                                                           \
+        if (SAME(ctx, args_, &m, s_, aux) < 0) return -1;                                        \
+    }                                                                                            \
+    return 0;                                                                                    \
+}
+
 /* float16/bfloat16 results fused in registers (tl_half_binary in tl_convert.c: load, widen,
  * compute and round one vector at a time, no block buffers) for contiguous or scalar operands of
  * kinds it has a kernel for (the half type itself; integers/bool with the half type; for float32

@@ -1,0 +1,159 @@
+"""Complex joins of operands of other types (TL_LOOP_BLOCKED_CPLX in kernels/tl_loops_host.h:
+complex64 + float16, uint64 < complex64, complex64 + float64 -> complex128): each real operand
+converted a block at a time, the same-dtype complex loop run on the blocks. Every op with a
+complex loop, every rule set and ordered pair, against NumPy's ufunc on the operands cast to
+the join first: bits, NaNs, FP flags, layouts, reductions."""
+import ml_dtypes
+import numpy as np
+import pytest
+
+import typelattice as tl
+from typelattice import _ops, _ufuncs
+from typelattice.rules import builtin
+
+RULES = builtin()
+COMPLEX = ("complex64", "complex128")
+# the ops with complex loops (logical ones read truth values instead: test_ufuncs_logical_mixed)
+OPS = ("add", "subtract", "multiply", "divide", "power", "float_power", "maximum", "minimum",
+       "fmax", "fmin", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+       "logaddexp")
+
+
+def _reference(uf, name):
+    """NumPy's ufunc; for logaddexp, which NumPy has no complex loop of, and float_power,
+    which NumPy computes in complex128 only, the call of our complex loop on the cast operands
+    (the blocked loop must give its bits)."""
+    return uf if name in ("logaddexp", "float_power") else getattr(np, name)
+
+
+def _dt(t):
+    return np.dtype(ml_dtypes.bfloat16) if t == "bfloat16" else np.dtype(t)
+
+
+def _values(t, n, seed):
+    d = _dt(t)
+    rng = np.random.default_rng(seed)
+    if d.kind == "b":
+        return rng.integers(0, 2, n).astype(bool)
+    if d.kind in "iu":
+        ii = np.iinfo(d)
+        edge = [0, 1, ii.max, ii.min, 3, 2 ** 24 + 1, 2 ** 53 + 1]
+        x = rng.integers(max(ii.min, -50), min(ii.max, 50), n).astype(d)
+        edge = [v for v in edge if ii.min <= v <= ii.max]
+    elif d.kind == "c":
+        edge = [0j, complex(-0.0, 0), complex(np.nan, 1), complex(1, np.inf), 1e30 + 1e-30j,
+                -2.5 + 0.5j, complex(0, -0.0)]
+        x = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(d)
+    else:
+        edge = [0.0, -0.0, np.nan, np.inf, -np.inf, 1e-40, 65504.0, 3.0, 0.5]
+        x = (rng.standard_normal(n) * 4).astype(d)
+    with np.errstate(all="ignore"):
+        x[:len(edge)] = np.array(edge).astype(d)
+    return x
+
+
+def _flags(f, *args):
+    seen = [0]
+    with np.errstate(all="call", call=lambda kind, flag: seen.append(flag)):
+        f(*args)
+    out = 0
+    for flag in seen:
+        out |= flag
+    return out
+
+
+def _same(got, want, msg):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape, msg
+    assert got.tobytes() == want.tobytes() or (
+        want.dtype.kind == "c" and np.array_equal(got, want, equal_nan=True)), msg
+
+
+def _cases(rname):
+    """(ufunc, op, a, b, t): pairs of different types whose join t is complex."""
+    ufs = _ufuncs.make_ufuncs(rname)
+    types = [t for t in _ops.LOOP_TYPES]
+    for name in OPS:
+        uf = ufs[name]
+        for a in types:
+            for b in types:
+                if a == b:
+                    continue
+                try:
+                    res = uf.resolve_dtypes((_dt(a), _dt(b), None))
+                    t = tl.result_type(_dt(a), _dt(b), rules=rname)
+                except (TypeError, ValueError):
+                    continue
+                if t.name in COMPLEX and res[2].name in COMPLEX + ("bool",):
+                    yield uf, name, a, b, t
+
+
+@pytest.mark.parametrize("rname", [r for r in RULES if r not in ("jax_strict", "jax_lax",
+                                                                  "tensorflow")])
+def test_values_layouts_and_flags_as_numpy_on_the_cast_operands(rname):
+    blocked = cases = 0
+    canon = RULES[rname].canonicalize
+    for uf, name, a, b, t in _cases(rname):
+        cases += 1
+        ref = _reference(uf, name)
+        x, y = _values(a, 300, 1), np.roll(_values(b, 300, 2), 4)
+
+        def cast(v):
+            return v.astype(_dt(canon.get(v.dtype.name, v.dtype.name))).astype(t)
+
+        xc, yc = cast(x), cast(y)
+        msg = (rname, name, a, b, t.name)
+        with np.errstate(all="ignore"):
+            want = ref(xc, yc)
+            _same(uf(x, y), want, msg)
+            # (NumPy's strided complex multiply rounds otherwise than its contiguous loop; ours
+            # gives the contiguous bits in any layout)
+            _same(uf(x[:-1:3], y[1::3]), ref(xc[:-1:3].copy(), yc[1::3].copy()),
+                  msg + ("strided",))
+            _same(uf(x[::-1], y), ref(xc[::-1].copy(), yc), msg + ("reversed",))
+            for k in (0, 2, 5):
+                _same(uf(x[k:k + 1], y), ref(xc[k:k + 1], yc), msg + ("scalar first", k))
+                _same(uf(x, y[k:k + 1]), ref(xc, yc[k:k + 1]), msg + ("scalar second", k))
+            out = np.zeros(600, want.dtype)
+            uf(x, y, out=out[::2])
+            _same(out[::2], want, msg + ("out=",))
+        assert _flags(uf, x, y) == _flags(lambda p, q: ref(cast(p), cast(q)), x, y), msg
+        blocked += _ufuncs.mixed_loop_kind(uf, (a, b, want.dtype)) == "blocked"
+    assert blocked > 0 or cases == 0
+
+
+def test_blocked_loops_serve_the_pairs_and_withheld_orders_run_on_the_call_path():
+    """float16 + complex64 runs its blocked loop; complex64 + float16 of add (whose (complex64,
+    x) loop NumPy's add.reduce(x, dtype=complex64) would take, in order) stays out of NumPy's
+    dispatch but runs on the call path, as NumPy's cast and complex64 add give."""
+    x = _values("complex64", 64, 1)
+    h = _values("float16", 64, 2)
+    for name in ("add", "subtract", "multiply", "divide", "equal", "less", "power"):
+        uf = getattr(tl, name)
+        with np.errstate(all="ignore"):
+            out = uf(h, x).dtype
+        assert _ufuncs.mixed_loop_kind(uf, ("float16", "complex64", out)) == "blocked", name
+    for name in ("add", "multiply", "maximum", "fmin"):
+        uf, ref = getattr(tl, name), getattr(np, name)
+        before = _ufuncs.fastcall_count()
+        with np.errstate(all="ignore"):
+            got = uf(x, h)
+            _same(got, ref(x, h.astype(np.complex64)), name)
+        assert _ufuncs.fastcall_count() == before + 1, name
+        assert _ufuncs.mixed_loop_kind(uf, ("complex64", "float16", "complex64")) is None, name
+
+
+def test_reductions_into_complex_as_numpy_on_the_cast_operand():
+    """reduce(x, dtype=complex64): add sums pairwise (NumPy's dispatch never meets a (complex64,
+    float16) add loop), subtract and divide fold in order through the blocked loop, one element
+    at a time."""
+    h = _values("float16", 300, 3)
+    h[np.isnan(h) | np.isinf(h)] = 1.5
+    h[h == 0] = 0.25
+    for name in ("add", "multiply", "subtract", "divide"):
+        uf, ref = getattr(tl, name), getattr(np, name)
+        for dt in ("complex64", "complex128"):
+            with np.errstate(all="ignore"):
+                _same(uf.reduce(h, dtype=dt), ref.reduce(h.astype(dt)), (name, dt))
+                _same(uf.reduce(h.reshape(30, 10), axis=0, dtype=dt),
+                      ref.reduce(h.astype(dt).reshape(30, 10), axis=0), (name, dt, "axis 0"))
