@@ -10,6 +10,7 @@ import pytest
 import typelattice as tl
 from typelattice import _ops, _ufuncs
 from typelattice.rules import builtin
+from test_ufuncs_fused_mixed import flag_bits
 
 RULES = builtin()
 COMPLEX = ("complex64", "complex128")
@@ -50,16 +51,6 @@ def _values(t, n, seed):
     with np.errstate(all="ignore"):
         x[:len(edge)] = np.array(edge).astype(d)
     return x
-
-
-def _flags(f, *args):
-    seen = [0]
-    with np.errstate(all="call", call=lambda kind, flag: seen.append(flag)):
-        f(*args)
-    out = 0
-    for flag in seen:
-        out |= flag
-    return out
 
 
 def _same(got, want, msg):
@@ -117,7 +108,7 @@ def test_values_layouts_and_flags_as_numpy_on_the_cast_operands(rname):
             out = np.zeros(600, want.dtype)
             uf(x, y, out=out[::2])
             _same(out[::2], want, msg + ("out=",))
-        assert _flags(uf, x, y) == _flags(lambda p, q: ref(cast(p), cast(q)), x, y), msg
+        assert flag_bits(uf, x, y) == flag_bits(lambda p, q: ref(cast(p), cast(q)), x, y), msg
         blocked += _ufuncs.mixed_loop_kind(uf, (a, b, want.dtype)) == "blocked"
     assert blocked > 0 or cases == 0
 

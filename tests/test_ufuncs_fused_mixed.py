@@ -135,6 +135,17 @@ def test_values_and_layouts(rname):
             _same(out, exp, msg + ("where",))
 
 
+def flag_bits(f, *args):
+    """The FP flags f(*args) raised, or-ed (np.errstate's call mode)."""
+    seen = [0]
+    with np.errstate(all="call", call=lambda kind, flag: seen.append(flag)):
+        f(*args)
+    out = 0
+    for flag in seen:
+        out |= flag
+    return out
+
+
 def _flags(f, *args):
     seen = []
     with np.errstate(all="call", call=lambda kind, flag: seen.append(flag)):
@@ -165,16 +176,6 @@ def test_integers_past_float16_overflow_in_quiet_ops_too(xt):
     quiet ops (comparisons, max/min, copysign, heaviside, logical ops) report as NumPy's cast of
     it does, without the 'invalid' of their NaN compares; they cleared every flag."""
     overflowed = False
-
-    def flag_bits(f, *args):
-        seen = [0]
-        with np.errstate(all="call", call=lambda kind, flag: seen.append(flag)):
-            f(*args)
-        out = 0
-        for flag in seen:
-            out |= flag
-        return out
-
     big = 65535 if xt == "uint16" else 70000
     x = np.array([big, 1, 3, 0, 2, 5, 4, 6] * 40, xt)
     h = np.array([1, np.nan, -2, 0, 3, 1, 0.5, 7] * 40, np.float16)

@@ -10,6 +10,7 @@ import pytest
 import typelattice as tl
 from typelattice import _ops, _ufuncs
 from typelattice.rules import builtin
+from test_ufuncs_fused_mixed import flag_bits
 
 RULES = builtin()
 OPS = ("logical_and", "logical_or", "logical_xor")
@@ -95,16 +96,6 @@ def test_values_and_layouts_as_numpy_on_the_cast_operands(rname):
     assert ran > 0 or cases == 0      # (jax_strict promotes no mixed pair)
 
 
-def _flags(f, *args):
-    seen = [0]
-    with np.errstate(all="call", call=lambda kind, flag: seen.append(flag)):
-        f(*args)
-    out = 0
-    for flag in seen:
-        out |= flag
-    return out
-
-
 @pytest.mark.parametrize("rname", ["jax", "numpy", "torch"])
 def test_fp_flags_as_numpy_on_the_cast_operands(rname):
     """The only flag: overflow, where the join is float16 and an integer is past 65504 (NumPy's
@@ -114,8 +105,8 @@ def test_fp_flags_as_numpy_on_the_cast_operands(rname):
         ref = getattr(np, name)
         x, y = _values(a, 40, 1), np.roll(_values(b, 40, 2), 5)
         for p, q in ((x, y), (x[9:], y[9:]), (x[:1], y)):
-            want = _flags(lambda u, v: ref(cast(u), cast(v)), p, q)
-            assert _flags(uf, p, q) == want, (rname, name, a, b, len(p))
+            want = flag_bits(lambda u, v: ref(cast(u), cast(v)), p, q)
+            assert flag_bits(uf, p, q) == want, (rname, name, a, b, len(p))
             raised |= want
     assert raised or rname == "numpy"     # (numpy joins ints with float16 in float32)
 
