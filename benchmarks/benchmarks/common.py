@@ -76,7 +76,8 @@ MIXED_OPS = ["add", "multiply", "less", "maximum"]
 DTYPES = ["bool", "int8", "int32", "int64", "uint8", "float16", "bfloat16", "float32", "float64",
           "complex128"]
 MIXED_PAIRS = ["int8+float16", "int32+float32", "uint8+int8", "int64+bfloat16",
-               "float16+float32", "bfloat16+float16", "float64+bool"]
+               "float16+float32", "bfloat16+float16", "float64+bool", "bool+float16",
+               "int64+int8", "complex64+float16"]
 WEAK = ["float32+1.5", "int8+1", "uint8+3", "float16+2.0", "bfloat16+1.0", "float64+2.5"]
 
 
