@@ -967,10 +967,10 @@ cdef bint _truth_kept(a, t):
     256 to 0), floats into the wider types of _TRUTH_KEEPING."""
     if a == t:
         return True
-    ka, kt = np.dtype(dtype_of(a)).kind, np.dtype(dtype_of(t)).kind
-    if ka in "iu":
-        return kt in "fc" or t == "bfloat16" or (
-            kt in "iu" and dtype_of(t).itemsize >= dtype_of(a).itemsize)
+    ka, kt = _kind(a), _kind(t)
+    if ka in ("i", "u"):
+        return kt in ("f", "c") or (
+            kt in ("i", "u") and dtype_of(t).itemsize >= dtype_of(a).itemsize)
     return t in _TRUTH_KEEPING.get(a, ())
 
 

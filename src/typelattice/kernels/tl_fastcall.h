@@ -21,7 +21,8 @@
  * the operation's shape, laid out as NumPy's trivial loop requires, overlapping no input other
  * than element for element; it is returned itself. Where NumPy would cast one of two arrays
  * first, the mirrored op's loop for the other order (greater(f16, bool) for less(bool, f16))
- * runs on the swapped operands, if there is one. Every other call (other keywords,
+ * runs on the swapped operands, if there is one, or the mixed loop the promoter keeps from
+ * NumPy's dispatch (complex64 + float16 add: _fast_fill_withheld). Every other call (other keywords,
  * subclasses, broadcasting, casts, a Python int outside the loop type's exact range, pairs
  * without a loop of their own) goes to NumPy's vectorcall, unchanged.
  */

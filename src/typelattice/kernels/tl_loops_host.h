@@ -5708,16 +5708,20 @@ static int NAME(TL_LOOP_ARGS)                                                   
                 FN(*(const npy_bool *)(data[1 - X] + i * st[1 - X]) != 0, v != 0, &e);           \
         }                                                                                        \
     }
+/* how a dtype's truth is read: its item size (integers, bool: every bit), minus that (floats: all
+ * but the sign bit), 100 less again for a complex (two such parts) */
+static inline int tl_truth_key(PyArray_Descr *d)
+{
+    int flt = d->kind == 'f' || d->kind == 'c' || d->type_num == tl_bf16_typenum;
+    return (flt ? -(int)d->elsize : (int)d->elsize) - (d->kind == 'c' ? 100 : 0);
+}
 #define TL_LOGICAL_BX(NAME, FN, X)                                                               \
 __attribute__((unused)) TL_CLONES_ALL static int NAME(TL_LOOP_ARGS)                              \
 {                                                                                                \
-    PyArray_Descr *d = ctx->descriptors[X];                                                      \
-    int flt = d->kind == 'f' || d->kind == 'c' || d->type_num == tl_bf16_typenum;                \
-    int parts = d->kind == 'c' ? 2 : 1;                                                          \
     npy_intp i, n = dims[0];                                                                     \
     unsigned e = 0;                                                                              \
     (void)aux;                                                                                   \
-    switch ((flt ? -(int)d->elsize : (int)d->elsize) - (parts == 2 ? 100 : 0)) {                 \
+    switch (tl_truth_key(ctx->descriptors[X])) {                                                 \
         case 1: TL_LOGICAL_BX_RUN(FN, X, uint8_t, 0xffu, 1) break;                               \
         case 2: TL_LOGICAL_BX_RUN(FN, X, uint16_t, 0xffffu, 1) break;                            \
         case 4: TL_LOGICAL_BX_RUN(FN, X, uint32_t, 0xffffffffu, 1) break;                        \
@@ -5810,9 +5814,7 @@ TL_TRUTH_FN(tl_truth_c8, uint32_t, 0x7fffffffu, 2)
 TL_TRUTH_FN(tl_truth_c16, uint64_t, ~((uint64_t)1 << 63), 2)
 static tl_truth_fn tl_truth_of(PyArray_Descr *d)
 {
-    int flt = d->kind == 'f' || d->kind == 'c' || d->type_num == tl_bf16_typenum;
-    int parts = d->kind == 'c' ? 2 : 1;
-    switch ((flt ? -(int)d->elsize : (int)d->elsize) - (parts == 2 ? 100 : 0)) {
+    switch (tl_truth_key(d)) {
         case 1: return tl_truth_1;
         case 2: return tl_truth_2;
         case 4: return tl_truth_4;
