@@ -89,7 +89,9 @@ def test_table_is_the_generated_pair_set():
                           ("multiply", "uint64", "float64", "float64"),
                           ("fmax", "int8", "uint8", "int16"), ("fmin", "bool", "int16", "int16"),
                           ("left_shift", "int8", "uint8", "int16"),
-                          ("right_shift", "uint32", "int8", "int64")):
+                          ("right_shift", "uint32", "int8", "int64"),
+                          ("add", "int64", "uint64", "float64"),
+                          ("less", "uint64", "int8", "float64")):
         assert (name, a, b, t) in keys
     assert not any(k[0] in ("fmax", "fmin") and k[3].startswith("float") for k in keys)
 
