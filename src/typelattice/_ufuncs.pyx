@@ -707,6 +707,14 @@ cdef bint _serves_strong_pair(op, CompiledRules r, names, ins, res) except -1:
         return False
 
 
+cdef bint _withheld_from_dispatch(op, first, t):
+    """Is the blocked (t, x) loop of op (first: its first input's type name) kept from NumPy's
+    dispatch? For the reorderable ops with a complex t: NumPy's reduce(x, dtype=t) would take it,
+    in order, where NumPy's cast of x and t's own loop sum pairwise (the call path runs it:
+    _fast_fill_withheld)."""
+    return op.reorderable and first == t and t in ("complex64", "complex128")
+
+
 cdef object _mixed_loop(uf, op, CompiledRules r, names, res):
     """DType classes of a loop reading the operands' own dtypes (fused or blocked), or None."""
     if op.nin != 2 or op.nout != 1:
@@ -746,9 +754,7 @@ cdef object _mixed_loop(uf, op, CompiledRules r, names, res):
             changed = True
     if not changed or not _serves_strong_pair(op, r, names, ins, res):
         return None
-    if op.reorderable and ins[0] == t and t in ("complex64", "complex128"):
-        # NumPy's reduce(x, dtype=t) would take the (t, x) loop, in order, where NumPy's cast
-        # of x and t's own loop sum pairwise (the call path runs it: _fast_fill_withheld)
+    if _withheld_from_dispatch(op, ins[0], t):
         return None
     classes = (_dtype_class(r, ins[0]), _dtype_class(r, ins[1]), _dtype_class(r, res[2]))
     key = (uf, classes)
@@ -1725,8 +1731,8 @@ cdef bint _fast_fill_withheld(uf, const int *codes, tl_fast_entry *e) except -1:
     a, b = _FAST_DTYPES[codes[0]], _FAST_DTYPES[codes[1]]
     got = uf.resolve_dtypes((a, b, None))
     t = got[0]
-    if not op.reorderable or t.name not in ("complex64", "complex128") or got[1] != t \
-            or a != t or b == t or b.name not in _EXACT_INPUTS[t.name]:
+    if not _withheld_from_dispatch(op, a.name, t.name) or got[1] != t or b == t \
+            or b.name not in _EXACT_INPUTS[t.name]:
         return False
     loop = _MIXED.get(op.name, {}).get(t.name)
     if loop is None:
