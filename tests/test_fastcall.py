@@ -4,6 +4,7 @@ Every ufunc is called on every pair of operand kinds (arrays and NumPy scalars o
 dtypes, Python int/float/complex) and on the layouts the path takes or refuses, once through it
 and once with it switched off (NumPy's ufunc machinery, the reference); the hit counter shows
 which calls it ran."""
+import functools
 import warnings
 
 import ml_dtypes
@@ -343,6 +344,100 @@ def test_mirrored_loop_where_numpy_casts(name, ta, tb):
         assert np.asarray(got).tobytes() == want.tobytes(), (name, what)
         fast, slow, _ = _both(uf, (a, b))
         assert fast == slow, (name, what)
+
+
+def _kept_call_layouts(ta, tb):
+    """(what, a, b, kwargs builder) of calls on two arrays that leave the call path: where=,
+    broadcasting, positional out, N-d layouts NumPy's trivial loop does not take."""
+    x, y = _values(ta, 24), _values(tb, 24)
+    mask = np.arange(24) % 3 != 1
+    yield "where= out=", x, y, lambda o: {"where": mask, "out": o}
+    yield "where= out=(o,)", x, y, lambda o: {"where": mask, "out": (o,)}
+    yield "where=True", x, y, lambda o: {"where": True}
+    yield "where=False out=", x, y, lambda o: {"where": False, "out": o}
+    yield "positional out", x, y, lambda o: {"_positional": o}
+    yield "row broadcast", x.reshape(4, 6), y[:6], lambda o: {}
+    yield "column x row", x[:4].reshape(4, 1), y[:6], lambda o: {}
+    yield "F column x C row, where=", np.asfortranarray(x[:8].reshape(4, 2)), y[:2], \
+        lambda o: {"where": np.array([True, False])}
+    yield "C and F 2-d", x.reshape(4, 6), np.asfortranarray(y.reshape(4, 6)), lambda o: {}
+    yield "transposed", x.reshape(4, 6).T, y.reshape(6, 4), lambda o: {}
+    yield "negative strides 2-d", x.reshape(4, 6)[::-1, ::-2], y.reshape(4, 6)[:, 1::2], \
+        lambda o: {}
+
+
+def _call_outcome(uf, a, b, make_kw, out_dtype):
+    """What a call shows: its result's dtype, shape, strides and the elements it wrote (the
+    where= mask's), whether out= came back, what an out= array holds; or the error."""
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    out = np.full(shape, 1, out_dtype) if len(shape) == 1 else \
+        np.asfortranarray(np.full(shape, 1, out_dtype))
+    kw = make_kw(out)
+    args = (a, b, kw.pop("_positional")) if "_positional" in kw else (a, b)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")         # where= without out=
+        try:
+            r = uf(*args, **kw)
+        except Exception as exc:
+            return ("err", type(exc), str(exc))
+    where = np.broadcast_to(kw.get("where", True), shape)
+    given = kw.get("out", args[2] if len(args) == 3 else None)
+    return ("ok", r.dtype, r.shape, r.strides, r[where].tobytes(),
+            given is not None and (r is given or (r,) == given), out.tobytes())
+
+
+@pytest.mark.parametrize("name,ta,tb", MIRRORED_CALLS)
+def test_mirror_runs_calls_that_leave_the_call_path(name, ta, tb):
+    """Calls the call path does not take (where=, broadcasting) on arrays NumPy would cast first
+    go to NumPy's call of the mirrored ufunc on the swapped operands: each outcome is that of
+    NumPy's path with typelattice's call path off (the reference), its values those of NumPy's
+    own ufunc on the operands cast to the promoted type, and the mirror ran each."""
+    uf, np_uf = getattr(tl, name), getattr(np, name)
+    t = uf.resolve_dtypes((_dt(ta), _dt(tb), None))
+    for what, a, b, make_kw in _kept_call_layouts(ta, tb):
+        before = _ufuncs.mirrored_call_count(), _ufuncs.fastcall_count()
+        got = _call_outcome(uf, a, b, make_kw, t[2])
+        assert (_ufuncs.mirrored_call_count(), _ufuncs.fastcall_count()) \
+            == (before[0] + 1, before[1]), (name, what)
+        _ufuncs.set_fastcall(False)
+        try:
+            want = _call_outcome(uf, a, b, make_kw, t[2])
+        finally:
+            _ufuncs.set_fastcall(True)
+        assert _ufuncs.mirrored_call_count() == before[0] + 1
+        assert got == want and got[0] == "ok", (name, what)
+        with np.errstate(all="ignore"):
+            full = np_uf(a.astype(t[0]), b.astype(t[1]))
+        kw = make_kw(np.empty(full.shape, t[2]))
+        if "where" not in kw:
+            assert got[4] == full.tobytes(), (name, what)
+
+
+def test_mirror_leaves_other_calls_and_errors_to_numpy():
+    """The mirror takes no call whose outcome it could change: other keywords, out= of another
+    dtype, loops reporting FP flags (a complex ordering compare), subclasses. A call it takes
+    and NumPy rejects raises the call's own error, naming the operands in the given order."""
+    b, h = _values("bool", 12), _values("float16", 12)
+    m = np.arange(12) % 2 == 0
+    other = [(tl.less, (b, h), {"where": m, "casting": "unsafe"}),
+             (tl.less, (b, h), {"where": m, "out": np.zeros(12, np.float32)}),
+             (tl.less, (b, h), {"where": m, "order": "F"}),
+             (tl.less, (b, _values("complex64", 12)), {"where": m, "out": np.zeros(12, bool)}),
+             (tl.less, (b.view(np.matrix), h), {"where": m}),
+             (tl.add, (_values("int64", 12), _values("int8", 12)), {"dtype": np.int64})]
+    for uf, args, kw in other:
+        before = _ufuncs.mirrored_call_count()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            uf(*args, **kw)
+        assert _ufuncs.mirrored_call_count() == before, (uf.__name__, kw)
+    for uf, args, kw in [(tl.less, (b[:3], h[:4]), {}),
+                         (tl.less, (b.reshape(3, 4), h[:3]), {"where": m[:4]}),
+                         (tl.add, (_values("int64", 6), _values("int8", 6)),
+                          {"out": np.zeros(5, np.int64)}),
+                         (tl.add, (_values("int64", 6), _values("int8", 6)), {"where": m})]:
+        fast, slow, _ = _both(functools.partial(uf, **kw), args)
+        assert fast == slow and fast[0] == "err", (uf.__name__, kw)
 
 
 def test_errors_and_fp_modes_as_numpys_path():

@@ -300,6 +300,8 @@ cdef extern from *:
     void tl_fast_set_user_rank(int type_num, int rank)
     void tl_fast_set_unary_convert(int slot, int on)
     void tl_fast_set_canon(int slot, object canon, int inputs)
+    void tl_fast_set_mirror(int slot, object mirror)
+    Py_ssize_t tl_fast_mirror_count()
     int TL_FAST_NTYPES, TL_FAST_PYINT
 
 from cpython.bytes cimport PyBytes_FromStringAndSize
@@ -1698,6 +1700,7 @@ cdef int _add_spec(uf, op, classes, void *loop, void *indexed, void *initial, vo
 
 # -- the call path of kernels/tl_fastcall.h ----------------------------------------------------
 cdef list _FAST_UFUNC = []      # slot -> ufunc
+cdef dict _FAST_SLOT_OF = {}    # ufunc -> slot
 # operand kind codes: the loop types (their DType classes and dtypes), then Python int/float/complex
 cdef list _FAST_CLASSES = _LOOP_DTYPES + [_PY_INT_DT, _PY_FLOAT_DT, _PY_COMPLEX_DT]
 cdef list _FAST_DTYPES = [dtype_of(t) for t in _ops.LOOP_TYPES]
@@ -1878,6 +1881,12 @@ def set_fastcall(on=None):
 def fastcall_count():
     """How many calls typelattice's call path has run (tests)."""
     return tl_fast_count()
+
+
+def mirrored_call_count():
+    """How many calls left the call path for NumPy's call of the mirrored ufunc on the swapped
+    operands (tests)."""
+    return tl_fast_mirror_count()
 
 
 def _call_loop_dtypes(uf, op, args, fixed, casting):
@@ -2802,6 +2811,7 @@ cdef object _make_ufunc(op, CompiledRules r, set types):
     slot = tl_fast_install(uf)
     if slot >= 0:
         _FAST_UFUNC.append(uf)
+        _FAST_SLOT_OF[uf] = slot
         if canon is not None:
             # (ldexp's exponent stays NumPy's int64, whole, as in its plain call)
             tl_fast_set_canon(slot, canon, 1 if op.rule == _ops.FIRST_INEXACT else 3)
@@ -2871,6 +2881,9 @@ def make_ufuncs(rules=None):
         _MIRROR_OF[res[name]] = res[mirror]
     for name in _COMMUTING_INT_OPS:
         _MIRROR_OF[res[name]] = res[name]
+    for name in (*_MIRRORED_OPS, *_COMMUTING_INT_OPS):
+        if res[name] in _FAST_SLOT_OF:
+            tl_fast_set_mirror(_FAST_SLOT_OF[res[name]], _MIRROR_OF[res[name]])
     _BY_RULES[key] = res
     # Pickling finds a ufunc named '<rules>.<op>' as typelattice._ufuncs.<rules>.<op>.
     globals().setdefault(r.name, _RulesNamespace(r.name, res))

@@ -767,6 +767,84 @@ static PyObject *tl_fast_signature_alias(PyObject *kwnames)
     return named;
 }
 
+/* Per slot, the ufunc that computes the slot's op with the operands swapped (greater for less,
+ * add for add; _MIRROR_OF), or NULL. A call that leaves the call path for its keywords (where=)
+ * or shapes (broadcasting) on two arrays whose entry runs the mirrored loop (swap) would have
+ * NumPy cast one array whole first: less(bool_array, float16_array, where=m) at 90x the float16
+ * call. NumPy's own call of the mirror on the swapped operands finds the loop that reads both
+ * arrays' dtypes and does the rest (where=, broadcasting, out=) as the call would: the same
+ * values, the output laid out alike (NumPy's iterator orders axes by all operands' strides,
+ * whatever their order). Only where nothing the mirror reports could name it or the operands'
+ * order: no FP flags (check_fpe 0), out= of the loop's own output dtype; an error (a broadcast
+ * error lists the shapes in the operands' order) reruns the call as given. */
+static PyObject *tl_fast_mirror[TL_FAST_NSLOT];
+static Py_ssize_t tl_fast_mirror_hits = 0;      /* calls run by the mirror (tests) */
+
+static void tl_fast_set_mirror(int slot, PyObject *mirror)
+{
+    if (slot < 0 || slot >= TL_FAST_NSLOT) return;
+    Py_XINCREF(mirror);
+    Py_XSETREF(tl_fast_mirror[slot], mirror);
+}
+
+/* 1: *res holds the mirror's result; 0: not such a call, or the mirror's call failed with an
+ * Exception (cleared: the caller runs the call as given, which raises NumPy's own error); -1: an
+ * error that is no Exception (KeyboardInterrupt) set */
+static int tl_fast_mirror_call(int slot, PyObject *self, PyObject *const *args, size_t nargsf,
+                               PyObject *kwnames, PyObject **res)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf), i, n;
+    Py_ssize_t nkw = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
+    PyObject *mirror = tl_fast_mirror[slot], *out = Py_None, *small[8], **buf = small;
+    tl_fast_entry *table = tl_fast_entries[slot], *e;
+    int codes[2];
+    if (mirror == NULL || table == NULL || !tl_fast_enabled || tl_fast_canon[slot] != NULL
+            || nargs < 2 || nargs > 3)
+        return 0;
+    for (i = 0; i < 2; i++)
+        if (!PyArray_CheckExact(args[i])
+                || (codes[i] = tl_fast_array_code((PyArrayObject *)args[i])) < 0)
+            return 0;
+    if (nargs == 3) out = args[2];
+    for (i = 0; i < nkw; i++) {
+        PyObject *k = PyTuple_GET_ITEM(kwnames, i), *v = args[nargs + i];
+        if (k == tl_fast_str_out || TL_KW_EQ(k, "out")) {
+            if (nargs == 3) return 0;
+            out = v;
+        }
+        else if (!TL_KW_EQ(k, "where") || !(PyArray_CheckExact(v) || PyBool_Check(v))) {
+            return 0;
+        }
+    }
+    if (PyTuple_CheckExact(out) && PyTuple_GET_SIZE(out) == 1) out = PyTuple_GET_ITEM(out, 0);
+    e = &table[codes[0] * TL_FAST_NCODES + codes[1]];
+    if (e->state == 0 && tl_fast_resolve_cb(slot, codes, e) < 0) return -1;
+    if (e->state < 0 || !e->swap || e->check_fpe)
+        return 0;
+    if (out != Py_None && !(PyArray_CheckExact(out)
+                            && PyArray_EquivTypes(PyArray_DESCR((PyArrayObject *)out),
+                                                  e->descrs[2])))
+        return 0;
+    n = nargs + nkw;
+    if (n > 8 && (buf = (PyObject **)PyMem_Malloc(n * sizeof(PyObject *))) == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    buf[0] = args[1];
+    buf[1] = args[0];
+    for (i = 2; i < n; i++) buf[i] = args[i];
+    /* (no PY_VECTORCALL_ARGUMENTS_OFFSET: buf has no slot before it for NumPy to borrow) */
+    *res = tl_fast_numpy(mirror, buf, (size_t)nargs, kwnames);
+    if (buf != small) PyMem_Free(buf);
+    if (*res != NULL) {
+        tl_fast_mirror_hits++;
+        return 1;
+    }
+    if (!PyErr_ExceptionMatches(PyExc_Exception)) return -1;
+    PyErr_Clear();
+    return 0;
+}
+
 static PyObject *tl_fast_call(int slot, PyObject *self, PyObject *const *args, size_t nargsf,
                               PyObject *kwnames)
 {
@@ -940,6 +1018,11 @@ fail:
     for (i = 0; i < nout; i++) Py_XDECREF(outs[i]);
     return NULL;
 numpy:
+    {
+        PyObject *r;
+        int rc = nin == 2 ? tl_fast_mirror_call(slot, self, args, nargsf, kwnames, &r) : 0;
+        if (rc != 0) return rc > 0 ? r : NULL;
+    }
     return tl_fast_fallback(slot, self, args, nargsf, kwnames);
 }
 
@@ -982,5 +1065,6 @@ static void tl_fast_set_unary_convert(int slot, int on)
 static void tl_fast_set(int on) { tl_fast_enabled = on; }
 static int tl_fast_get(void) { return tl_fast_enabled; }
 static Py_ssize_t tl_fast_count(void) { return tl_fast_hits; }
+static Py_ssize_t tl_fast_mirror_count(void) { return tl_fast_mirror_hits; }
 
 #endif
