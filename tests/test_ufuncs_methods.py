@@ -1294,8 +1294,8 @@ def test_a_signature_fixing_an_input_to_another_type_takes_that_types_plain_loop
 
 
 def test_a_signature_the_rule_set_has_no_loop_for_raises_one_error_in_any_order():
-    """signature=(int16, int64, None) for floor_divide: the rule set computes (int16, int64) in
-    int64. In a fresh process the promoter says so; after the plain call on int16 and int64
+    """signature=(int16, int64, None) for gcd: the rule set computes (int16, int64) in
+    int64 (gcd has no mixed loops). In a fresh process the promoter says so; after the plain call on int16 and int64
     arrays NumPy answered from that call's cached loop with its generic no-loop error. Both
     orders now give typelattice's message, under every rule set that has those types, for
     DTypes and type codes alike. Reference: the other call order, in a fresh process."""
@@ -1303,7 +1303,7 @@ def test_a_signature_the_rule_set_has_no_loop_for_raises_one_error_in_any_order(
         import sys, numpy as np, typelattice as tl
         a, b = np.arange(1, 4, dtype=np.int32), np.arange(1, 4, dtype=np.int16)
         for rules in ("jax", "jax32", "numpy", "anvil", "torch"):
-            uf = tl.make_ufuncs(rules)["floor_divide"]
+            uf = tl.make_ufuncs(rules)["gcd"]
             if sys.argv[1] == "plain-first":
                 uf(b, b.astype(np.int64))
             for sig in ((np.int16, np.int64, None), (np.dtype("h"), "q", None)):

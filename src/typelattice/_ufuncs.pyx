@@ -406,6 +406,10 @@ _EXACT_INPUTS = {
     "complex128": frozenset({"bool", "int8", "uint8", "float16", "bfloat16", "float32",
                              "float64", "complex64", "complex128"}) | _INTS,
 }
+# (integer floor_divide/remainder: bool and the integers the compute type holds, C casts)
+_INT_TYPES = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
+_EXACT_INPUTS.update({t: frozenset({"bool"} | {a for a in _INT_TYPES if np.can_cast(a, t, "safe")})
+                      for t in _INT_TYPES})
 cdef dict _MIXED = {}          # op name -> {compute type: loop pointer}
 cdef int _m
 for _m in range(TL_N_MIXED):

@@ -2508,6 +2508,69 @@ static void tl_store_bool(const tl_bool *s, char *dst, npy_intp stride, npy_intp
     for (i = 0; i < n; i++) *(npy_bool *)(dst + i * stride) = s[i];
 }
 
+/* bool and integer blocks -> an integer compute type T (floor_divide and remainder, run by T's
+ * same-dtype loop on the blocks: TL_LOOP_BLOCKED_SAME): C casts, NumPy's casts (bool 0/1); the
+ * promoter only passes types T holds exactly. An operand of type T itself stays in place. */
+#define TL_ICVT(NAME, S, T, EXPR)                                                                \
+__attribute__((unused)) TL_CLONES_ALL static const T *NAME(const char *src, npy_intp stride,     \
+                                                           T *dst, npy_intp n)                   \
+{                                                                                                \
+    npy_intp i;                                                                                  \
+    if (stride == (npy_intp)sizeof(S) && __builtin_types_compatible_p(S, T))                     \
+        return (const T *)src;                                                                   \
+    if (stride == (npy_intp)sizeof(S)) {                                                         \
+        const S *p = (const S *)src;                                                             \
+        for (i = 0; i < n; i++) dst[i] = (T)EXPR(p[i]);                                          \
+    } else {                                                                                     \
+        for (i = 0; i < n; i++) dst[i] = (T)EXPR(*(const S *)(src + i * stride));                \
+    }                                                                                            \
+    return dst;                                                                                  \
+}
+#define TL_ICVT_TO(T, SFX)                                                                       \
+TL_ICVT(tl_icvt_b_##SFX, npy_bool, T, TL_CVT_B)                                                  \
+TL_ICVT(tl_icvt_i8_##SFX, int8_t, T, TL_CVT_ID) TL_ICVT(tl_icvt_u8_##SFX, uint8_t, T, TL_CVT_ID)  \
+TL_ICVT(tl_icvt_i16_##SFX, int16_t, T, TL_CVT_ID)                                                \
+TL_ICVT(tl_icvt_u16_##SFX, uint16_t, T, TL_CVT_ID)                                               \
+TL_ICVT(tl_icvt_i32_##SFX, int32_t, T, TL_CVT_ID)                                                \
+TL_ICVT(tl_icvt_u32_##SFX, uint32_t, T, TL_CVT_ID)                                               \
+TL_ICVT(tl_icvt_i64_##SFX, int64_t, T, TL_CVT_ID)                                                \
+TL_ICVT(tl_icvt_u64_##SFX, uint64_t, T, TL_CVT_ID)                                               \
+typedef const T *(*tl_icvt_##SFX##_fn)(const char *, npy_intp, T *, npy_intp);                   \
+__attribute__((unused)) static tl_icvt_##SFX##_fn tl_cvtsel_##SFX(PyArray_Descr *d)              \
+{                                                                                                \
+    switch (d->type_num) {                                                                       \
+        case NPY_BOOL: return tl_icvt_b_##SFX;                                                   \
+        case NPY_BYTE: return tl_icvt_i8_##SFX;                                                  \
+        case NPY_UBYTE: return tl_icvt_u8_##SFX;                                                 \
+        case NPY_SHORT: return tl_icvt_i16_##SFX;                                                \
+        case NPY_USHORT: return tl_icvt_u16_##SFX;                                               \
+        case NPY_INT: return tl_icvt_i32_##SFX;                                                  \
+        case NPY_UINT: return tl_icvt_u32_##SFX;                                                 \
+        case NPY_LONG: case NPY_LONGLONG:                                                        \
+            return d->elsize == 8 ? tl_icvt_i64_##SFX : tl_icvt_i32_##SFX;                       \
+        case NPY_ULONG: case NPY_ULONGLONG:                                                      \
+            return d->elsize == 8 ? tl_icvt_u64_##SFX : tl_icvt_u32_##SFX;                       \
+        default: return NULL;                                                                    \
+    }                                                                                            \
+}                                                                                                \
+__attribute__((unused)) static void tl_store_##SFX(const T *s, char *dst, npy_intp stride,       \
+                                                   npy_intp n, unsigned *fpe)                    \
+{                                                                                                \
+    npy_intp i; (void)fpe;                                                                       \
+    for (i = 0; i < n; i++) *(T *)(dst + i * stride) = s[i];                                     \
+}
+TL_ICVT_TO(int8_t, i8) TL_ICVT_TO(uint8_t, u8) TL_ICVT_TO(int16_t, i16)
+TL_ICVT_TO(uint16_t, u16) TL_ICVT_TO(int32_t, i32) TL_ICVT_TO(uint32_t, u32)
+TL_ICVT_TO(int64_t, i64) TL_ICVT_TO(uint64_t, u64)
+/* stores of a block that are plain copies: the blocked loops write such results in place */
+#define TL_STORE_PLAIN(STORE)                                                                    \
+    (STORE == (void *)tl_store_f32 || STORE == (void *)tl_store_f64                              \
+     || STORE == (void *)tl_store_bool || STORE == (void *)tl_store_i8                           \
+     || STORE == (void *)tl_store_u8 || STORE == (void *)tl_store_i16                            \
+     || STORE == (void *)tl_store_u16 || STORE == (void *)tl_store_i32                           \
+     || STORE == (void *)tl_store_u32 || STORE == (void *)tl_store_i64                           \
+     || STORE == (void *)tl_store_u64)
+
 /* C: compute type (float/double), OC: element result type, CVTSEL: converter selector */
 #define TL_LOOP_BLOCKED(NAME, C, OC, FN, CVTSEL, STORE)                                          \
 TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
@@ -2585,9 +2648,7 @@ static int NAME(TL_LOOP_ARGS)                                                   
     OC bo[TL_BLOCK];                                                                             \
     const C *pa, *pb;                                                                            \
     int sca = 0, scb = 0;                                                                        \
-    int direct = (STORE == (void *)tl_store_f32 || STORE == (void *)tl_store_f64                 \
-                  || STORE == (void *)tl_store_bool)                                             \
-                 && st[2] == (npy_intp)sizeof(OC);                                               \
+    int direct = TL_STORE_PLAIN(STORE) && st[2] == (npy_intp)sizeof(OC);                         \
     unsigned fpe = 0;                                                                            \
     __typeof__(CVTSEL(ctx->descriptors[0])) ca = CVTSEL(ctx->descriptors[0]);                    \
     __typeof__(ca) cb = CVTSEL(ctx->descriptors[1]);                                             \
