@@ -723,7 +723,7 @@ cdef bint _withheld_from_dispatch(op, first, t):
 
 cdef object _mixed_loop(uf, op, CompiledRules r, names, res):
     """DType classes of a loop reading the operands' own dtypes (fused or blocked), or None."""
-    if op.nin != 2 or op.nout != 1:
+    if op.nin != 2 or op.nout != 1 and op.name != "divmod":
         return None
     t = res[0]
     if res[1] != t:
@@ -762,7 +762,8 @@ cdef object _mixed_loop(uf, op, CompiledRules r, names, res):
         return None
     if _withheld_from_dispatch(op, ins[0], t):
         return None
-    classes = (_dtype_class(r, ins[0]), _dtype_class(r, ins[1]), _dtype_class(r, res[2]))
+    classes = (_dtype_class(r, ins[0]), _dtype_class(r, ins[1])) \
+        + tuple(_dtype_class(r, o) for o in res[2:])
     key = (uf, classes)
     if key not in _MIXED_DONE:
         tc = _dtype_class(r, t)

@@ -239,9 +239,10 @@ def kernel_name(op, t):
 # blocked loops that run the float32/float64 same-type loop on their converted blocks (that loop
 # is vectorized by hand: libmvec's atan2 and pow, TL_LOOP2_VFMOD32), not the element function
 BLOCKED_VIA_SAME = ("arctan2", "power", "float_power", "fmod", "remainder", "floor_divide")
-# integer floor_divide and remainder of mixed operands: blocks converted to the integer compute
-# type, run by its same-dtype loop (vectorized through float division where the operands allow);
-# element by element, as fused loops would run them, they took 3-20x the same-dtype call
+# integer floor_divide and remainder (and divmod: TL_LOOP_BLOCKED_SAME2, for float32/float64
+# joins too) of mixed operands: blocks converted to the integer compute type, run by its
+# same-dtype loop (vectorized through float division where the operands allow); element by
+# element, as fused loops would run them, they took 3-20x the same-dtype call
 BLOCKED_INT_OPS = ("floor_divide", "remainder")
 BLOCKED_INT = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
 # float32/float64 binary ops with libmvec loops (TL_LOOP2_VMBIN): op -> libm name
@@ -249,9 +250,10 @@ VMATH_BINARY = {"arctan2": "atan2", "power": "pow", "float_power": "pow"}
 
 
 def blocked_ok(op, t):
-    """Ops with a blocked (mixed-input) loop for compute type t."""
+    """Ops with a blocked (mixed-input) loop for compute type t (a float16 op of its own, as
+    nextafter's, has none for the half types: the blocks are float32)."""
     return (t in BLOCKED and op.nin == 2 and op.nout == 1 and op.rule != FIRST_INEXACT
-            and not op.native16)
+            and not (op.native16 and t in HALF))
 
 
 def cblocked_ok(op, t):
@@ -567,6 +569,16 @@ def op_units():
                            f"{'NPY_CFLOAT' if t == 'complex64' else 'NPY_CDOUBLE'}, "
                            f"tl_loop_{op.name}_{SUFFIX[t]}, tl_cvtsel_{F})")
                 mixed.append(f'    {{"{op.name}", {LOOP_TYPES.index(t)}, {bname}}},')
+            if op.name == "divmod" and (t in BLOCKED_INT or t in ("float32", "float64")):
+                C, sel, store = (STORAGE[t], f"tl_cvtsel_{SUFFIX[t]}", f"tl_store_{SUFFIX[t]}") \
+                    if t in BLOCKED_INT else BLOCKED[t]
+                bname = f"tl_blocked_divmod_{SUFFIX[t]}"
+                out.append(f"TL_LOOP_BLOCKED_SAME2({bname}, {C}, tl_loop_divmod_{SUFFIX[t]}, "
+                           f"{sel}, {store})")
+                mixed.append(f'    {{"divmod", {LOOP_TYPES.index(t)}, {bname}}},')
+            elif op.name == "divmod" and t == "float16":
+                # (the same-dtype loop, TL_LOOP_BLOCKED_SAME2 below, reads any operand dtype)
+                mixed.append(f'    {{"divmod", {LOOP_TYPES.index(t)}, tl_loop_divmod_{SUFFIX[t]}}},')
             if op.name in BLOCKED_INT_OPS and t in BLOCKED_INT:
                 bname = f"tl_blocked_{op.name}_{SUFFIX[t]}"
                 out.append(f"TL_LOOP_BLOCKED_SAME({bname}, {STORAGE[t]}, {STORAGE[t]}, "
@@ -630,6 +642,12 @@ def op_units():
                     out.append(f"TL_LOOP_DIVMOD_IDIV({name}, {SUFFIX[t]}, {S}, {fn})")
                 elif op.name == "divmod" and t == "float32":
                     out.append(f"TL_LOOP_DIVMOD_VF32({name}, {fn})")
+                elif op.name == "divmod" and t == "float16":
+                    # NumPy's half divmod is float32's rounded once (npy_divmodf): float32 blocks
+                    # through the vectorized float32 loop (element by element: NumPy's speed).
+                    # (Not bfloat16: ml_dtypes' x % 0 is a NaN of the other sign.)
+                    out.append(f"TL_LOOP_BLOCKED_SAME2({name}, float, tl_loop_divmod_f32, "
+                               f"{BLOCKED[t][1]}, {BLOCKED[t][2]})")
                 else:
                     out.append(f"TL_LOOP_DIVMOD({name}, {S}, {COMPUTE[t]}, {lo}, {so}, {fn})")
             elif op.rule == FIRST_INEXACT:

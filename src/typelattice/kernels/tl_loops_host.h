@@ -2632,6 +2632,54 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
 static int SAME(TL_LOOP_ARGS);                                                                   \
 static int NAME(TL_LOOP_ARGS)                                                                    \
 { TL_LOOP_BLOCKED_BODY(C, OC, TL_BLK_SAME, SAME, CVTSEL, STORE) }
+/* divmod's two outputs: as TL_LOOP_BLOCKED_SAME, SAME (the join's divmod loop) writing both,
+ * straight into contiguous outputs stored as the compute type (not float16's), else through
+ * blocks and STORE. (Two-output ufuncs have no reductions: no output is fed back.) */
+#define TL_LOOP_BLOCKED_SAME2(NAME, C, SAME, CVTSEL, STORE)                                      \
+static int SAME(TL_LOOP_ARGS);                                                                   \
+static int NAME(TL_LOOP_ARGS)                                                                    \
+{                                                                                                \
+    npy_intp n = dims[0], i, j;                                                                  \
+    C ba[TL_BLOCK], bb[TL_BLOCK], bo[2][TL_BLOCK];                                               \
+    const C *pa = ba, *pb = bb;                                                                  \
+    int sca = 0, scb = 0;                                                                        \
+    int direct = TL_STORE_PLAIN(STORE) && st[2] == (npy_intp)sizeof(C)                          \
+                 && st[3] == (npy_intp)sizeof(C);                                                \
+    unsigned fpe = 0;                                                                            \
+    __typeof__(CVTSEL(ctx->descriptors[0])) ca = CVTSEL(ctx->descriptors[0]);                    \
+    __typeof__(ca) cb = CVTSEL(ctx->descriptors[1]);                                             \
+    (void)aux;                                                                                   \
+    if (ca == NULL || cb == NULL)                                                                \
+        return tl_loop_error(PyExc_SystemError, "typelattice: no converter for a blocked loop"); \
+    if (n > 1 && st[0] == 0) {                                                                   \
+        C x = *ca(data[0], 0, ba, 1);                                                            \
+        for (j = 0; j < TL_BLOCK; j++) ba[j] = x;                                                \
+        sca = 1;                                                                                 \
+    }                                                                                            \
+    if (n > 1 && st[1] == 0) {                                                                   \
+        C y = *cb(data[1], 0, bb, 1);                                                            \
+        for (j = 0; j < TL_BLOCK; j++) bb[j] = y;                                                \
+        scb = 1;                                                                                 \
+    }                                                                                            \
+    for (i = 0; i < n; i += TL_BLOCK) {                                                          \
+        npy_intp m = n - i < TL_BLOCK ? n - i : TL_BLOCK;                                        \
+        char *args_[4];                                                                          \
+        npy_intp s_[4] = {sca && !scb ? 0 : (npy_intp)sizeof(C),                                 \
+                          scb && !sca ? 0 : (npy_intp)sizeof(C), sizeof(C), sizeof(C)};          \
+        if (!sca) pa = ca(data[0] + i * st[0], st[0], ba, m);                                    \
+        if (!scb) pb = cb(data[1] + i * st[1], st[1], bb, m);                                    \
+        args_[0] = (char *)pa;                                                                   \
+        args_[1] = (char *)pb;                                                                   \
+        args_[2] = direct ? data[2] + i * st[2] : (char *)bo[0];                                 \
+        args_[3] = direct ? data[3] + i * st[3] : (char *)bo[1];                                 \
+        if (SAME(ctx, args_, &m, s_, aux) < 0) return -1;                                        \
+        if (!direct) {                                                                           \
+            STORE(bo[0], data[2] + i * st[2], st[2], m, &fpe);                                   \
+            STORE(bo[1], data[3] + i * st[3], st[3], m, &fpe);                                   \
+        }                                                                                        \
+    }                                                                                            \
+    return tl_finish(fpe);                                                                       \
+}
 #define TL_BLK_ELEM(FN, po, pa, pb, m) for (j = 0; j < (m); j++) (po)[j] = FN((pa)[j], (pb)[j], &fpe);
 /* a broadcast scalar beside an array stays a scalar (stride 0) for SAME: power's loop takes its
  * shortcuts then (two scalars: blocks, which the vector loops take) */

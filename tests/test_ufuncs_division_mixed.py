@@ -1,8 +1,10 @@
-"""floor_divide and remainder of bool/integer operands joining in a wider integer type
-(uint32 // int8 -> int64, uint8 % int8 -> int16): blocked loops convert each operand a block at a
-time and run the same-dtype loop of the join on the blocks. Every rule set and ordered pair,
-against NumPy's ufunc on the operands cast to the join first: values, the divide-by-zero and
-overflow warnings, layouts, out=, reductions."""
+"""floor_divide, remainder and divmod of operands joining in another type (uint32 // int8 ->
+int64, uint8 % int8 -> int16, divmod(float16, float32) -> float32, divmod(int8, float16) ->
+float16): blocked loops convert each operand a block at a time and run the same-dtype loop of the
+join on the blocks. Every rule set and ordered pair, against NumPy's ufunc on the operands cast
+to the join first: values, the divide-by-zero, overflow and invalid warnings, layouts, out=,
+reductions."""
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -12,16 +14,28 @@ from test_ufuncs_fused_mixed import flag_bits
 
 RULES = builtin()
 INTS = ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
-OPS = ("floor_divide", "remainder")
+FLOATS = ("float16", "bfloat16", "float32", "float64")
+OPS = ("floor_divide", "remainder", "divmod")
+
+
+def _dt(t):
+    return np.dtype(ml_dtypes.bfloat16) if t == "bfloat16" else np.dtype(t)
 
 
 def _values(t, n, seed):
     """n values of t: small ones (both signs), zeros (a zero divisor), the type's extremes
-    (MIN // -1; beyond 2**51 the 64-bit loops leave float division)."""
-    d = np.dtype(t)
+    (MIN // -1; beyond 2**51 the 64-bit loops leave float division); floats with -0.0, NaN,
+    infinities and quotients past float16's range."""
+    d = _dt(t)
     rng = np.random.default_rng(seed)
     if d.kind == "b":
         return rng.integers(0, 2, n).astype(bool)
+    if t in FLOATS:
+        x = (rng.standard_normal(n) * 50).astype(d)
+        edge = [0.0, -0.0, np.nan, np.inf, -np.inf, 65504.0, 1e-3, 7.5, -7.5]
+        with np.errstate(all="ignore"):
+            x[:len(edge)] = np.array(edge[:n]).astype(d)
+        return x
     ii = np.iinfo(d)
     x = rng.integers(max(ii.min, -60), min(ii.max, 60), n).astype(d)
     edge = [v for v in (0, -1, 1, ii.max, ii.min, 7, -7, 2 ** 52 + 3) if ii.min <= v <= ii.max]
@@ -34,22 +48,32 @@ def _pairs():
         ufs = _ufuncs.make_ufuncs(rname)
         for name in OPS:
             uf = ufs[name]
-            for a in INTS:
-                for b in INTS:
+            for a in INTS + FLOATS:
+                for b in INTS + FLOATS:
                     if a == b or a not in rs.index or b not in rs.index:
                         continue
                     try:
-                        got = uf.resolve_dtypes((np.dtype(a), np.dtype(b), None))
+                        got = uf.resolve_dtypes((_dt(a), _dt(b)) + (None,) * uf.nout)
                     except Exception:
                         continue
-                    if (got[0].name, got[1].name) == (a, b) and got[2].kind in "iu":
-                        yield rname, name, a, b, got[2]
+                    t = got[uf.nin]
+                    # (a loop reading both: integer joins; float32/float64/float16 ones of
+                    # divmod, the others' being test_ufuncs_values')
+                    ok = t.kind in "iu" or name == "divmod" and t.name in (
+                        "float16", "float32", "float64")
+                    if (got[0].name, got[1].name) == (a, b) and ok:
+                        yield rname, name, a, b, t
 
 
 PAIRS = list(_pairs())
 
 
 def _same(got, want, msg):
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want), msg
+        for g, w in zip(got, want):
+            _same(g, w, msg)
+        return
     got, want = np.asarray(got), np.asarray(want)
     assert got.dtype == want.dtype and got.shape == want.shape, msg
     assert got.tobytes() == want.tobytes(), msg
@@ -62,7 +86,7 @@ def test_every_integer_join_runs_a_blocked_loop():
         x = _values(a, 8, 0)
         with np.errstate(all="ignore"):
             uf(x, _values(b, 8, 1))
-        assert _ufuncs.mixed_loop_kind(uf, (np.dtype(a), np.dtype(b), t)) == "blocked", \
+        assert _ufuncs.mixed_loop_kind(uf, (_dt(a), _dt(b)) + (t,) * uf.nout) == "blocked", \
             (rname, name, a, b)
 
 
@@ -85,19 +109,25 @@ def test_values_flags_and_layouts_as_numpy_on_the_cast_operands(rname):
                 want = ref(xs.astype(t), ys.astype(t))
                 got = uf(xs, ys)
             _same(got, want, msg + (what,))
-            assert flag_bits(uf, xs, ys) == flag_bits(ref, xs.astype(t), ys.astype(t)), \
-                msg + (what,)
-        out = np.full(n, 5, t)
+            # (NumPy's call casting inside it: uint16 65535 -> float16 raises overflow there)
+            sig = (t,) * (2 + uf.nout)
+            assert flag_bits(uf, xs, ys) == flag_bits(
+                lambda: ref(xs, ys, signature=sig, casting="unsafe")), msg + (what,)
+        outs = tuple(np.full(n, 5, t) for _ in range(uf.nout))
+        strided = tuple(np.full(2 * n, 5, t) for _ in range(uf.nout))
         with np.errstate(all="ignore"):
-            assert uf(x, y, out=out) is out
-            _same(out, ref(x.astype(t), y.astype(t)), msg + ("out=",))
-            strided = np.full(2 * n, 5, t)
-            uf(x, y, out=strided[::2])
-        _same(strided[::2], out, msg + ("strided out=",))
-        assert (strided[1::2] == 5).all(), msg
+            got = uf(x, y, out=outs)
+            assert (got if uf.nout == 2 else (got,)) == outs or all(
+                g is o for g, o in zip(got if uf.nout == 2 else (got,), outs)), msg
+            want = ref(x.astype(t), y.astype(t))
+            _same(outs if uf.nout == 2 else outs[0], want, msg + ("out=",))
+            uf(x, y, out=tuple(s[::2] for s in strided))
+        for s, o in zip(strided, outs):
+            _same(s[::2], o, msg + ("strided out=",))
+            assert (s[1::2] == 5).all(), msg
 
 
-@pytest.mark.parametrize("name", OPS)
+@pytest.mark.parametrize("name", ["floor_divide", "remainder"])
 def test_reductions_fold_in_order(name):
     """reduce/accumulate with dtype= of the join (NumPy's reduce takes the (join, x) loop): in
     order, each value cast first, as NumPy's reduction of x.astype(join)."""
