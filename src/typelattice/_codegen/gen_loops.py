@@ -344,7 +344,7 @@ def emit_unary(op, out):
 # as much as the op itself; divide only where it computes in a float.
 FUSED_OPS = ("add", "subtract", "multiply", "divide", "maximum", "minimum", "fmax", "fmin",
              "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "equal",
-             "not_equal", "less", "less_equal", "greater", "greater_equal")
+             "not_equal", "less", "less_equal", "greater", "greater_equal", "copysign")
 FUSED_COMPUTE = ("uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
                  "float32", "float64")
 FUSED_INPUTS = ("bool",) + FUSED_COMPUTE
