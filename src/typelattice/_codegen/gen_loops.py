@@ -244,7 +244,9 @@ BLOCKED_VIA_SAME = ("arctan2", "power", "float_power", "fmod", "remainder", "flo
 # same-dtype loop (vectorized through float division where the operands allow); element by
 # element, as fused loops would run them, they took 3-20x the same-dtype call
 BLOCKED_INT_OPS = ("floor_divide", "remainder")
-BLOCKED_INT = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
+# integer compute type -> (C type, converter selector, block store), as BLOCKED's
+BLOCKED_INT = {t: (STORAGE[t], f"tl_cvtsel_{SUFFIX[t]}", f"tl_store_{SUFFIX[t]}")
+               for t in ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")}
 # float32/float64 binary ops with libmvec loops (TL_LOOP2_VMBIN): op -> libm name
 VMATH_BINARY = {"arctan2": "atan2", "power": "pow", "float_power": "pow"}
 
@@ -570,8 +572,7 @@ def op_units():
                            f"tl_loop_{op.name}_{SUFFIX[t]}, tl_cvtsel_{F})")
                 mixed.append(f'    {{"{op.name}", {LOOP_TYPES.index(t)}, {bname}}},')
             if op.name == "divmod" and (t in BLOCKED_INT or t in ("float32", "float64")):
-                C, sel, store = (STORAGE[t], f"tl_cvtsel_{SUFFIX[t]}", f"tl_store_{SUFFIX[t]}") \
-                    if t in BLOCKED_INT else BLOCKED[t]
+                C, sel, store = BLOCKED_INT[t] if t in BLOCKED_INT else BLOCKED[t]
                 bname = f"tl_blocked_divmod_{SUFFIX[t]}"
                 out.append(f"TL_LOOP_BLOCKED_SAME2({bname}, {C}, tl_loop_divmod_{SUFFIX[t]}, "
                            f"{sel}, {store})")
@@ -580,10 +581,10 @@ def op_units():
                 # (the same-dtype loop, TL_LOOP_BLOCKED_SAME2 below, reads any operand dtype)
                 mixed.append(f'    {{"divmod", {LOOP_TYPES.index(t)}, tl_loop_divmod_{SUFFIX[t]}}},')
             if op.name in BLOCKED_INT_OPS and t in BLOCKED_INT:
+                C, sel, store = BLOCKED_INT[t]
                 bname = f"tl_blocked_{op.name}_{SUFFIX[t]}"
-                out.append(f"TL_LOOP_BLOCKED_SAME({bname}, {STORAGE[t]}, {STORAGE[t]}, "
-                           f"tl_loop_{op.name}_{SUFFIX[t]}, tl_cvtsel_{SUFFIX[t]}, "
-                           f"tl_store_{SUFFIX[t]})")
+                out.append(f"TL_LOOP_BLOCKED_SAME({bname}, {C}, {C}, tl_loop_{op.name}_{SUFFIX[t]}, "
+                           f"{sel}, {store})")
                 mixed.append(f'    {{"{op.name}", {LOOP_TYPES.index(t)}, {bname}}},')
             if blocked_ok(op, t):
                 C, sel, store = BLOCKED[t]
@@ -645,7 +646,8 @@ def op_units():
                 elif op.name == "divmod" and t == "float16":
                     # NumPy's half divmod is float32's rounded once (npy_divmodf): float32 blocks
                     # through the vectorized float32 loop (element by element: NumPy's speed).
-                    # (Not bfloat16: ml_dtypes' x % 0 is a NaN of the other sign.)
+                    # (Not bfloat16: ml_dtypes' x % 0 is a NaN of the other sign, and its FP
+                    # flags are others: none for x / 0, invalid for a NaN divisor.)
                     out.append(f"TL_LOOP_BLOCKED_SAME2({name}, float, tl_loop_divmod_f32, "
                                f"{BLOCKED[t][1]}, {BLOCKED[t][2]})")
                 else:

@@ -2639,28 +2639,15 @@ static int NAME(TL_LOOP_ARGS)                                                   
 static int SAME(TL_LOOP_ARGS);                                                                   \
 static int NAME(TL_LOOP_ARGS)                                                                    \
 {                                                                                                \
-    npy_intp n = dims[0], i, j;                                                                  \
+    npy_intp n = dims[0], i, j, blk = TL_BLOCK;                                                  \
     C ba[TL_BLOCK], bb[TL_BLOCK], bo[2][TL_BLOCK];                                               \
     const C *pa = ba, *pb = bb;                                                                  \
     int sca = 0, scb = 0;                                                                        \
     int direct = TL_STORE_PLAIN(STORE) && st[2] == (npy_intp)sizeof(C)                          \
                  && st[3] == (npy_intp)sizeof(C);                                                \
     unsigned fpe = 0;                                                                            \
-    __typeof__(CVTSEL(ctx->descriptors[0])) ca = CVTSEL(ctx->descriptors[0]);                    \
-    __typeof__(ca) cb = CVTSEL(ctx->descriptors[1]);                                             \
     (void)aux;                                                                                   \
-    if (ca == NULL || cb == NULL)                                                                \
-        return tl_loop_error(PyExc_SystemError, "typelattice: no converter for a blocked loop"); \
-    if (n > 1 && st[0] == 0) {                                                                   \
-        C x = *ca(data[0], 0, ba, 1);                                                            \
-        for (j = 0; j < TL_BLOCK; j++) ba[j] = x;                                                \
-        sca = 1;                                                                                 \
-    }                                                                                            \
-    if (n > 1 && st[1] == 0) {                                                                   \
-        C y = *cb(data[1], 0, bb, 1);                                                            \
-        for (j = 0; j < TL_BLOCK; j++) bb[j] = y;                                                \
-        scb = 1;                                                                                 \
-    }                                                                                            \
+    TL_BLK_OPERANDS(C, CVTSEL)                                                                   \
     for (i = 0; i < n; i += TL_BLOCK) {                                                          \
         npy_intp m = n - i < TL_BLOCK ? n - i : TL_BLOCK;                                        \
         char *args_[4];                                                                          \
@@ -2690,27 +2677,14 @@ static int NAME(TL_LOOP_ARGS)                                                   
                                     scb && !sca ? 0 : (npy_intp)sizeof(*(pb)), sizeof(*(po))};   \
         if (SAME(ctx, args_, &d_, s_, aux) < 0) return -1;                                       \
     }
-#define TL_LOOP_BLOCKED_BODY(C, OC, BLK, FN, CVTSEL, STORE)                                      \
-    npy_intp n = dims[0], i, j, blk = TL_BLOCK;                                                  \
-    C ba[TL_BLOCK], bb[TL_BLOCK];                                                                \
-    OC bo[TL_BLOCK];                                                                             \
-    const C *pa, *pb;                                                                            \
-    int sca = 0, scb = 0;                                                                        \
-    int direct = TL_STORE_PLAIN(STORE) && st[2] == (npy_intp)sizeof(OC);                         \
-    unsigned fpe = 0;                                                                            \
+/* the blocked loops' converters of the two operands to C (ca, cb; a SystemError where there is
+ * none), and a scalar (stride 0) operand that is not fed back (blk > 1) converted once into
+ * its whole block (ba, bb), which then stays (sca, scb) */
+#define TL_BLK_OPERANDS(C, CVTSEL)                                                               \
     __typeof__(CVTSEL(ctx->descriptors[0])) ca = CVTSEL(ctx->descriptors[0]);                    \
     __typeof__(ca) cb = CVTSEL(ctx->descriptors[1]);                                             \
-    (void)aux;                                                                                   \
-    if (ca == NULL || cb == NULL) {                                                              \
-        PyGILState_STATE gs = PyGILState_Ensure();                                               \
-        PyErr_SetString(PyExc_SystemError, "typelattice: no converter for a blocked loop");      \
-        PyGILState_Release(gs);                                                                  \
-        return -1;                                                                               \
-    }                                                                                            \
-    /* reductions and accumulations feed the output back into an input: element by element */    \
-    if (tl_feedback(data[0], st[0], data[2], st[2], n) || tl_feedback(data[1], st[1], data[2], st[2], n)) \
-        blk = 1;                                                                                 \
-    /* a scalar (stride 0) operand that is not fed back is converted once and broadcast */      \
+    if (ca == NULL || cb == NULL)                                                                \
+        return tl_loop_error(PyExc_SystemError, "typelattice: no converter for a blocked loop"); \
     if (blk > 1 && n > 1 && st[0] == 0) {                                                        \
         C x = *ca(data[0], 0, ba, 1);                                                            \
         for (j = 0; j < blk; j++) ba[j] = x;                                                     \
@@ -2720,7 +2694,20 @@ static int NAME(TL_LOOP_ARGS)                                                   
         C y = *cb(data[1], 0, bb, 1);                                                            \
         for (j = 0; j < blk; j++) bb[j] = y;                                                     \
         scb = 1;                                                                                 \
-    }                                                                                            \
+    }
+#define TL_LOOP_BLOCKED_BODY(C, OC, BLK, FN, CVTSEL, STORE)                                      \
+    npy_intp n = dims[0], i, j, blk = TL_BLOCK;                                                  \
+    C ba[TL_BLOCK], bb[TL_BLOCK];                                                                \
+    OC bo[TL_BLOCK];                                                                             \
+    const C *pa, *pb;                                                                            \
+    int sca = 0, scb = 0;                                                                        \
+    int direct = TL_STORE_PLAIN(STORE) && st[2] == (npy_intp)sizeof(OC);                         \
+    unsigned fpe = 0;                                                                            \
+    (void)aux;                                                                                   \
+    /* reductions and accumulations feed the output back into an input: element by element */    \
+    if (tl_feedback(data[0], st[0], data[2], st[2], n) || tl_feedback(data[1], st[1], data[2], st[2], n)) \
+        blk = 1;                                                                                 \
+    TL_BLK_OPERANDS(C, CVTSEL)                                                                   \
     pa = ba; pb = bb;                                                                            \
     for (i = 0; i < n; i += blk) {                                                               \
         npy_intp m = n - i < blk ? n - i : blk;                                                  \
