@@ -567,9 +567,14 @@ def op_units():
             if cblocked_ok(op, t):
                 F = "float" if t == "complex64" else "double"
                 bname = f"tl_cblocked_{op.name}_{SUFFIX[t]}"
-                out.append(f"TL_LOOP_BLOCKED_CPLX({bname}, {F}, {STORAGE[t]}, "
-                           f"{'NPY_CFLOAT' if t == 'complex64' else 'NPY_CDOUBLE'}, "
+                cnum = "NPY_CFLOAT" if t == "complex64" else "NPY_CDOUBLE"
+                out.append(f"TL_LOOP_BLOCKED_CPLX({bname}, {F}, {STORAGE[t]}, {cnum}, "
                            f"tl_loop_{op.name}_{SUFFIX[t]}, tl_cvtsel_{F})")
+                if op.name in ("equal", "not_equal"):
+                    # (a real operand compared with the complex one's parts in place)
+                    out.append(f"TL_LOOP_CEQ_REAL({bname}_real, {F}, {STORAGE[t]}, {cnum}, "
+                               f"tl_cvtsel_{F}, {int(op.name == 'not_equal')}, {bname})")
+                    bname += "_real"
                 mixed.append(f'    {{"{op.name}", {LOOP_TYPES.index(t)}, {bname}}},')
             if op.name == "divmod" and (t in BLOCKED_INT or t in ("float32", "float64")):
                 C, sel, store = BLOCKED_INT[t] if t in BLOCKED_INT else BLOCKED[t]

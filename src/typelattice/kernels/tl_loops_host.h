@@ -2786,6 +2786,53 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
     return 0;                                                                                    \
 }
 
+/* equal / not_equal (NEG 1) of a complex join with one real operand: the real one converted
+ * to F a block at a time (CVTSEL: NumPy's cast), compared with the complex one's parts where
+ * they lie, re == x and im == 0 (a complex64 operand of a complex128 join widened part by
+ * part): what the complex loop gives on the cast operands, quiet as it is (a NaN unequal, no
+ * flags), without building them (complex64 == float64 ran at 2x the complex128 call). Two
+ * complex operands and a fed-back output take FALLBACK, the blocked complex loop (defined
+ * before). */
+/* (the complex operand's parts of type P at pc, the real one's values x in F; contiguous
+ * operands and output in a loop gcc vectorizes) */
+#define TL_CEQ_PARTS(P, F, NEG)                                                                  \
+    if (st[c] == 2 * (npy_intp)sizeof(P) && st[r] != 0 && st[2] == 1) {                          \
+        const P *z = (const P *)pc;                                                              \
+        for (j = 0; j < m; j++)                                                                  \
+            po[j] = (npy_bool)((((F)z[2 * j] == x[j]) & ((F)z[2 * j + 1] == 0)) ^ (NEG));        \
+    } else {                                                                                     \
+        for (j = 0; j < m; j++) {                                                                \
+            const P *z = (const P *)(pc + j * st[c]);                                            \
+            F xj = x[st[r] == 0 ? 0 : j];                                                        \
+            po[j * st[2]] = (npy_bool)((((F)z[0] == xj) & ((F)z[1] == 0)) ^ (NEG));              \
+        }                                                                                        \
+    }
+#define TL_LOOP_CEQ_REAL(NAME, F, CT, CNUM, CVTSEL, NEG, FALLBACK)                               \
+TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
+{                                                                                                \
+    npy_intp n = dims[0], i, j;                                                                  \
+    const int r = !PyTypeNum_ISCOMPLEX(ctx->descriptors[1]->type_num), c = 1 - r;                \
+    F part[TL_BLOCK];                                                                            \
+    __typeof__(CVTSEL(ctx->descriptors[0])) cv = NULL;                                           \
+    if (PyTypeNum_ISCOMPLEX(ctx->descriptors[r]->type_num)                                       \
+            || tl_feedback(data[0], st[0], data[2], st[2], n)                                    \
+            || tl_feedback(data[1], st[1], data[2], st[2], n))                                   \
+        return FALLBACK(ctx, data, dims, st, aux);                                               \
+    if ((cv = CVTSEL(ctx->descriptors[r])) == NULL)                                              \
+        return tl_loop_error(PyExc_SystemError, "typelattice: no converter for a blocked loop"); \
+    for (i = 0; i < n; i += TL_BLOCK) {                                                          \
+        npy_intp m = n - i < TL_BLOCK ? n - i : TL_BLOCK;                                        \
+        const F *x = cv(data[r] + i * st[r], st[r], part, st[r] == 0 ? 1 : m);                   \
+        const char *pc = data[c] + i * st[c];                                                    \
+        char *po = data[2] + i * st[2];                                                          \
+        if (ctx->descriptors[c]->type_num != (CNUM))    /* complex64 in a complex128 join */     \
+            TL_CEQ_PARTS(float, F, NEG)                                                          \
+        else                                                                                     \
+            TL_CEQ_PARTS(F, F, NEG)                                                              \
+    }                                                                                            \
+    return 0;                                                                                    \
+}
+
 /* float16/bfloat16 results fused in registers (tl_half_binary in tl_convert.c: load, widen,
  * compute and round one vector at a time, no block buffers) for contiguous or scalar operands of
  * kinds it has a kernel for (the half type itself; integers/bool with the half type; for float32
