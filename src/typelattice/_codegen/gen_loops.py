@@ -570,10 +570,14 @@ def op_units():
                 cnum = "NPY_CFLOAT" if t == "complex64" else "NPY_CDOUBLE"
                 out.append(f"TL_LOOP_BLOCKED_CPLX({bname}, {F}, {STORAGE[t]}, {cnum}, "
                            f"tl_loop_{op.name}_{SUFFIX[t]}, tl_cvtsel_{F})")
+                # (a real operand with the complex one's parts in place)
                 if op.name in ("equal", "not_equal"):
-                    # (a real operand compared with the complex one's parts in place)
-                    out.append(f"TL_LOOP_CEQ_REAL({bname}_real, {F}, {STORAGE[t]}, {cnum}, "
-                               f"tl_cvtsel_{F}, {int(op.name == 'not_equal')}, {bname})")
+                    out.append(f"TL_LOOP_CEQ_REAL({bname}_real, {F}, {cnum}, tl_cvtsel_{F}, "
+                               f"{int(op.name == 'not_equal')}, {bname})")
+                    bname += "_real"
+                elif op.name in ("add", "subtract"):
+                    out.append(f"TL_LOOP_CADD_REAL({bname}_real, {F}, {cnum}, tl_cvtsel_{F}, "
+                               f"{int(op.name == 'subtract')}, {bname})")
                     bname += "_real"
                 mixed.append(f'    {{"{op.name}", {LOOP_TYPES.index(t)}, {bname}}},')
             if op.name == "divmod" and (t in BLOCKED_INT or t in ("float32", "float64")):
