@@ -148,3 +148,31 @@ def test_reductions_into_complex_as_numpy_on_the_cast_operand():
                 _same(uf.reduce(h, dtype=dt), ref.reduce(h.astype(dt)), (name, dt))
                 _same(uf.reduce(h.reshape(30, 10), axis=0, dtype=dt),
                       ref.reduce(h.astype(dt).reshape(30, 10), axis=0), (name, dt, "axis 0"))
+
+
+def test_real_operand_add_subtract_equal_keep_signalling_nan_semantics():
+    """add/subtract/equal of a complex array with a real one read the complex parts in place
+    (TL_LOOP_CADD_REAL, TL_LOOP_CEQ_REAL): a signalling NaN in either part or in the real
+    operand is quieted with NumPy's invalid flag where NumPy's op on the cast operands quiets
+    it (ci + 0 and ci - 0 included), the zeros' signs are NumPy's, in both operand orders.
+    (equal/not_equal, quiet ops, raise no invalid for it: README, Differences from NumPy.)"""
+    snan = np.array([0x7FA00001], np.uint32).view(np.float32)[0]
+    z = np.array([complex(1, 2), complex(-0.0, -0.0), complex(0, 0), complex(np.inf, -1)] * 3,
+                 np.complex64)
+    z.real[4], z.imag[5], z.imag[6] = snan, snan, snan
+    x = np.array([1.5, -0.0, 0.0, 2.0, 3.0, -1.0, np.nan, 7.0, 0.5, -2.0, 1.0, 0.0], np.float32)
+    x[9] = snan
+    with np.errstate(invalid="ignore"):
+        x64 = x.astype(np.float64)              # (quiets x's signalling NaN)
+    for name in ("add", "subtract", "equal", "not_equal"):
+        uf, ref = getattr(tl, name), getattr(np, name)
+        for args in ((z, x), (x, z), (z, x64)):
+            # (NumPy's call casting inside it: complex64 -> complex128 quiets the signalling
+            # NaN there, with its invalid flag)
+            t = np.result_type(*args)
+            with np.errstate(all="ignore"):
+                got, want = uf(*args), ref(*args, signature=(t, t, None))
+            _same(got, want, (name, args[0].dtype, args[1].dtype))
+            if name in ("add", "subtract"):     # (the quiet ops raise none: README)
+                assert flag_bits(uf, *args) == flag_bits(
+                    lambda: ref(*args, signature=(t, t, None))), (name, args[0].dtype)
