@@ -2808,30 +2808,7 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
         }                                                                                        \
     }
 #define TL_LOOP_CEQ_REAL(NAME, F, CNUM, CVTSEL, NEG, FALLBACK)                                   \
-TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
-{                                                                                                \
-    npy_intp n = dims[0], i, j;                                                                  \
-    const int r = !PyTypeNum_ISCOMPLEX(ctx->descriptors[1]->type_num), c = 1 - r;                \
-    F part[TL_BLOCK];                                                                            \
-    __typeof__(CVTSEL(ctx->descriptors[0])) cv = NULL;                                           \
-    if (PyTypeNum_ISCOMPLEX(ctx->descriptors[r]->type_num)                                       \
-            || tl_feedback(data[0], st[0], data[2], st[2], n)                                    \
-            || tl_feedback(data[1], st[1], data[2], st[2], n))                                   \
-        return FALLBACK(ctx, data, dims, st, aux);                                               \
-    if ((cv = CVTSEL(ctx->descriptors[r])) == NULL)                                              \
-        return tl_loop_error(PyExc_SystemError, "typelattice: no converter for a blocked loop"); \
-    for (i = 0; i < n; i += TL_BLOCK) {                                                          \
-        npy_intp m = n - i < TL_BLOCK ? n - i : TL_BLOCK;                                        \
-        const F *x = cv(data[r] + i * st[r], st[r], part, st[r] == 0 ? 1 : m);                   \
-        const char *pc = data[c] + i * st[c];                                                    \
-        char *po = data[2] + i * st[2];                                                          \
-        if (ctx->descriptors[c]->type_num != (CNUM))    /* complex64 in a complex128 join */     \
-            TL_CEQ_PARTS(float, F, NEG)                                                          \
-        else                                                                                     \
-            TL_CEQ_PARTS(F, F, NEG)                                                              \
-    }                                                                                            \
-    return 0;                                                                                    \
-}
+    TL_LOOP_CPLX_REAL(NAME, F, CNUM, CVTSEL, TL_CEQ_PARTS, NEG, FALLBACK)
 
 /* add / subtract (SUB 1) of a complex join with one real operand: each part of NumPy's
  * complex op on the cast operands, (cr + x, ci + 0) or (x + cr, 0 + ci), computed from the
@@ -2861,6 +2838,11 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
                         (F *)(po + j * st[2]))                                                   \
     }
 #define TL_LOOP_CADD_REAL(NAME, F, CNUM, CVTSEL, SUB, FALLBACK)                                  \
+    TL_LOOP_CPLX_REAL(NAME, F, CNUM, CVTSEL, TL_CADD_PARTS, SUB, FALLBACK)
+/* the loop of both: the real operand at r converted a block at a time (x), the complex one's
+ * parts at pc (float ones of a complex64 operand in a complex128 join), PARTS(P, F, K) on them;
+ * zero: a 0 the compiler cannot fold */
+#define TL_LOOP_CPLX_REAL(NAME, F, CNUM, CVTSEL, PARTS, K, FALLBACK)                             \
 TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
 {                                                                                                \
     npy_intp n = dims[0], i, j;                                                                  \
@@ -2868,6 +2850,7 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
     F part[TL_BLOCK], zero = 0;                                                                  \
     __typeof__(CVTSEL(ctx->descriptors[0])) cv = NULL;                                           \
     __asm__("" : "+m"(zero));                                                                    \
+    (void)zero;                                                                                  \
     if (PyTypeNum_ISCOMPLEX(ctx->descriptors[r]->type_num)                                       \
             || tl_feedback(data[0], st[0], data[2], st[2], n)                                    \
             || tl_feedback(data[1], st[1], data[2], st[2], n))                                   \
@@ -2880,9 +2863,9 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
         const char *pc = data[c] + i * st[c];                                                    \
         char *po = data[2] + i * st[2];                                                          \
         if (ctx->descriptors[c]->type_num != (CNUM))    /* complex64 in a complex128 join */     \
-            TL_CADD_PARTS(float, F, SUB)                                                         \
+            PARTS(float, F, K)                                                                   \
         else                                                                                     \
-            TL_CADD_PARTS(F, F, SUB)                                                             \
+            PARTS(F, F, K)                                                                       \
     }                                                                                            \
     return 0;                                                                                    \
 }
