@@ -723,7 +723,7 @@ cdef bint _withheld_from_dispatch(op, first, t):
 
 cdef object _mixed_loop(uf, op, CompiledRules r, names, res):
     """DType classes of a loop reading the operands' own dtypes (fused or blocked), or None."""
-    if op.nin != 2 or op.nout != 1 and op.name != "divmod":
+    if op.nin != 2:
         return None
     t = res[0]
     if res[1] != t:

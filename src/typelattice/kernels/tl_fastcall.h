@@ -770,8 +770,8 @@ static PyObject *tl_fast_signature_alias(PyObject *kwnames)
 /* Per slot, the ufunc that computes the slot's op with the operands swapped (greater for less,
  * add for add; _MIRROR_OF), or NULL. A call that leaves the call path for its keywords (where=)
  * or shapes (broadcasting) on two arrays whose entry runs the mirrored loop (swap) would have
- * NumPy cast one array whole first: less(bool_array, float16_array, where=m) at 90x the float16
- * call. NumPy's own call of the mirror on the swapped operands finds the loop that reads both
+ * NumPy cast one array whole first: less(bool_array, float16_array, where=m, out=o) at 17x the
+ * float16 call. NumPy's own call of the mirror on the swapped operands finds the loop that reads both
  * arrays' dtypes and does the rest (where=, broadcasting, out=) as the call would: the same
  * values, the output laid out alike (NumPy's iterator orders axes by all operands' strides,
  * whatever their order). Only where nothing the mirror reports could name it or the operands'
