@@ -407,7 +407,7 @@ _EXACT_INPUTS = {
                              "float64", "complex64", "complex128"}) | _INTS,
 }
 # (integer floor_divide/remainder: bool and the integers the compute type holds, C casts)
-_INT_TYPES = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
+_INT_TYPES = tuple(t for t in _ops.LOOP_TYPES if _kind(t) in ("i", "u"))
 _EXACT_INPUTS.update({t: frozenset({"bool"} | {a for a in _INT_TYPES if np.can_cast(a, t, "safe")})
                       for t in _INT_TYPES})
 cdef dict _MIXED = {}          # op name -> {compute type: loop pointer}

@@ -246,7 +246,7 @@ BLOCKED_VIA_SAME = ("arctan2", "power", "float_power", "fmod", "remainder", "flo
 BLOCKED_INT_OPS = ("floor_divide", "remainder")
 # integer compute type -> (C type, converter selector, block store), as BLOCKED's
 BLOCKED_INT = {t: (STORAGE[t], f"tl_cvtsel_{SUFFIX[t]}", f"tl_store_{SUFFIX[t]}")
-               for t in ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")}
+               for t in LOOP_TYPES if kind(t) in "iu"}
 # float32/float64 binary ops with libmvec loops (TL_LOOP2_VMBIN): op -> libm name
 VMATH_BINARY = {"arctan2": "atan2", "power": "pow", "float_power": "pow"}
 
