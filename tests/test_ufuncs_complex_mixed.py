@@ -150,9 +150,46 @@ def test_reductions_into_complex_as_numpy_on_the_cast_operand():
                       ref.reduce(h.astype(dt).reshape(30, 10), axis=0), (name, dt, "axis 0"))
 
 
+@pytest.fixture(params=[True, False], ids=["best", "portable"])
+def simd_path(request):
+    _ufuncs.set_simd(request.param)
+    yield request.param
+    _ufuncs.set_simd(None)
+
+
+def test_ordering_compares_with_a_real_operand_every_simd_path(simd_path):
+    """less/less_equal/greater/greater_equal of a complex array with a real one
+    (TL_LOOP_CCMP_REAL: the AVX-512 kernel on contiguous parts, the element function
+    otherwise): equal real parts decided by the imaginary part against 0, NaN real or imaginary
+    parts (the 'invalid' NumPy's compare raises for a NaN imaginary part where the real parts
+    are equal), -0.0, every tail length, both orders, complex64 widened into a complex128 join,
+    against NumPy's compare on the operands cast to the join."""
+    re = np.array([0.0, -0.0, 1.0, 3.0, np.nan, np.inf, -2.0, 1.0, 0.0, 3.0, -1.0, 2.5])
+    im = np.array([0.0, 0.0, -1.0, np.nan, 0.0, 1.0, 0.0, 2.0, np.nan, -0.0, 1e-30, 0.0])
+    real = np.array([0.0, 0.0, 1.0, 3.0, 1.0, np.inf, -2.0, 1.0, -0.0, 3.0, -1.0, np.nan])
+    for ct, rt in (("complex64", "float32"), ("complex64", "int16"), ("complex128", "float64"),
+                   ("complex128", "uint32"), ("complex64", "float64"), ("complex128", "float16")):
+        for n in (1, 7, 8, 12, 17, 33, 70):
+            idx = np.arange(n) % 12
+            z = (re[idx] + 1j * im[idx]).astype(ct)
+            with np.errstate(invalid="ignore"):
+                x = np.nan_to_num(real[idx], nan=5.0) if np.dtype(rt).kind in "iu" \
+                    else real[idx]
+                x = x.astype(rt)
+            t = np.result_type(tl.result_type(z, x))
+            for name in ("less", "less_equal", "greater", "greater_equal"):
+                uf, ref = getattr(tl, name), getattr(np, name)
+                for args in ((z, x), (x, z), (z, x[:1]), (x[:1], z), (z[::2], x[::2])):
+                    cast = [a.astype(t) for a in args]
+                    msg = (simd_path, name, ct, rt, n, args[0].dtype.name, args[0].shape)
+                    with np.errstate(all="ignore"):
+                        _same(uf(*args), ref(*cast), msg)
+                    assert flag_bits(uf, *args) == flag_bits(lambda: ref(*cast)), msg
+
+
 def test_real_operand_add_subtract_equal_keep_signalling_nan_semantics():
-    """add/subtract/equal of a complex array with a real one read the complex parts in place
-    (TL_LOOP_CADD_REAL, TL_LOOP_CEQ_REAL): a signalling NaN in either part or in the real
+    """add/subtract/equal/less of a complex array with a real one read the complex parts in place
+    (TL_LOOP_CADD_REAL, TL_LOOP_CEQ_REAL, TL_LOOP_CCMP_REAL): a signalling NaN in either part or in the real
     operand is quieted with NumPy's invalid flag where NumPy's op on the cast operands quiets
     it (ci + 0 and ci - 0 included), the zeros' signs are NumPy's, in both operand orders.
     (equal/not_equal, quiet ops, raise no invalid for it: README, Differences from NumPy.)"""
@@ -164,7 +201,7 @@ def test_real_operand_add_subtract_equal_keep_signalling_nan_semantics():
     x[9] = snan
     with np.errstate(invalid="ignore"):
         x64 = x.astype(np.float64)              # (quiets x's signalling NaN)
-    for name in ("add", "subtract", "equal", "not_equal"):
+    for name in ("add", "subtract", "equal", "not_equal", "less", "greater_equal"):
         uf, ref = getattr(tl, name), getattr(np, name)
         for args in ((z, x), (x, z), (z, x64)):
             # (NumPy's call casting inside it: complex64 -> complex128 quiets the signalling
@@ -173,6 +210,6 @@ def test_real_operand_add_subtract_equal_keep_signalling_nan_semantics():
             with np.errstate(all="ignore"):
                 got, want = uf(*args), ref(*args, signature=(t, t, None))
             _same(got, want, (name, args[0].dtype, args[1].dtype))
-            if name in ("add", "subtract"):     # (the quiet ops raise none: README)
+            if name not in ("equal", "not_equal"):  # (the quiet ops raise none: README)
                 assert flag_bits(uf, *args) == flag_bits(
                     lambda: ref(*args, signature=(t, t, None))), (name, args[0].dtype)

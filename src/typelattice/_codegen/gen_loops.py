@@ -579,6 +579,10 @@ def op_units():
                     out.append(f"TL_LOOP_CADD_REAL({bname}_real, {F}, {cnum}, tl_cvtsel_{F}, "
                                f"{int(op.name == 'subtract')}, {bname})")
                     bname += "_real"
+                elif op.name in ("less", "less_equal", "greater", "greater_equal"):
+                    out.append(f"TL_LOOP_CCMP_REAL({bname}_real, {F}, {cnum}, tl_cvtsel_{F}, "
+                               f"{op.name}_{SUFFIX[t]}, {bname})")
+                    bname += "_real"
                 mixed.append(f'    {{"{op.name}", {LOOP_TYPES.index(t)}, {bname}}},')
             if op.name == "divmod" and (t in BLOCKED_INT or t in ("float32", "float64")):
                 C, sel, store = BLOCKED_INT[t] if t in BLOCKED_INT else BLOCKED[t]
