@@ -133,3 +133,42 @@ def test_reductions_keep_numpys_casts():
         out = np.zeros((), bool)
         uf.reduce(x.astype(np.float16), out=out)
         assert out == ref.reduce(x.astype(np.float16).astype(bool)), name
+
+
+@pytest.fixture(params=[True, False], ids=["best", "portable"])
+def simd_path(request):
+    _ufuncs.set_simd(request.param)
+    yield request.param
+    _ufuncs.set_simd(None)
+
+
+def test_float16_cast_overflow_found_at_every_position(simd_path):
+    """The truth loop of a float16 join reads an integer operand's truth values and the
+    overflow of its cast in one pass (64 values a step on AVX-512, then a tail): one value just
+    past 65504's rounding range (65520, -65520, the type's extremes) anywhere among zeros and
+    values just inside it (65519, -65519) raises NumPy's overflow, in both operand orders."""
+    h = np.ones(131, np.float16)
+    h[::3] = 0
+    for t in ("uint16", "int32", "uint32", "int64", "uint64"):
+        ii = np.iinfo(t)
+        inside = [v for v in (65519, -65519, 1) if ii.min <= v <= ii.max]
+        past = [v for v in (65520, -65520, ii.max, ii.min) if ii.min <= v <= ii.max
+                and abs(v) >= 65520]
+        for v in [None] + past:
+            for pos in (0, 5, 63, 64, 127, 128, 130):
+                x = np.zeros(131, t)
+                x[1::7] = inside[pos % len(inside)]
+                if v is not None:
+                    x[pos] = v
+                for name in OPS:
+                    uf, ref = getattr(tl, name), getattr(np, name)
+                    for p, q in ((h, x), (x, h), (h[:pos + 1], x[:pos + 1])):
+                        def cast(u):
+                            return u.astype(np.float16)
+                        msg = (simd_path, name, t, v, pos, p.dtype.name, len(p))
+                        with np.errstate(all="ignore"):
+                            np.testing.assert_array_equal(uf(p, q), ref(cast(p), cast(q)),
+                                                          err_msg=str(msg))
+                        want = flag_bits(lambda u, w: ref(cast(u), cast(w)), p, q)
+                        assert flag_bits(uf, p, q) == want, msg
+                        assert bool(want) == (v is not None and pos < len(p)), msg
