@@ -189,9 +189,10 @@ def test_ordering_compares_with_a_real_operand_every_simd_path(simd_path):
 
 def test_real_operand_add_subtract_equal_keep_signalling_nan_semantics():
     """add/subtract/equal/less of a complex array with a real one read the complex parts in place
-    (TL_LOOP_CADD_REAL, TL_LOOP_CEQ_REAL, TL_LOOP_CCMP_REAL): a signalling NaN in either part or in the real
-    operand is quieted with NumPy's invalid flag where NumPy's op on the cast operands quiets
-    it (ci + 0 and ci - 0 included), the zeros' signs are NumPy's, in both operand orders.
+    (TL_LOOP_CADD_REAL, TL_LOOP_CEQ_REAL, TL_LOOP_CCMP_REAL), a complex64 one with a complex128
+    one is widened a block at a time: a signalling NaN in either part or in the real operand is
+    quieted with NumPy's invalid flag where NumPy's op on the cast operands quiets it (ci + 0
+    and ci - 0 included), the zeros' signs are NumPy's, in both operand orders.
     (equal/not_equal, quiet ops, raise no invalid for it: README, Differences from NumPy.)"""
     snan = np.array([0x7FA00001], np.uint32).view(np.float32)[0]
     z = np.array([complex(1, 2), complex(-0.0, -0.0), complex(0, 0), complex(np.inf, -1)] * 3,
@@ -203,7 +204,7 @@ def test_real_operand_add_subtract_equal_keep_signalling_nan_semantics():
         x64 = x.astype(np.float64)              # (quiets x's signalling NaN)
     for name in ("add", "subtract", "equal", "not_equal", "less", "greater_equal"):
         uf, ref = getattr(tl, name), getattr(np, name)
-        for args in ((z, x), (x, z), (z, x64)):
+        for args in ((z, x), (x, z), (z, x64), (x64.astype(np.complex128), z)):
             # (NumPy's call casting inside it: complex64 -> complex128 quiets the signalling
             # NaN there, with its invalid flag)
             t = np.result_type(*args)
