@@ -4,6 +4,8 @@ from pathlib import Path
 
 import pytest
 
+from typelattice import _ufuncs
+
 REFERENCE = Path(__file__).parent / "reference"
 
 # The reference tables spell types short ("i8" = int8); canonical names are NumPy's.
@@ -41,3 +43,12 @@ def reference_cells(name):
 @pytest.fixture(scope="session")
 def jax_reference():
     return {(a, b): r for a, b, r in reference_cells("jax_doc_jax_numpy.json")}
+
+
+@pytest.fixture(params=[True, "avx2", False], ids=["best", "avx2", "portable"])
+def simd_path(request):
+    """Each SIMD path of the kernels in turn (_ufuncs.set_simd): the best the CPU has, at most
+    AVX2, the portable code; every one must give the same bits and FP flags."""
+    _ufuncs.set_simd(request.param)
+    yield request.param
+    _ufuncs.set_simd(None)

@@ -150,13 +150,6 @@ def test_reductions_into_complex_as_numpy_on_the_cast_operand():
                       ref.reduce(h.astype(dt).reshape(30, 10), axis=0), (name, dt, "axis 0"))
 
 
-@pytest.fixture(params=[True, False], ids=["best", "portable"])
-def simd_path(request):
-    _ufuncs.set_simd(request.param)
-    yield request.param
-    _ufuncs.set_simd(None)
-
-
 def test_ordering_compares_with_a_real_operand_every_simd_path(simd_path):
     """less/less_equal/greater/greater_equal of a complex array with a real one
     (TL_LOOP_CCMP_REAL: the AVX-512 kernel on contiguous parts, the element function

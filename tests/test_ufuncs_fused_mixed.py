@@ -428,13 +428,6 @@ def _check_layouts(uf, ref, x, y, xc, yc, msg, in_place=False):
             _same(w, want, msg + ("in place",))
 
 
-@pytest.fixture(params=[True, "avx2", False], ids=["best", "avx2", "portable"])
-def simd_path(request):
-    _ufuncs.set_simd(request.param)
-    yield request.param
-    _ufuncs.set_simd(None)
-
-
 def test_float_comparisons_every_simd_path(simd_path):
     """The one-pass float comparison kernels (TL_FUSED_KERNEL_FCMP) on the AVX-512, AVX2 and
     portable paths: every operand type, NaN (quiet and signalling), inf, -0.0, every tail length

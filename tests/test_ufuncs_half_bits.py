@@ -124,13 +124,6 @@ def _int_values(kind, n, rng):
     return v
 
 
-@pytest.fixture(params=[True, "avx2", False], ids=["best", "avx2", "portable"])
-def simd_path(request):
-    _ufuncs.set_simd(request.param)
-    yield request.param
-    _ufuncs.set_simd(None)
-
-
 @pytest.mark.parametrize("name", ["copysign", "heaviside", "maximum", "minimum", "fmax", "fmin",
                                   "nextafter"])
 @pytest.mark.parametrize("dt", ["float16", "bfloat16"])

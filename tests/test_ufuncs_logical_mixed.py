@@ -135,13 +135,6 @@ def test_reductions_keep_numpys_casts():
         assert out == ref.reduce(x.astype(np.float16).astype(bool)), name
 
 
-@pytest.fixture(params=[True, False], ids=["best", "portable"])
-def simd_path(request):
-    _ufuncs.set_simd(request.param)
-    yield request.param
-    _ufuncs.set_simd(None)
-
-
 def test_float16_cast_overflow_found_at_every_position(simd_path):
     """The truth loop of a float16 join reads an integer operand's truth values and the
     overflow of its cast in one pass (64 values a step on AVX-512, then a tail): one value just

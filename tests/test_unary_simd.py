@@ -6,8 +6,6 @@ import pytest
 import typelattice as tl
 from typelattice import _ufuncs
 
-PATHS = [True, "avx2", False]
-
 
 def special(dtype):
     f = np.finfo(dtype)
@@ -22,13 +20,6 @@ def special(dtype):
     rng = np.random.default_rng(7)
     rand = (rng.standard_normal(300) * 10.0 ** rng.integers(-8, 12, 300)).astype(dtype)
     return np.concatenate([np.array(vals, dtype), nan_payload, rand])
-
-
-@pytest.fixture(params=PATHS, ids=["best", "avx2", "portable"])
-def simd_path(request):
-    _ufuncs.set_simd(request.param)
-    yield request.param
-    _ufuncs.set_simd(None)
 
 
 @pytest.mark.parametrize("name", ["floor", "ceil", "trunc", "sign", "rint", "sqrt", "negative",
