@@ -2463,10 +2463,21 @@ TL_CVT_HALF(tl_cvt_f16_d, double, tl_convert_f16_to_f64)
 TL_CVT_HALF(tl_cvt_bf16_d, double, tl_convert_bf16_to_f64)
 
 
+/* a descriptor's type number with the C long types resolved by size (NPY_LONG, NPY_LONGLONG:
+ * NPY_INT for 4 bytes, NPY_LONGLONG for 8; the unsigned ones alike): what the converter and
+ * kernel selectors below switch on */
+static inline int tl_sized_num(const PyArray_Descr *d)
+{
+    switch (d->type_num) {
+        case NPY_LONG: case NPY_LONGLONG: return d->elsize == 8 ? NPY_LONGLONG : NPY_INT;
+        case NPY_ULONG: case NPY_ULONGLONG: return d->elsize == 8 ? NPY_ULONGLONG : NPY_UINT;
+        default: return d->type_num;
+    }
+}
 /* converters from a descriptor's dtype (only conversions that are exact; NULL otherwise) */
 static tl_cvt_float tl_cvtsel_float(PyArray_Descr *d)
 {
-    switch (d->type_num) {
+    switch (tl_sized_num(d)) {
         case NPY_BOOL: return tl_cvt_b_f;
         case NPY_BYTE: return tl_cvt_i8_f;
         case NPY_UBYTE: return tl_cvt_u8_f;
@@ -2477,10 +2488,8 @@ static tl_cvt_float tl_cvtsel_float(PyArray_Descr *d)
         /* rounding: only for float32 compute/result (the promoter allows them there) */
         case NPY_INT: return tl_cvt_i32_f;
         case NPY_UINT: return tl_cvt_u32_f;
-        case NPY_LONG: case NPY_LONGLONG:
-            return d->elsize == 8 ? tl_cvt_i64_f : tl_cvt_i32_f;
-        case NPY_ULONG: case NPY_ULONGLONG:
-            return d->elsize == 8 ? tl_cvt_u64_f : tl_cvt_u32_f;
+        case NPY_LONGLONG: return tl_cvt_i64_f;
+        case NPY_ULONGLONG: return tl_cvt_u64_f;
         default: return d->type_num == tl_bf16_typenum ? tl_cvt_bf16_f : NULL;
     }
 }
@@ -2489,15 +2498,13 @@ static tl_cvt_float tl_cvtsel_float(PyArray_Descr *d)
 #define TL_CVTSEL_ROUNDED(NAME, SFX)                                                             \
 static tl_cvt_float NAME(PyArray_Descr *d)                                                       \
 {                                                                                                \
-    switch (d->type_num) {                                                                       \
+    switch (tl_sized_num(d)) {                                                                   \
         case NPY_SHORT: return tl_cvt_i16_##SFX;                                                 \
         case NPY_USHORT: return tl_cvt_u16_##SFX;                                                \
         case NPY_INT: return tl_cvt_i32_##SFX;                                                   \
         case NPY_UINT: return tl_cvt_u32_##SFX;                                                  \
-        case NPY_LONG: case NPY_LONGLONG:                                                        \
-            return d->elsize == 8 ? tl_cvt_i64_##SFX : tl_cvt_i32_##SFX;                         \
-        case NPY_ULONG: case NPY_ULONGLONG:                                                      \
-            return d->elsize == 8 ? tl_cvt_u64_##SFX : tl_cvt_u32_##SFX;                         \
+        case NPY_LONGLONG: return tl_cvt_i64_##SFX;                                              \
+        case NPY_ULONGLONG: return tl_cvt_u64_##SFX;                                             \
         default: return tl_cvtsel_float(d);                                                      \
     }                                                                                            \
 }
@@ -2505,7 +2512,7 @@ TL_CVTSEL_ROUNDED(tl_cvtsel_bf16, bf)
 TL_CVTSEL_ROUNDED(tl_cvtsel_f16, rf16)
 static tl_cvt_double tl_cvtsel_double(PyArray_Descr *d)
 {
-    switch (d->type_num) {
+    switch (tl_sized_num(d)) {
         case NPY_BOOL: return tl_cvt_b_d;
         case NPY_BYTE: return tl_cvt_i8_d;
         case NPY_UBYTE: return tl_cvt_u8_d;
@@ -2513,10 +2520,8 @@ static tl_cvt_double tl_cvtsel_double(PyArray_Descr *d)
         case NPY_USHORT: return tl_cvt_u16_d;
         case NPY_INT: return tl_cvt_i32_d;
         case NPY_UINT: return tl_cvt_u32_d;
-        case NPY_LONG: case NPY_LONGLONG:
-            return d->elsize == 8 ? tl_cvt_i64_d : tl_cvt_i32_d;
-        case NPY_ULONG: case NPY_ULONGLONG:
-            return d->elsize == 8 ? tl_cvt_u64_d : tl_cvt_u32_d;
+        case NPY_LONGLONG: return tl_cvt_i64_d;
+        case NPY_ULONGLONG: return tl_cvt_u64_d;
         case NPY_HALF: return tl_cvt_f16_d;
         case NPY_FLOAT: return tl_cvt_f32_d;
         case NPY_DOUBLE: return tl_cvt_f64_d;
@@ -2585,7 +2590,7 @@ TL_ICVT(tl_icvt_u64_##SFX, uint64_t, T, TL_CVT_ID)                              
 typedef const T *(*tl_icvt_##SFX##_fn)(const char *, npy_intp, T *, npy_intp);                   \
 __attribute__((unused)) static tl_icvt_##SFX##_fn tl_cvtsel_##SFX(PyArray_Descr *d)              \
 {                                                                                                \
-    switch (d->type_num) {                                                                       \
+    switch (tl_sized_num(d)) {                                                                   \
         case NPY_BOOL: return tl_icvt_b_##SFX;                                                   \
         case NPY_BYTE: return tl_icvt_i8_##SFX;                                                  \
         case NPY_UBYTE: return tl_icvt_u8_##SFX;                                                 \
@@ -2593,10 +2598,8 @@ __attribute__((unused)) static tl_icvt_##SFX##_fn tl_cvtsel_##SFX(PyArray_Descr 
         case NPY_USHORT: return tl_icvt_u16_##SFX;                                               \
         case NPY_INT: return tl_icvt_i32_##SFX;                                                  \
         case NPY_UINT: return tl_icvt_u32_##SFX;                                                 \
-        case NPY_LONG: case NPY_LONGLONG:                                                        \
-            return d->elsize == 8 ? tl_icvt_i64_##SFX : tl_icvt_i32_##SFX;                       \
-        case NPY_ULONG: case NPY_ULONGLONG:                                                      \
-            return d->elsize == 8 ? tl_icvt_u64_##SFX : tl_icvt_u32_##SFX;                       \
+        case NPY_LONGLONG: return tl_icvt_i64_##SFX;                                             \
+        case NPY_ULONGLONG: return tl_icvt_u64_##SFX;                                            \
         default: return NULL;                                                                    \
     }                                                                                            \
 }                                                                                                \
@@ -2962,7 +2965,7 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
  * a float16 signalling NaN). */
 static inline int tl_hkind(PyArray_Descr *d)
 {
-    switch (d->type_num) {
+    switch (tl_sized_num(d)) {
         case NPY_HALF: return TL_HK_F16;
         case NPY_FLOAT: return TL_HK_F32;
         case NPY_BYTE: return TL_HK_I8;
@@ -2972,8 +2975,8 @@ static inline int tl_hkind(PyArray_Descr *d)
         case NPY_USHORT: return TL_HK_U16;
         case NPY_INT: return TL_HK_I32;
         case NPY_UINT: return TL_HK_U32;
-        case NPY_LONG: case NPY_LONGLONG: return d->elsize == 8 ? TL_HK_I64 : TL_HK_I32;
-        case NPY_ULONG: case NPY_ULONGLONG: return d->elsize == 8 ? TL_HK_U64 : TL_HK_U32;
+        case NPY_LONGLONG: return TL_HK_I64;
+        case NPY_ULONGLONG: return TL_HK_U64;
         default: return d->type_num == tl_bf16_typenum ? TL_HK_BF16 : -1;
     }
 }
@@ -6179,13 +6182,14 @@ TL_TRUTH_PAST_FN(tl_truth_past_f16_i32, int32_t, TL_PAST_F16_S, TL_TRUTH_PAST_VE
 TL_TRUTH_PAST_FN(tl_truth_past_f16_i64, int64_t, TL_PAST_F16_S, TL_TRUTH_PAST_VEC)
 static tl_truth_past_fn tl_truth_past_f16_of(PyArray_Descr *d)
 {
-    if (d->kind == 'u')
-        return d->elsize == 2 ? tl_truth_past_f16_u16 : d->elsize == 4 ? tl_truth_past_f16_u32
-               : d->elsize == 8 ? tl_truth_past_f16_u64 : NULL;
-    if (d->kind == 'i')
-        return d->elsize == 4 ? tl_truth_past_f16_i32 : d->elsize == 8 ? tl_truth_past_f16_i64
-               : NULL;
-    return NULL;
+    switch (tl_sized_num(d)) {
+        case NPY_USHORT: return tl_truth_past_f16_u16;
+        case NPY_UINT: return tl_truth_past_f16_u32;
+        case NPY_ULONGLONG: return tl_truth_past_f16_u64;
+        case NPY_INT: return tl_truth_past_f16_i32;
+        case NPY_LONGLONG: return tl_truth_past_f16_i64;
+        default: return NULL;
+    }
 }
 /* an operand's block: its truth values into x, the overflow of its float16 cast into e */
 #define TL_TRUTH_BLOCK(t, tp, k, x)                                                              \
