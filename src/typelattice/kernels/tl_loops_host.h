@@ -471,16 +471,20 @@ static int NAME(TL_LOOP_ARGS)                                                   
  * step on contiguous or broadcast (ca/cb 0) operands: real and imaginary parts split by a
  * two-source permute, compares into masks, one byte per result. gcc leaves the element loop
  * scalar (the interleaved parts, and compares it will not if-convert): 1.5-1.8x NumPy's time.
- * Returns the explicit 'invalid' (TL_FPE_*); the tail runs on zero-padded lanes (no flag). */
+ * real 1 / 2: a / b is a real operand (its F values, imaginary parts 0: a complex compare with
+ * a real one, TL_LOOP_CCMP_REAL). Returns the explicit 'invalid' (TL_FPE_*); the tail runs on
+ * zero-padded lanes (no flag). */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define TL_VCCMP(OPN, SFX, F, V, P, L, PR)                                                   \
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) static unsigned                     \
-tl_vccmp_##OPN##_##SFX##_avx512(const F *a, int ca, const F *b, int cb, tl_bool *o, npy_intp n)  \
+tl_vccmp_##OPN##_##SFX##_avx512(const F *a, int ca, const F *b, int cb, int real, tl_bool *o,    \
+                                npy_intp n)                                                      \
 {                                                                                                \
     const __m512i even = _mm512_set_epi##P(TL_VCCMP_IDX_##P(0));                                 \
     const __m512i odd = _mm512_set_epi##P(TL_VCCMP_IDX_##P(1));                                  \
-    V are = _mm512_set1_##PR(a[0]), aim = _mm512_set1_##PR(a[1]);                                \
-    V bre = _mm512_set1_##PR(b[0]), bim = _mm512_set1_##PR(b[1]);                                \
+    const V zero = _mm512_setzero_##PR();                                                        \
+    V are = _mm512_set1_##PR(a[0]), aim = real == 1 ? zero : _mm512_set1_##PR(a[1]);             \
+    V bre = _mm512_set1_##PR(b[0]), bim = real == 2 ? zero : _mm512_set1_##PR(b[1]);             \
     npy_intp i;                                                                                  \
     unsigned fpe = 0;                                                                            \
     for (i = 0; i < n; i += L) {                                                                 \
@@ -491,8 +495,10 @@ tl_vccmp_##OPN##_##SFX##_avx512(const F *a, int ca, const F *b, int cb, tl_bool 
         __mmask##L mh = (__mmask##L)(2 * m >= 2 * L ? ~0ull                                      \
                                      : 2 * m > L ? (1ull << (2 * m - L)) - 1 : 0);               \
         __mmask##L r, eq, nim, lt;                                                               \
-        if (ca) TL_VCCMP_SPLIT(PR, a + 2 * i, L, are, aim)                                       \
-        if (cb) TL_VCCMP_SPLIT(PR, b + 2 * i, L, bre, bim)                                       \
+        if (ca && real == 1) are = _mm512_maskz_loadu_##PR(tm, a + i);                           \
+        else if (ca) TL_VCCMP_SPLIT(PR, a + 2 * i, L, are, aim)                                  \
+        if (cb && real == 2) bre = _mm512_maskz_loadu_##PR(tm, b + i);                           \
+        else if (cb) TL_VCCMP_SPLIT(PR, b + 2 * i, L, bre, bim)                                  \
         r = _mm512_mask_cmp_##PR##_mask(tm, are, bre, TL_VCCMP_R_##OPN);                         \
         eq = _mm512_mask_cmp_##PR##_mask(tm, are, bre, _CMP_EQ_OQ);                              \
         nim = _mm512_mask_cmp_##PR##_mask(tm, aim, aim, _CMP_UNORD_Q)                            \
@@ -592,54 +598,15 @@ tl_vccmp_##OPN##_##SFX##_avx2(const F *a, int ca, const F *b, int cb, tl_bool *o
 TL_VCCMP_ALL2(c64, float, __m256, ps)
 TL_VCCMP_ALL2(c128, double, __m256d, pd)
 #define TL_VCCMP_CALL(OPN, SFX, a, ca, b, cb, o, n, done)                                        \
-    if (tl_host_avx512) { done = 1; fpe = tl_vccmp_##OPN##_##SFX##_avx512(a, ca, b, cb, o, n); } \
+    if (tl_host_avx512) { done = 1; fpe = tl_vccmp_##OPN##_##SFX##_avx512(a, ca, b, cb, 0, o, n); } \
     else if (tl_host_avx2) { done = 1; fpe = tl_vccmp_##OPN##_##SFX##_avx2(a, ca, b, cb, o, n); }
-/* The same compare of contiguous complex values z and a real operand x (contiguous, or cx 0:
- * broadcast) as a complex one with a zero imaginary part, z first (zfirst) or second: the
- * kernel above with x in the real lanes of one side and 0 in its imaginary ones. */
-#define TL_VCCMPR(OPN, SFX, F, V, P, L, PR)                                                      \
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) static unsigned                     \
-tl_vccmpr_##OPN##_##SFX##_avx512(const F *z, const F *x, int cx, int zfirst, tl_bool *o,         \
-                                 npy_intp n)                                                     \
-{                                                                                                \
-    const __m512i even = _mm512_set_epi##P(TL_VCCMP_IDX_##P(0));                                 \
-    const __m512i odd = _mm512_set_epi##P(TL_VCCMP_IDX_##P(1));                                  \
-    const V zero = _mm512_setzero_##PR();                                                        \
-    V zre, zim, xre = _mm512_set1_##PR(x[0]);                                                    \
-    npy_intp i;                                                                                  \
-    unsigned fpe = 0;                                                                            \
-    for (i = 0; i < n; i += L) {                                                                 \
-        npy_intp m = n - i < L ? n - i : L;                                                      \
-        __mmask##L tm = (__mmask##L)(m == L ? ~0ull : (1ull << m) - 1);                           \
-        __mmask##L ml = (__mmask##L)(2 * m >= L ? ~0ull : (1ull << (2 * m)) - 1);                 \
-        __mmask##L mh = (__mmask##L)(2 * m >= 2 * L ? ~0ull                                      \
-                                     : 2 * m > L ? (1ull << (2 * m - L)) - 1 : 0);               \
-        __mmask##L r, eq, nim, lt;                                                               \
-        TL_VCCMP_SPLIT(PR, z + 2 * i, L, zre, zim)                                               \
-        if (cx) xre = _mm512_maskz_loadu_##PR(tm, x + i);                                        \
-        if (zfirst) {                                                                            \
-            r = _mm512_mask_cmp_##PR##_mask(tm, zre, xre, TL_VCCMP_R_##OPN);                     \
-            lt = _mm512_mask_cmp_##PR##_mask(tm, zim, zero, TL_VCCMP_I_##OPN);                   \
-        } else {                                                                                 \
-            r = _mm512_mask_cmp_##PR##_mask(tm, xre, zre, TL_VCCMP_R_##OPN);                     \
-            lt = _mm512_mask_cmp_##PR##_mask(tm, zero, zim, TL_VCCMP_I_##OPN);                   \
-        }                                                                                        \
-        eq = _mm512_mask_cmp_##PR##_mask(tm, zre, xre, _CMP_EQ_OQ);                              \
-        nim = _mm512_mask_cmp_##PR##_mask(tm, zim, zim, _CMP_UNORD_Q);                           \
-        if (eq & nim) fpe |= TL_FPE_INVALID;                                                     \
-        _mm_mask_storeu_epi8(o + i, (__mmask16)tm,                                               \
-                             _mm_maskz_mov_epi8((__mmask16)((r & ~nim) | (eq & lt)),             \
-                                                _mm_set1_epi8(1)));                              \
-    }                                                                                            \
-    return fpe;                                                                                  \
-}
-#define TL_VCCMPR_ALL(SFX, F, V, P, L, PR)                                                       \
-    TL_VCCMPR(less, SFX, F, V, P, L, PR) TL_VCCMPR(less_equal, SFX, F, V, P, L, PR)                \
-    TL_VCCMPR(greater, SFX, F, V, P, L, PR) TL_VCCMPR(greater_equal, SFX, F, V, P, L, PR)
-TL_VCCMPR_ALL(c64, float, __m512, 32, 16, ps)
-TL_VCCMPR_ALL(c128, double, __m512d, 64, 8, pd)
+/* (contiguous complex values z and a real operand x, contiguous or cx 0: broadcast; K: OPN_SFX) */
 #define TL_VCCMPR_CALL(K, z, x, cx, zfirst, o, n, done)                                          \
-    if (tl_host_avx512) { done = 1; fpe |= tl_vccmpr_##K##_avx512(z, x, cx, zfirst, o, n); }
+    if (tl_host_avx512) {                                                                        \
+        done = 1;                                                                                \
+        fpe |= (zfirst) ? tl_vccmp_##K##_avx512(z, 1, x, cx, 2, o, n)                            \
+                        : tl_vccmp_##K##_avx512(x, cx, z, 1, 1, o, n);                           \
+    }
 #else
 #define TL_VCCMP_CALL(OPN, SFX, a, ca, b, cb, o, n, done)
 #define TL_VCCMPR_CALL(K, z, x, cx, zfirst, o, n, done)
@@ -2897,7 +2864,7 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
     TL_LOOP_CPLX_REAL(NAME, F, CNUM, CVTSEL, TL_CADD_PARTS, SUB, FALLBACK)
 /* less / less_equal / greater / greater_equal (K: the op and the join's suffix, less_c64) of
  * a complex join with one real operand: the complex loop's compare (its element function, or
- * its AVX-512 kernel for contiguous parts of the join's type, TL_VCCMPR) with the real one's
+ * its AVX-512 kernel TL_VCCMP for contiguous parts of the join's type) with the real one's
  * imaginary part 0, the real one converted to F a block at a time: the results and flags of the
  * complex loop on the cast operands without building them (uint64 < complex64 ran at 1.5x the
  * complex64 call). */
