@@ -164,7 +164,8 @@ def test_ordering_compares_with_a_real_operand_every_simd_path(simd_path):
                    ("complex128", "uint32"), ("complex64", "float64"), ("complex128", "float16")):
         for n in (1, 7, 8, 12, 17, 33, 70):
             idx = np.arange(n) % 12
-            z = (re[idx] + 1j * im[idx]).astype(ct)
+            z = np.empty(n, ct)         # (re + 1j * im would turn 1j * nan into a NaN real part)
+            z.real, z.imag = re[idx], im[idx]
             with np.errstate(invalid="ignore"):
                 x = np.nan_to_num(real[idx], nan=5.0) if np.dtype(rt).kind in "iu" \
                     else real[idx]
@@ -178,6 +179,42 @@ def test_ordering_compares_with_a_real_operand_every_simd_path(simd_path):
                     with np.errstate(all="ignore"):
                         _same(uf(*args), ref(*cast), msg)
                     assert flag_bits(uf, *args) == flag_bits(lambda: ref(*cast)), msg
+
+
+def test_multiply_with_a_real_operand_every_simd_path(simd_path):
+    """multiply of a complex array with a real one (TL_LOOP_CMUL_REAL: the complex multiply
+    kernel with the real values put in (x, +0.0) pairs in registers, the element function on
+    other layouts): contiguous or broadcast, the bits of the same-dtype complex loop on the cast
+    operands, NaN signs included (inf * 0, NaN parts, -0.0); every tail length, both orders,
+    complex64 widened into a complex128 join, strided operands: values and FP flags as NumPy's
+    multiply on the cast operands."""
+    re = np.array([0.0, -0.0, 1.5, np.inf, np.nan, -2.0, 3.0, -np.inf, 1e30, 0.5, -0.0, 7.0])
+    im = np.array([-0.0, 0.0, np.inf, 1.0, 2.0, np.nan, -0.0, 0.0, 1e30, -1.5, np.inf, 0.0])
+    real = np.array([np.inf, 0.0, -0.0, 2.0, -1.0, 0.0, np.nan, 3.0, 1e10, -np.inf, 0.0, 1.0])
+    for ct, rt in (("complex64", "float32"), ("complex64", "int64"), ("complex64", "float16"),
+                   ("complex128", "float64"), ("complex128", "uint8"), ("complex64", "float64")):
+        for n in (1, 5, 8, 9, 12, 17, 40):
+            idx = np.arange(n) % 12
+            z = np.empty(n, ct)         # (re + 1j * im would turn 1j * inf into a NaN real part)
+            z.real, z.imag = re[idx], im[idx]
+            with np.errstate(all="ignore"):
+                x = real[idx] if np.dtype(rt).kind == "f" \
+                    else np.nan_to_num(real[idx], nan=5.0, posinf=7.0, neginf=3.0)
+                x = x.astype(rt)
+            t = np.result_type(tl.result_type(z, x))
+            # (a strided view takes the element function, whose NaN signs differ from the
+            # kernels' as NumPy's layouts do: README, Values)
+            for args, exact in (((z, x), True), ((x, z), True), ((z, x[1:2]), True),
+                                ((x[1:2], z), True), ((z[::2], x[::2]), False)):
+                cast = [a.astype(t) for a in args]
+                msg = (simd_path, ct, rt, n, args[0].dtype.name, args[0].shape)
+                with np.errstate(all="ignore"):
+                    got = tl.multiply(*args)
+                    if exact:
+                        assert got.tobytes() == tl.multiply(*cast).tobytes(), msg
+                    _same(got, np.multiply(*cast), msg)
+                assert flag_bits(tl.multiply, *args) == flag_bits(
+                    lambda: np.multiply(*cast)), msg
 
 
 def test_real_operand_add_subtract_equal_keep_signalling_nan_semantics():

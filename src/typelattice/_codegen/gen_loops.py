@@ -579,6 +579,10 @@ def op_units():
                     out.append(f"TL_LOOP_CADD_REAL({bname}_real, {F}, {cnum}, tl_cvtsel_{F}, "
                                f"{int(op.name == 'subtract')}, {bname})")
                     bname += "_real"
+                elif op.name == "multiply":
+                    out.append(f"TL_LOOP_CMUL_REAL({bname}_real, {F}, {cnum}, tl_cvtsel_{F}, "
+                               f"{SUFFIX[t]}, {bname})")
+                    bname += "_real"
                 elif op.name in ("less", "less_equal", "greater", "greater_equal"):
                     out.append(f"TL_LOOP_CCMP_REAL({bname}_real, {F}, {cnum}, tl_cvtsel_{F}, "
                                f"{op.name}_{SUFFIX[t]}, {bname})")

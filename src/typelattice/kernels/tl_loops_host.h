@@ -1117,21 +1117,27 @@ static int NAME(TL_LOOP_ARGS)                                                   
  * tl_multiply's operations (re = fma(ar, br, -(ai*bi)), im = fma(ar, bi, ai*br): the rounded
  * products ai*bi / ai*br, then one fmaddsub), hence its FP flags and NumPy's bits (fmaddsub
  * keeps a NaN's sign where the portable -(ai*bi) flips it); scalar (stride 0) operands
- * broadcast; cb TL_CMUL_SQUARE_OF_A: b is a, read once (square). The AVX-512 tail runs masked
- * (idle lanes raise nothing); the AVX2 one in one vector padded with copies of its first
- * element. */
+ * broadcast; cb TL_CMUL_SQUARE_OF_A: b is a, read once (square). AVX-512 only: ca/cb
+ * TL_CMUL_REAL: a contiguous real operand, its values put in the real lanes and +0.0 in the
+ * imaginary ones in registers (what the complex blocks of TL_LOOP_BLOCKED_CPLX hold). The AVX-512
+ * tail runs masked (idle lanes raise nothing); the AVX2 one in one vector padded with copies of
+ * its first element. */
 #define TL_CMUL_SQUARE_OF_A 2
+#define TL_CMUL_REAL 3
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define TL_CMUL_AVX512(SFX, F, V, PS, W, K, ALL, SWAP, DUPLO, DUPHI, BCAST)                     \
+#define TL_CMUL_AVX512(SFX, F, V, PS, W, K, ALL, SWAP, DUPLO, DUPHI, BCAST, RWIDEN)             \
 __attribute__((target("avx512f,avx512dq"))) static void                                          \
 tl_cmul_##SFX##_avx512(const F *a, int ca, const F *b, int cb, F *o, npy_intp n)                 \
 {                                                                                                \
     npy_intp i, m = 2 * n;                         /* scalars: re, im interleaved */             \
-    const V sa = BCAST(a), sb = BCAST(b);                                                        \
+    const V sa = ca ? _mm512_setzero_##PS() : BCAST(a), sb = cb ? _mm512_setzero_##PS() : BCAST(b); \
     for (i = 0; i < m; i += W) {                                                                 \
         K live = m - i >= W ? (K)ALL : (K)((1u << (m - i)) - 1);                                 \
-        V x = ca ? _mm512_maskz_loadu_##PS(live, a + i) : sa;                                    \
-        V y = cb == TL_CMUL_SQUARE_OF_A ? x : cb ? _mm512_maskz_loadu_##PS(live, b + i) : sb;    \
+        K half = m - i >= W ? (K)((1u << W / 2) - 1) : (K)((1u << (m - i) / 2) - 1);             \
+        V x = ca == TL_CMUL_REAL ? RWIDEN(a + i / 2, half)                                      \
+              : ca ? _mm512_maskz_loadu_##PS(live, a + i) : sa;                                  \
+        V y = cb == TL_CMUL_SQUARE_OF_A ? x : cb == TL_CMUL_REAL ? RWIDEN(b + i / 2, half)      \
+              : cb ? _mm512_maskz_loadu_##PS(live, b + i) : sb;                                  \
         V p = _mm512_maskz_mul_##PS(live, DUPHI(x), SWAP(y));                                    \
         _mm512_mask_storeu_##PS(o + i, live, _mm512_maskz_fmaddsub_##PS(live, DUPLO(x), y, p));  \
     }                                                                                            \
@@ -1140,11 +1146,16 @@ tl_cmul_##SFX##_avx512(const F *a, int ca, const F *b, int cb, F *o, npy_intp n)
 #define TL_SWAP_PD(v) _mm512_permute_pd(v, 0x55)
 #define TL_BCAST_C64(p) _mm512_castpd_ps(_mm512_set1_pd(*(const double *)(const void *)(p)))
 #define TL_BCAST_C128(p) _mm512_broadcast_f64x2(_mm_loadu_pd(p))
+/* W / 2 real values at p (mask k) as (x, +0.0) pairs */
+#define TL_RWIDEN_PS(p, k) _mm512_maskz_permutexvar_ps((__mmask16)0x5555,                        \
+    _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0), _mm512_maskz_loadu_ps(k, p))
+#define TL_RWIDEN_PD(p, k) _mm512_maskz_permutexvar_pd((__mmask8)0x55,                           \
+    _mm512_set_epi64(3, 3, 2, 2, 1, 1, 0, 0), _mm512_maskz_loadu_pd(k, p))
 TL_CMUL_AVX512(c64, float, __m512, ps, 16, __mmask16, 0xffff, TL_SWAP_PS, _mm512_moveldup_ps,
-               _mm512_movehdup_ps, TL_BCAST_C64)
+               _mm512_movehdup_ps, TL_BCAST_C64, TL_RWIDEN_PS)
 #define TL_DUPHI_PD(v) _mm512_permute_pd(v, 0xFF)
 TL_CMUL_AVX512(c128, double, __m512d, pd, 8, __mmask8, 0xff, TL_SWAP_PD, _mm512_movedup_pd,
-               TL_DUPHI_PD, TL_BCAST_C128)
+               TL_DUPHI_PD, TL_BCAST_C128, TL_RWIDEN_PD)
 #define TL_CMUL_AVX2(SFX, F, V, PS, W, SWAP, DUPLO, DUPHI, BCAST)                                \
 __attribute__((target("avx2,fma"))) static void                                                  \
 tl_cmul_##SFX##_avx2(const F *a, int ca, const F *b, int cb, F *o, npy_intp n)                   \
@@ -2890,6 +2901,49 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
     }
 #define TL_LOOP_CCMP_REAL(NAME, F, CNUM, CVTSEL, K, FALLBACK)                                    \
     TL_LOOP_CPLX_REAL(NAME, F, CNUM, CVTSEL, TL_CCMP_PARTS, K, FALLBACK)
+/* multiply (K: the join's suffix) of a complex join with one real operand: the complex multiply
+ * kernel with the real block put in (x, +0.0) pairs in registers, the element function on other
+ * layouts (the bits of both: the complex loop's on the complex blocks, which this skips; a
+ * complex64 operand of a complex128 join widened into a block first). AVX-512 CPUs only: the
+ * blocked loop (FALLBACK) runs the AVX2 kernel on its blocks. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TL_CMUL_REAL_CALL(F, K, z, x, cx, zfirst, o, n)                                          \
+    {                                                                                            \
+        F pair_[2] = {x[0], zero};           /* (a broadcast real: a complex scalar) */          \
+        const F *xs_ = (cx) ? x : pair_;                                                         \
+        int mx_ = (cx) ? TL_CMUL_REAL : 0;                                                       \
+        if (zfirst) tl_cmul_##K##_avx512(z, 1, xs_, mx_, o, n);                                  \
+        else tl_cmul_##K##_avx512(xs_, mx_, z, 1, o, n);                                         \
+        done = 1;                                                                                \
+    }
+#else
+#define TL_CMUL_REAL_CALL(F, K, z, x, cx, zfirst, o, n)
+#endif
+#define TL_CMUL_PARTS(P, F, K)                                                                   \
+    {                                                                                            \
+        int done = 0;                                                                            \
+        F wide[sizeof(P) != sizeof(F) ? 2 * TL_BLOCK : 1];                                       \
+        if (st[c] == 2 * (npy_intp)sizeof(P) && st[2] == 2 * (npy_intp)sizeof(F)) {             \
+            const F *zp = (const F *)pc;                                                         \
+            if (sizeof(P) != sizeof(F)) {    /* (complex64 widened as the complex loop's cast) */ \
+                for (j = 0; j < 2 * m; j++) wide[j] = (F)((const P *)pc)[j];                     \
+                zp = wide;                                                                       \
+            }                                                                                    \
+            TL_CMUL_REAL_CALL(F, K, zp, x, st[r] != 0, c == 0, (F *)po, m)                       \
+        }                                                                                        \
+        for (j = 0; !done && j < m; j++) {                                                       \
+            const P *z = (const P *)(pc + j * st[c]);                                            \
+            TL_CT_##F zc = {(F)z[0], (F)z[1]}, xc = {x[st[r] == 0 ? 0 : j], zero};               \
+            *(TL_CT_##F *)(po + j * st[2]) = c == 0 ? tl_multiply_##K(zc, xc, &fpe)              \
+                                                    : tl_multiply_##K(xc, zc, &fpe);             \
+        }                                                                                        \
+    }
+#define TL_LOOP_CMUL_REAL(NAME, F, CNUM, CVTSEL, K, FALLBACK)                                    \
+    TL_LOOP_CPLX_REAL(NAME##_avx512, F, CNUM, CVTSEL, TL_CMUL_PARTS, K, FALLBACK)                \
+    static int NAME(TL_LOOP_ARGS)                                                                \
+    {                                                                                            \
+        return (tl_host_avx512 ? NAME##_avx512 : FALLBACK)(ctx, data, dims, st, aux);            \
+    }
 /* the loop of all: the real operand at r converted a block at a time (x), the complex one's
  * parts at pc (float ones of a complex64 operand in a complex128 join), PARTS(P, F, K) on them
  * (explicit FP flags into fpe); zero: a 0 the compiler cannot fold */
