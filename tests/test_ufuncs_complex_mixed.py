@@ -150,6 +150,21 @@ def test_reductions_into_complex_as_numpy_on_the_cast_operand():
                       ref.reduce(h.astype(dt).reshape(30, 10), axis=0), (name, dt, "axis 0"))
 
 
+def _complex_and_real(re, im, real, pairs, sizes):
+    """(ct, rt, n, z, x) for each (complex type, real type) pair and size: z built part by part
+    from re and im (re + 1j * im would turn 1j * nan and 1j * inf into NaN real parts), x from
+    real (NaN and inf mapped into range for integers), both repeating their values to n."""
+    for ct, rt in pairs:
+        for n in sizes:
+            idx = np.arange(n) % len(re)
+            z = np.empty(n, ct)
+            z.real, z.imag = re[idx], im[idx]
+            with np.errstate(all="ignore"):
+                x = real[idx] if np.dtype(rt).kind == "f" \
+                    else np.nan_to_num(real[idx], nan=5.0, posinf=7.0, neginf=3.0)
+                yield ct, rt, n, z, x.astype(rt)
+
+
 def test_ordering_compares_with_a_real_operand_every_simd_path(simd_path):
     """less/less_equal/greater/greater_equal of a complex array with a real one
     (TL_LOOP_CCMP_REAL: the AVX-512 kernel on contiguous parts, the element function
@@ -160,25 +175,18 @@ def test_ordering_compares_with_a_real_operand_every_simd_path(simd_path):
     re = np.array([0.0, -0.0, 1.0, 3.0, np.nan, np.inf, -2.0, 1.0, 0.0, 3.0, -1.0, 2.5])
     im = np.array([0.0, 0.0, -1.0, np.nan, 0.0, 1.0, 0.0, 2.0, np.nan, -0.0, 1e-30, 0.0])
     real = np.array([0.0, 0.0, 1.0, 3.0, 1.0, np.inf, -2.0, 1.0, -0.0, 3.0, -1.0, np.nan])
-    for ct, rt in (("complex64", "float32"), ("complex64", "int16"), ("complex128", "float64"),
-                   ("complex128", "uint32"), ("complex64", "float64"), ("complex128", "float16")):
-        for n in (1, 7, 8, 12, 17, 33, 70):
-            idx = np.arange(n) % 12
-            z = np.empty(n, ct)         # (re + 1j * im would turn 1j * nan into a NaN real part)
-            z.real, z.imag = re[idx], im[idx]
-            with np.errstate(invalid="ignore"):
-                x = np.nan_to_num(real[idx], nan=5.0) if np.dtype(rt).kind in "iu" \
-                    else real[idx]
-                x = x.astype(rt)
-            t = np.result_type(tl.result_type(z, x))
-            for name in ("less", "less_equal", "greater", "greater_equal"):
-                uf, ref = getattr(tl, name), getattr(np, name)
-                for args in ((z, x), (x, z), (z, x[:1]), (x[:1], z), (z[::2], x[::2])):
-                    cast = [a.astype(t) for a in args]
-                    msg = (simd_path, name, ct, rt, n, args[0].dtype.name, args[0].shape)
-                    with np.errstate(all="ignore"):
-                        _same(uf(*args), ref(*cast), msg)
-                    assert flag_bits(uf, *args) == flag_bits(lambda: ref(*cast)), msg
+    pairs = (("complex64", "float32"), ("complex64", "int16"), ("complex128", "float64"),
+             ("complex128", "uint32"), ("complex64", "float64"), ("complex128", "float16"))
+    for ct, rt, n, z, x in _complex_and_real(re, im, real, pairs, (1, 7, 8, 12, 17, 33, 70)):
+        t = np.result_type(tl.result_type(z, x))
+        for name in ("less", "less_equal", "greater", "greater_equal"):
+            uf, ref = getattr(tl, name), getattr(np, name)
+            for args in ((z, x), (x, z), (z, x[:1]), (x[:1], z), (z[::2], x[::2])):
+                cast = [a.astype(t) for a in args]
+                msg = (simd_path, name, ct, rt, n, args[0].dtype.name, args[0].shape)
+                with np.errstate(all="ignore"):
+                    _same(uf(*args), ref(*cast), msg)
+                assert flag_bits(uf, *args) == flag_bits(lambda: ref(*cast)), msg
 
 
 def test_multiply_with_a_real_operand_every_simd_path(simd_path):
@@ -191,30 +199,22 @@ def test_multiply_with_a_real_operand_every_simd_path(simd_path):
     re = np.array([0.0, -0.0, 1.5, np.inf, np.nan, -2.0, 3.0, -np.inf, 1e30, 0.5, -0.0, 7.0])
     im = np.array([-0.0, 0.0, np.inf, 1.0, 2.0, np.nan, -0.0, 0.0, 1e30, -1.5, np.inf, 0.0])
     real = np.array([np.inf, 0.0, -0.0, 2.0, -1.0, 0.0, np.nan, 3.0, 1e10, -np.inf, 0.0, 1.0])
-    for ct, rt in (("complex64", "float32"), ("complex64", "int64"), ("complex64", "float16"),
-                   ("complex128", "float64"), ("complex128", "uint8"), ("complex64", "float64")):
-        for n in (1, 5, 8, 9, 12, 17, 40):
-            idx = np.arange(n) % 12
-            z = np.empty(n, ct)         # (re + 1j * im would turn 1j * inf into a NaN real part)
-            z.real, z.imag = re[idx], im[idx]
+    pairs = (("complex64", "float32"), ("complex64", "int64"), ("complex64", "float16"),
+             ("complex128", "float64"), ("complex128", "uint8"), ("complex64", "float64"))
+    for ct, rt, n, z, x in _complex_and_real(re, im, real, pairs, (1, 5, 8, 9, 12, 17, 40)):
+        t = np.result_type(tl.result_type(z, x))
+        # (a strided view takes the element function, whose NaN signs differ from the kernels'
+        # as NumPy's layouts do: README, Values)
+        for args, exact in (((z, x), True), ((x, z), True), ((z, x[1:2]), True),
+                            ((x[1:2], z), True), ((z[::2], x[::2]), False)):
+            cast = [a.astype(t) for a in args]
+            msg = (simd_path, ct, rt, n, args[0].dtype.name, args[0].shape)
             with np.errstate(all="ignore"):
-                x = real[idx] if np.dtype(rt).kind == "f" \
-                    else np.nan_to_num(real[idx], nan=5.0, posinf=7.0, neginf=3.0)
-                x = x.astype(rt)
-            t = np.result_type(tl.result_type(z, x))
-            # (a strided view takes the element function, whose NaN signs differ from the
-            # kernels' as NumPy's layouts do: README, Values)
-            for args, exact in (((z, x), True), ((x, z), True), ((z, x[1:2]), True),
-                                ((x[1:2], z), True), ((z[::2], x[::2]), False)):
-                cast = [a.astype(t) for a in args]
-                msg = (simd_path, ct, rt, n, args[0].dtype.name, args[0].shape)
-                with np.errstate(all="ignore"):
-                    got = tl.multiply(*args)
-                    if exact:
-                        assert got.tobytes() == tl.multiply(*cast).tobytes(), msg
-                    _same(got, np.multiply(*cast), msg)
-                assert flag_bits(tl.multiply, *args) == flag_bits(
-                    lambda: np.multiply(*cast)), msg
+                got = tl.multiply(*args)
+                if exact:
+                    assert got.tobytes() == tl.multiply(*cast).tobytes(), msg
+                _same(got, np.multiply(*cast), msg)
+            assert flag_bits(tl.multiply, *args) == flag_bits(lambda: np.multiply(*cast)), msg
 
 
 def test_real_operand_add_subtract_equal_keep_signalling_nan_semantics():

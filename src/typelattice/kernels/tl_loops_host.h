@@ -2881,16 +2881,20 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
  * complex64 call). */
 #define TL_CT_float tl_c64
 #define TL_CT_double tl_c128
+/* the complex operand's m contiguous elements at pc as F parts in zp: in place, or (a complex64
+ * operand of a complex128 join) widened into wide, as the complex loop's cast */
+#define TL_PARTS_AS_F(P, F, zp)                                                                  \
+    const F *zp = (const F *)pc;                                                                 \
+    if (sizeof(P) != sizeof(F)) {                                                                \
+        for (j = 0; j < 2 * m; j++) wide[j] = (F)((const P *)pc)[j];                             \
+        zp = wide;                                                                               \
+    }
 #define TL_CCMP_PARTS(P, F, K)                                                                   \
     {                                                                                            \
         int done = 0;                                                                            \
         F wide[sizeof(P) != sizeof(F) ? 2 * TL_BLOCK : 1];                                       \
         if (tl_host_avx512 && st[c] == 2 * (npy_intp)sizeof(P) && st[2] == 1) {                  \
-            const F *zp = (const F *)pc;                                                         \
-            if (sizeof(P) != sizeof(F)) {    /* (complex64 widened as the complex loop's cast) */ \
-                for (j = 0; j < 2 * m; j++) wide[j] = (F)((const P *)pc)[j];                     \
-                zp = wide;                                                                       \
-            }                                                                                    \
+            TL_PARTS_AS_F(P, F, zp)                                                              \
             TL_VCCMPR_CALL(K, zp, x, st[r] != 0, c == 0, (tl_bool *)po, m, done)                 \
         }                                                                                        \
         for (j = 0; !done && j < m; j++) {                                                       \
@@ -2924,11 +2928,7 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
         int done = 0;                                                                            \
         F wide[sizeof(P) != sizeof(F) ? 2 * TL_BLOCK : 1];                                       \
         if (st[c] == 2 * (npy_intp)sizeof(P) && st[2] == 2 * (npy_intp)sizeof(F)) {             \
-            const F *zp = (const F *)pc;                                                         \
-            if (sizeof(P) != sizeof(F)) {    /* (complex64 widened as the complex loop's cast) */ \
-                for (j = 0; j < 2 * m; j++) wide[j] = (F)((const P *)pc)[j];                     \
-                zp = wide;                                                                       \
-            }                                                                                    \
+            TL_PARTS_AS_F(P, F, zp)                                                              \
             TL_CMUL_REAL_CALL(F, K, zp, x, st[r] != 0, c == 0, (F *)po, m)                       \
         }                                                                                        \
         for (j = 0; !done && j < m; j++) {                                                       \
