@@ -265,6 +265,18 @@ def cblocked_ok(op, t):
             and op.rule != FIRST_INEXACT and op.name not in LOGIC16 and twin_loop(op, t) is None)
 
 
+def real_operand_loop(op, t):
+    """(loop macro, its K argument) of op's complex join t with one real operand, which reads the
+    complex operand's parts in place (the blocked loop is its fallback), or None."""
+    cmp = f"{op.name}_{SUFFIX[t]}"
+    return {"equal": ("TL_LOOP_CEQ_REAL", 0), "not_equal": ("TL_LOOP_CEQ_REAL", 1),
+            "add": ("TL_LOOP_CADD_REAL", 0), "subtract": ("TL_LOOP_CADD_REAL", 1),
+            "multiply": ("TL_LOOP_CMUL_REAL", SUFFIX[t]),
+            "less": ("TL_LOOP_CCMP_REAL", cmp), "less_equal": ("TL_LOOP_CCMP_REAL", cmp),
+            "greater": ("TL_LOOP_CCMP_REAL", cmp),
+            "greater_equal": ("TL_LOOP_CCMP_REAL", cmp)}.get(op.name)
+
+
 def ext_ok(op):
     """Ops with a loop for ml_dtypes' small floats (computed in float32)."""
     if op.nin == 1:
@@ -570,22 +582,10 @@ def op_units():
                 cnum = "NPY_CFLOAT" if t == "complex64" else "NPY_CDOUBLE"
                 out.append(f"TL_LOOP_BLOCKED_CPLX({bname}, {F}, {STORAGE[t]}, {cnum}, "
                            f"tl_loop_{op.name}_{SUFFIX[t]}, tl_cvtsel_{F})")
-                # (a real operand with the complex one's parts in place)
-                if op.name in ("equal", "not_equal"):
-                    out.append(f"TL_LOOP_CEQ_REAL({bname}_real, {F}, {cnum}, tl_cvtsel_{F}, "
-                               f"{int(op.name == 'not_equal')}, {bname})")
-                    bname += "_real"
-                elif op.name in ("add", "subtract"):
-                    out.append(f"TL_LOOP_CADD_REAL({bname}_real, {F}, {cnum}, tl_cvtsel_{F}, "
-                               f"{int(op.name == 'subtract')}, {bname})")
-                    bname += "_real"
-                elif op.name == "multiply":
-                    out.append(f"TL_LOOP_CMUL_REAL({bname}_real, {F}, {cnum}, tl_cvtsel_{F}, "
-                               f"{SUFFIX[t]}, {bname})")
-                    bname += "_real"
-                elif op.name in ("less", "less_equal", "greater", "greater_equal"):
-                    out.append(f"TL_LOOP_CCMP_REAL({bname}_real, {F}, {cnum}, tl_cvtsel_{F}, "
-                               f"{op.name}_{SUFFIX[t]}, {bname})")
+                real = real_operand_loop(op, t)
+                if real:
+                    out.append(f"{real[0]}({bname}_real, {F}, {cnum}, tl_cvtsel_{F}, {real[1]}, "
+                               f"{bname})")
                     bname += "_real"
                 mixed.append(f'    {{"{op.name}", {LOOP_TYPES.index(t)}, {bname}}},')
             if op.name == "divmod" and (t in BLOCKED_INT or t in ("float32", "float64")):
