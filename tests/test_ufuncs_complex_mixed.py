@@ -217,6 +217,34 @@ def test_multiply_with_a_real_operand_every_simd_path(simd_path):
             assert flag_bits(tl.multiply, *args) == flag_bits(lambda: np.multiply(*cast)), msg
 
 
+def test_maximum_minimum_with_a_real_operand_every_simd_path(simd_path):
+    """maximum/minimum/fmax/fmin of a complex array with a real one (TL_LOOP_CELEM_REAL: the
+    complex loop's element function on the complex parts in place and the real value with an
+    imaginary part 0): equal real parts decided by the imaginary part against 0, NaN in either
+    part or in the real operand (which one propagates), -0.0 against 0.0 (which zero is
+    returned), both orders, contiguous, broadcast (a NumPy scalar: the loop's own path),
+    strided and reversed operands, complex64
+    widened into a complex128 join: NumPy's bits and FP flags on the operands cast to the join."""
+    re = np.array([0.0, -0.0, 1.0, 3.0, np.nan, np.inf, -2.0, 1.0, 0.0, 3.0, -1.0, 2.5, -np.inf])
+    im = np.array([-0.0, 0.0, -1.0, np.nan, 0.0, 1.0, 0.0, 2.0, np.nan, -0.0, 1e-30, 0.0, 5.0])
+    real = np.array([0.0, 0.0, 1.0, 3.0, 1.0, np.inf, -0.0, 1.0, np.nan, 4.0, -1.0, np.nan, 2.0])
+    pairs = (("complex64", "float32"), ("complex64", "int64"), ("complex64", "float16"),
+             ("complex128", "float64"), ("complex128", "uint8"), ("complex64", "float64"))
+    for ct, rt, n, z, x in _complex_and_real(re, im, real, pairs, (1, 7, 13, 40)):
+        t = np.result_type(tl.result_type(z, x))
+        s = x[min(6, n - 1)]
+        for name in ("maximum", "minimum", "fmax", "fmin"):
+            uf, ref = getattr(tl, name), getattr(np, name)
+            for args in ((z, x), (x, z), (z, x[2:3]), (x[2:3], z), (z, s), (s, z),
+                         (z[::2], x[::2]), (x[::-1], z)):
+                cast = [a.astype(t) for a in args]
+                msg = (simd_path, name, ct, rt, n, args[0].dtype.name, args[0].shape)
+                with np.errstate(all="ignore"):
+                    got, want = uf(*args), ref(*cast)
+                assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), msg
+                assert flag_bits(uf, *args) == flag_bits(lambda: ref(*cast)), msg
+
+
 def test_real_operand_add_subtract_equal_keep_signalling_nan_semantics():
     """add/subtract/equal/less of a complex array with a real one read the complex parts in place
     (TL_LOOP_CADD_REAL, TL_LOOP_CEQ_REAL, TL_LOOP_CCMP_REAL), a complex64 one with a complex128

@@ -274,7 +274,9 @@ def real_operand_loop(op, t):
             "multiply": ("TL_LOOP_CMUL_REAL", SUFFIX[t]),
             "less": ("TL_LOOP_CCMP_REAL", cmp), "less_equal": ("TL_LOOP_CCMP_REAL", cmp),
             "greater": ("TL_LOOP_CCMP_REAL", cmp),
-            "greater_equal": ("TL_LOOP_CCMP_REAL", cmp)}.get(op.name)
+            "greater_equal": ("TL_LOOP_CCMP_REAL", cmp),
+            "maximum": ("TL_LOOP_CELEM_REAL", cmp), "minimum": ("TL_LOOP_CELEM_REAL", cmp),
+            "fmax": ("TL_LOOP_CELEM_REAL", cmp), "fmin": ("TL_LOOP_CELEM_REAL", cmp)}.get(op.name)
 
 
 def ext_ok(op):
