@@ -38,7 +38,7 @@ def _values(name, n, seed):
         x[:len(edge)] = np.array(edge, dtype=dt)
         return x
     sp = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.5, -2.5, 2.0 ** 24 + 1, 3e38, -3e38, 1e-45,
-          -1e-40, 1.0, 7.0, 2.0 ** 53 + 1, 1e308]
+          -1e-40, 1.0, 7.0, 2.0 ** 53 + 1, 1e308, 3e-5, -6e-8]   # (float16 subnormals)
     with np.errstate(over="ignore"):
         x = (rng.standard_normal(n) * 1e3).astype(dt)
         x[n // 2:] = np.round(x[n // 2:] / 100)
@@ -398,9 +398,10 @@ FCMP = ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal")
 def _fcmp_values(name, n, seed):
     """_values plus a signalling NaN, NaN payloads and float32 values rounding in float64 terms"""
     x = _values(name, n, seed)
-    if np.dtype(name).kind == "f":
-        bits = {4: (np.uint32, [0x7f800001, 0xffc12345]),
-                8: (np.uint64, [0x7ff0000000000001, 0xfff8000000012345])}[x.itemsize]
+    bits = {"float16": (np.uint16, [0x7c01, 0xfe45]), "bfloat16": (np.uint16, [0x7f81, 0xffc1]),
+            "float32": (np.uint32, [0x7f800001, 0xffc12345]),
+            "float64": (np.uint64, [0x7ff0000000000001, 0xfff8000000012345])}.get(name)
+    if bits:
         x[17:19] = np.array(bits[1], bits[0]).view(x.dtype)
     return x
 
@@ -449,6 +450,36 @@ def test_float_comparisons_every_simd_path(simd_path):
         msg = (simd_path, name, a, b, t)
         with np.errstate(all="raise"):
             _check_layouts(uf, ref, x, y, xc, yc, msg, in_place=True)
+
+
+@pytest.mark.parametrize("h", ["float16", "bfloat16"])
+def test_half_with_float64_every_simd_path(h, simd_path):
+    """float16/bfloat16 with float64 (converted in registers: vcvtph2ps or a shift, vcvtps2pd;
+    gcc's branch-free loop on the portable path): NumPy's bits on the operands cast first for
+    subnormal, NaN-payload and signalling-NaN half values at every chunk position and tail
+    length, both orders, scalar and strided operands; the arithmetic's FP flags those of the
+    cast and op together (a signalling NaN's 'invalid' once, however it is quieted)."""
+    hs = _fcmp_values(h, 2 * N, 1)
+    hs[[40, 63, 97, 130]] = hs[17]                       # signalling NaNs in chunks and tails
+    hs[100:110] = np.arange(1, 11).astype(np.uint16).view(hs.dtype)      # subnormals
+    d = np.roll(_fcmp_values("float64", 2 * N, 2), 3)
+    for name in ("add", "subtract", "multiply", "divide", "less", "equal", "not_equal",
+                 "greater_equal"):
+        uf, ref = getattr(tl, name), getattr(np, name)
+        for x, y in ((hs, d), (d, hs)):
+            with np.errstate(all="ignore"):
+                xc, yc = x.astype("float64"), y.astype("float64")
+            msg = (simd_path, name, x.dtype.name, y.dtype.name)
+            with np.errstate(all="ignore"):
+                _check_layouts(uf, ref, x, y, xc, yc, msg)
+                out = ref(xc, yc).dtype
+            key = (name, x.dtype.name, y.dtype.name, "float64")
+            assert _ufuncs.mixed_loop_kind(uf, (x.dtype, y.dtype, out)) == (
+                "fused" if key in FUSED else "blocked"), msg
+            if name in ("add", "subtract", "multiply", "divide"):
+                for n in (1, 33, 2 * N):
+                    assert flag_bits(uf, x[:n], y[:n]) == flag_bits(
+                        lambda: ref(x[:n].astype("float64"), y[:n].astype("float64"))), msg + (n,)
 
 
 def _int64_float_values(name, n, seed):

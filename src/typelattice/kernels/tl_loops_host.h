@@ -144,6 +144,9 @@ TL_SHARED(int tl_host_avx512, = 0);
 TL_SHARED(int tl_host_vpopcnt, = 0);     /* AVX-512 with VPOPCNTDQ */
 TL_SHARED(int tl_host_lzcnt, = 0);       /* AVX-512 with CD (vplzcntd) */
 int tl_simd_disabled(void);     /* tl_convert.c (tl_convert.h is included below) */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#endif
 static void tl_host_init(void)
 {
     int b, k;
@@ -155,6 +158,10 @@ static void tl_host_init(void)
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     __builtin_cpu_init();
     tl_host_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    {   /* and F16C (the fused loops' float16 loads), by CPUID as tl_convert.c's paths */
+        unsigned a_, b_, c_, d_;
+        if (!__get_cpuid(1, &a_, &b_, &c_, &d_) || !((c_ >> 29) & 1u)) tl_host_avx2 = 0;
+    }
     tl_host_avx512 = tl_host_avx2 && __builtin_cpu_supports("avx512f")
                      && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")
                      && __builtin_cpu_supports("avx512dq");
@@ -4342,6 +4349,10 @@ static int tl_fused_ok(void) { return 1; }
 #define TL_CV_i64(x) ((int64_t)(x))
 #define TL_CV_f32(x) ((float)(x))
 #define TL_CV_f64(x) ((double)(x))
+/* float16/bfloat16 bits to float64 (branch-free, so gcc's loops vectorize it; a signalling NaN
+ * stays one until the float64 conversion) */
+#define TL_CVH_f16(x) ((double)tl_f16_to_f32(x))
+#define TL_CVH_bf16(x) ((double)tl_bf16_to_f32(x))
 #define TL_CVB_u8(x) ((uint8_t)((x) != 0))
 #define TL_CVB_u16(x) ((uint16_t)((x) != 0))
 #define TL_CVB_u32(x) ((uint32_t)((x) != 0))
@@ -4450,6 +4461,9 @@ static inline int tl_ld32(const void *p) { int v; memcpy(&v, p, 4); return v; }
 #define TL_LD512_f64_i8(p) _mm512_cvtepi32_pd(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(p))))
 #define TL_LD512_f64_u8(p) _mm512_cvtepi32_pd(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(p))))
 #define TL_LD512_f64_b(p) _mm512_cvtepi32_pd(_mm256_cvtepu8_epi32(TL_LDB64(p)))
+#define TL_LD512_f64_f16(p) _mm512_cvtps_pd(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p))))
+#define TL_LD512_f64_bf16(p) _mm512_cvtps_pd(_mm256_castsi256_ps(_mm256_slli_epi32(             \
+    _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(p))), 16)))
 /* AVX2, 8 float32 lanes; uint32 as two exact halves summed (one rounding) */
 #define TL_LD256_f32_f32(p) _mm256_loadu_ps(p)
 #define TL_LD256_f32_i32(p) _mm256_cvtepi32_ps(_mm256_loadu_si256((const __m256i *)(p)))
@@ -4473,6 +4487,9 @@ static inline int tl_ld32(const void *p) { int v; memcpy(&v, p, 4); return v; }
 #define TL_LD256_f64_i8(p) _mm256_cvtepi32_pd(_mm_cvtepi8_epi32(_mm_cvtsi32_si128(tl_ld32(p))))
 #define TL_LD256_f64_u8(p) _mm256_cvtepi32_pd(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(tl_ld32(p))))
 #define TL_LD256_f64_b(p) _mm256_cvtepi32_pd(_mm_cvtepu8_epi32(TL_LDB32(p)))
+#define TL_LD256_f64_f16(p) _mm256_cvtps_pd(_mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)(p))))
+#define TL_LD256_f64_bf16(p) _mm256_cvtps_pd(_mm_castsi128_ps(_mm_slli_epi32(                    \
+    _mm_cvtepu16_epi32(_mm_loadl_epi64((const __m128i *)(p))), 16)))
 /* (u)int64 -> float32/float64 (no AVX2 instruction): TL_CVT64_LANES */
 #define TL_LD256_f64_u64(p) tl_ld4_f64_u64(p)
 __attribute__((target("avx512f,avx512dq"))) static inline __m512 tl_cat_ps(__m256 lo, __m256 hi)
@@ -4503,7 +4520,7 @@ __attribute__((target("avx2"))) static inline __m256 tl_u32_f32_avx2(__m256i v)
 /* K_avx512: n (a multiple of 32) comparisons, 64 per step with one 64-byte store (as the
  * same-dtype loops), results XORed with xm */
 #define TL_FUSED_CMP512(K, S1, S2, LDA, LDB, CMPM, L, P)                                         \
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) static void K##_avx512(            \
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,f16c"))) static void K##_avx512(       \
     const S1 *pa, const S2 *pb, tl_bool *po, npy_intp n, uint32_t xm)                            \
 {                                                                                                \
     npy_intp i = 0; uint32_t m, m2;                                                              \
@@ -4521,7 +4538,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) static void K##_av
 #define TL_FUSED_FCMP_X86(K, S1, S2, SFX, SFX1, SFX2, P)                                         \
 TL_FUSED_CMP512(K, S1, S2, TL_LD512_##SFX##_##SFX1, TL_LD512_##SFX##_##SFX2, TL_CMPM512_##SFX,   \
                 TL_L512_##SFX, P)                                                                \
-__attribute__((target("avx2"))) static void K##_avx2(                                            \
+__attribute__((target("avx2,f16c"))) static void K##_avx2(                                       \
     const S1 *pa, const S2 *pb, tl_bool *po, npy_intp n, uint32_t xm)                            \
 {                                                                                                \
     npy_intp i; uint32_t m;                                                                      \
