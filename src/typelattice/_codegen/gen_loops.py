@@ -365,11 +365,15 @@ FUSED_COMPUTE = ("uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32"
                  "float32", "float64")
 FUSED_INPUTS = ("bool",) + FUSED_COMPUTE + HALF
 # float16/bfloat16 with float64: converted in registers (vcvtph2ps / a shift, then vcvtps2pd;
-# blocked, float16 + float64 ran at 1.35-1.55x the float64 call), only for the ops whose result
-# is the same whether a signalling NaN is quieted by that conversion or by the op (NumPy's cast
-# keeps it signalling): arithmetic and the quiet comparisons, not max/min/copysign
+# blocked, float16 + float64 ran at 1.35-1.55x the float64 call) for the ops whose result is the
+# same whether a signalling NaN is quieted by that conversion or by the op (NumPy's cast keeps
+# it signalling): arithmetic and the quiet comparisons
 HALF_F64_OPS = ("add", "subtract", "multiply", "divide", "equal", "not_equal", "less",
                 "less_equal", "greater", "greater_equal")
+# ... and for bfloat16 (whose cast by ml_dtypes quiets a signalling NaN as vcvtps2pd does) the
+# ops that give an operand's bits (max/min, copysign); float16's stay blocked (gcc left a
+# conversion keeping the signalling NaN scalar: 25x the float64 call)
+HALF_F64_PICK = ("maximum", "minimum", "copysign")
 # float comparisons of the fused loops: one-pass SIMD kernels (TL_FUSED_KERNEL_FCMP), quiet
 # predicates
 FCMP_PRED = {"less": "_CMP_LT_OQ", "less_equal": "_CMP_LE_OQ", "greater": "_CMP_GT_OQ",
@@ -445,7 +449,8 @@ def fused_pairs(registry=None):
                         continue
                     if a == "bool" and res[2] == "bool" and t != "bool":
                         continue       # NumPy's reduce(x, dtype=bool) would take it (_ufuncs)
-                    if {a, b} & set(HALF) and name not in HALF_F64_OPS:
+                    if {a, b} & set(HALF) and name not in HALF_F64_OPS and not (
+                            name in HALF_F64_PICK and "float16" not in (a, b)):
                         continue
                     if fused_converts(a, t) and fused_converts(b, t):
                         keys.add((name, a, b, t))
