@@ -374,6 +374,9 @@ HALF_F64_OPS = ("add", "subtract", "multiply", "divide", "equal", "not_equal", "
 # ops that give an operand's bits (max/min, copysign); float16's stay blocked (gcc left a
 # conversion keeping the signalling NaN scalar: 25x the float64 call)
 HALF_F64_PICK = ("maximum", "minimum", "copysign")
+# their arithmetic's AVX-512 intrinsics (TL_FUSED_KERNEL_H64)
+H64_VOP = {"add": "_mm512_add_pd", "subtract": "_mm512_sub_pd", "multiply": "_mm512_mul_pd",
+           "divide": "_mm512_div_pd"}
 # float comparisons of the fused loops: one-pass SIMD kernels (TL_FUSED_KERNEL_FCMP), quiet
 # predicates
 FCMP_PRED = {"less": "_CMP_LT_OQ", "less_equal": "_CMP_LE_OQ", "greater": "_CMP_GT_OQ",
@@ -527,6 +530,10 @@ def emit_fused():
                            f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {post}, {SUFFIX[t]}, "
                            f"{SUFFIX[ka]}, {SUFFIX[kb]}, {'ps' if t == 'float32' else 'pd'}, "
                            f"{FARITH_VOP[kop]})")
+            elif {ka, kb} & set(HALF) and kop in H64_VOP:
+                out.append(f"TL_FUSED_KERNEL_H64({kname}, {STORAGE[ka]}, {STORAGE[kb]}, {SO}, "
+                           f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {post}, {SUFFIX[ka]}, "
+                           f"{SUFFIX[kb]}, {H64_VOP[kop]})")
             elif t == "float64" and "bool" in (ka, kb):
                 # gcc 12 leaves bool -> float64 scalar in the AVX-512 body, a branch per element
                 # (float64 + random bools: 16x the float64 call); its AVX2 body is vectorized
