@@ -364,16 +364,16 @@ FUSED_OPS = ("add", "subtract", "multiply", "divide", "maximum", "minimum", "fma
 FUSED_COMPUTE = ("uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
                  "float32", "float64")
 FUSED_INPUTS = ("bool",) + FUSED_COMPUTE + HALF
-# float16/bfloat16 with float64: converted in registers (vcvtph2ps / a shift, then vcvtps2pd;
-# blocked, float16 + float64 ran at 1.35-1.55x the float64 call) for the ops whose result is the
-# same whether a signalling NaN is quieted by that conversion or by the op (NumPy's cast keeps
-# it signalling): arithmetic and the quiet comparisons
-HALF_F64_OPS = ("add", "subtract", "multiply", "divide", "equal", "not_equal", "less",
-                "less_equal", "greater", "greater_equal")
-# ... and for bfloat16 (whose cast by ml_dtypes quiets a signalling NaN as vcvtps2pd does) the
-# ops that give an operand's bits (max/min, copysign); float16's stay blocked (gcc left a
-# conversion keeping the signalling NaN scalar: 25x the float64 call)
-HALF_F64_PICK = ("maximum", "minimum", "copysign")
+# float16/bfloat16 with float64, by half type: converted in registers (vcvtph2ps / a shift,
+# then vcvtps2pd; blocked, float16 + float64 ran at 1.35-1.55x the float64 call), for the ops
+# whose result is the same whether a signalling NaN is quieted by that conversion or by the op:
+# arithmetic and the quiet comparisons; for bfloat16 (ml_dtypes' cast quiets it as vcvtps2pd
+# does) also the ops that give an operand's bits. float16's max/min/copysign stay blocked
+# (NumPy's cast keeps its signalling NaN; gcc left a conversion keeping it scalar: 25x).
+_HALF_F64_ARITH_CMP = ("add", "subtract", "multiply", "divide", "equal", "not_equal", "less",
+                       "less_equal", "greater", "greater_equal")
+HALF_F64_OPS = {"float16": _HALF_F64_ARITH_CMP,
+                "bfloat16": _HALF_F64_ARITH_CMP + ("maximum", "minimum", "copysign")}
 # their arithmetic's AVX-512 intrinsics (TL_FUSED_KERNEL_H64)
 H64_VOP = {"add": "_mm512_add_pd", "subtract": "_mm512_sub_pd", "multiply": "_mm512_mul_pd",
            "divide": "_mm512_div_pd"}
@@ -452,8 +452,7 @@ def fused_pairs(registry=None):
                         continue
                     if a == "bool" and res[2] == "bool" and t != "bool":
                         continue       # NumPy's reduce(x, dtype=bool) would take it (_ufuncs)
-                    if {a, b} & set(HALF) and name not in HALF_F64_OPS and not (
-                            name in HALF_F64_PICK and "float16" not in (a, b)):
+                    if any(h in (a, b) and name not in HALF_F64_OPS[h] for h in HALF):
                         continue
                     if fused_converts(a, t) and fused_converts(b, t):
                         keys.add((name, a, b, t))

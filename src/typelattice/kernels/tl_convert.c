@@ -671,8 +671,9 @@ static const tl_kernels K_avx512 = {"avx512", TL_AVX512_KERNELS};
 /* the same kernels, rounding to bfloat16 with vcvtneps2bf16 (tl_bf16_insn) */
 static const tl_kernels K_avx512bf16 = {"avx512+bf16", TL_AVX512_KERNELS};
 
-/* F16C via CPUID (not every compiler's __builtin_cpu_supports knows it). */
-static int tl_cpu_f16c(void)
+/* F16C via CPUID (not every compiler's __builtin_cpu_supports knows it); the host loops'
+ * tl_host_avx2 requires it too. */
+int tl_cpu_f16c(void)
 {
     unsigned a, b, c, d;
     if (!__get_cpuid(1, &a, &b, &c, &d))

@@ -436,6 +436,11 @@ const char *tl_convert_isa(void);
  * extension (conversions, host block kernels, libmvec loops) follows it. */
 int tl_simd_disabled(void);
 
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+/* Does the CPU have F16C (CPUID)? */
+int tl_cpu_f16c(void);
+#endif
+
 /* Testing hook: force a path by name ("avx512", "avx2+f16c", "scalar") or
  * NULL for the automatic choice.  Returns 0, or -1 when the CPU lacks it.
  * Not thread-safe against concurrent conversions; call it at start-up. */

@@ -145,7 +145,7 @@ TL_SHARED(int tl_host_vpopcnt, = 0);     /* AVX-512 with VPOPCNTDQ */
 TL_SHARED(int tl_host_lzcnt, = 0);       /* AVX-512 with CD (vplzcntd) */
 int tl_simd_disabled(void);     /* tl_convert.c (tl_convert.h is included below) */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <cpuid.h>
+int tl_cpu_f16c(void);          /* tl_convert.c */
 #endif
 static void tl_host_init(void)
 {
@@ -157,11 +157,8 @@ static void tl_host_init(void)
     }
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     __builtin_cpu_init();
-    tl_host_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    {   /* and F16C (the fused loops' float16 loads), by CPUID as tl_convert.c's paths */
-        unsigned a_, b_, c_, d_;
-        if (!__get_cpuid(1, &a_, &b_, &c_, &d_) || !((c_ >> 29) & 1u)) tl_host_avx2 = 0;
-    }
+    /* (F16C: the fused loops' float16 loads, as tl_convert.c's AVX2 path) */
+    tl_host_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && tl_cpu_f16c();
     tl_host_avx512 = tl_host_avx2 && __builtin_cpu_supports("avx512f")
                      && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")
                      && __builtin_cpu_supports("avx512dq");
@@ -4617,17 +4614,14 @@ TL_FUSED_TARGET static unsigned K(const void *va, const void *vb, void *vo, npy_
 {                                                                                                \
     return tl_host_avx512 ? K##_avx512(va, vb, vo, n, x) : K##_gen(va, vb, vo, n, x);            \
 }
-/* float64 arithmetic of a float16/bfloat16 and a float64 operand (VOP its AVX-512 intrinsic):
- * on AVX-512 CPUs the TL_LD512_f64 loads (vcvtph2ps or a shift, then vcvtps2pd; gcc's loop
- * converts float16 through the branch-free tl_f16_to_f32, 1.05-1.07x the float64 call), gcc's
- * loop elsewhere */
-#define TL_FUSED_KERNEL_H64(K, S1, S2, SO, LD1, LD2, FN, POST, SFX1, SFX2, VOP)                  \
+/* kernel K with a hand-written AVX-512 version (AVX-512 CPUs; gcc's loop elsewhere): L lanes a
+ * step, each operand loaded and converted by LDA/LDB, one 512-bit op VOP, stored by STORE */
+#define TL_FUSED_KERNEL_V512(K, S1, S2, SO, LD1, LD2, FN, POST, L, LDA, LDB, VOP, STORE)         \
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,f16c"))) static void K##_avx512(       \
     const S1 *pa, const S2 *pb, SO *po, npy_intp n)                                              \
 {                                                                                                \
     npy_intp i;                                                                                  \
-    for (i = 0; i < n; i += 8)                                                                   \
-        _mm512_storeu_pd(po + i, VOP(TL_LD512_f64_##SFX1(pa + i), TL_LD512_f64_##SFX2(pb + i))); \
+    for (i = 0; i < n; i += (L)) STORE(po + i, VOP(LDA(pa + i), LDB(pb + i)));                   \
 }                                                                                                \
 TL_FUSED_BODY(K##_gen, TL_FUSED_TARGET, S1, S2, SO, LD1, LD2, FN, POST)                          \
 TL_FUSED_TARGET static unsigned K(const void *va, const void *vb, void *vo, npy_intp n, int x)   \
@@ -4635,26 +4629,19 @@ TL_FUSED_TARGET static unsigned K(const void *va, const void *vb, void *vo, npy_
     if (tl_host_avx512) { K##_avx512(va, vb, vo, n); return 0; }                                 \
     return K##_gen(va, vb, vo, n, x);                                                            \
 }
-/* integer arithmetic kernel K (16-, 32- or 64-bit compute type, VOP its AVX-512 intrinsic) on
- * AVX-512 CPUs: each operand widened by a TL_ILD load (vpmovsx/vpmovzx from memory), one 512-bit
- * op and store per vector. gcc vectorizes the element loop with 256-bit vectors there (its
- * generic tuning), widening 8-bit operands by extract + convert pairs: uint8 + int8 -> int16 ran
- * at 1.6x the int16 + int16 call in L1. gcc's code otherwise (TL_FUSED_KERNEL). */
+/* float64 arithmetic of a float16/bfloat16 and a float64 operand (VOP its AVX-512 intrinsic):
+ * the TL_LD512_f64 loads (vcvtph2ps or a shift, then vcvtps2pd; gcc's loop converts float16
+ * through the branch-free tl_f16_to_f32, 1.05-1.07x the float64 call) */
+#define TL_FUSED_KERNEL_H64(K, S1, S2, SO, LD1, LD2, FN, POST, SFX1, SFX2, VOP)                  \
+    TL_FUSED_KERNEL_V512(K, S1, S2, SO, LD1, LD2, FN, POST, 8, TL_LD512_f64_##SFX1,              \
+                         TL_LD512_f64_##SFX2, VOP, _mm512_storeu_pd)
+/* integer arithmetic kernel K (16-, 32- or 64-bit compute type, VOP its AVX-512 intrinsic):
+ * each operand widened by a TL_ILD load (vpmovsx/vpmovzx from memory). gcc vectorizes the
+ * element loop with 256-bit vectors on AVX-512 CPUs (its generic tuning), widening 8-bit operands
+ * by extract + convert pairs: uint8 + int8 -> int16 ran at 1.6x the int16 + int16 call in L1. */
 #define TL_FUSED_KERNEL_IARITH(K, S1, S2, SO, LD1, LD2, FN, BITS, SFX1, SFX2, VOP)               \
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) static void K##_avx512(            \
-    const S1 *pa, const S2 *pb, SO *po, npy_intp n)                                              \
-{                                                                                                \
-    npy_intp i;                                                                                  \
-    for (i = 0; i < n; i += TL_IL_##BITS)                                                        \
-        _mm512_storeu_si512(po + i, VOP(TL_ILD##BITS##_##SFX1(pa + i),                           \
-                                        TL_ILD##BITS##_##SFX2(pb + i)));                         \
-}                                                                                                \
-TL_FUSED_BODY(K##_gen, TL_FUSED_TARGET, S1, S2, SO, LD1, LD2, FN, TL_FUSED_ID)                   \
-TL_FUSED_TARGET static unsigned K(const void *va, const void *vb, void *vo, npy_intp n, int x)   \
-{                                                                                                \
-    if (tl_host_avx512) { K##_avx512(va, vb, vo, n); return 0; }                                 \
-    return K##_gen(va, vb, vo, n, x);                                                            \
-}
+    TL_FUSED_KERNEL_V512(K, S1, S2, SO, LD1, LD2, FN, TL_FUSED_ID, TL_IL_##BITS,                 \
+                         TL_ILD##BITS##_##SFX1, TL_ILD##BITS##_##SFX2, VOP, _mm512_storeu_si512)
 /* float arithmetic of a (u)int64 and a float (or two (u)int64) operand: AVX2 has no instruction
  * converting them, and gcc's loop converted element by element (int64 + float64 ran at 1.8x the
  * float64 call): the TL_LD256 loads (TL_CVT64_LANES), VOP the element function in vector form
