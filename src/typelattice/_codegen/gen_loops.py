@@ -365,15 +365,15 @@ FUSED_COMPUTE = ("uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32"
                  "float32", "float64")
 FUSED_INPUTS = ("bool",) + FUSED_COMPUTE + HALF
 # float16/bfloat16 with float64, by half type: converted in registers (vcvtph2ps / a shift,
-# then vcvtps2pd; blocked, float16 + float64 ran at 1.35-1.55x the float64 call), for the ops
-# whose result is the same whether a signalling NaN is quieted by that conversion or by the op:
-# arithmetic and the quiet comparisons; for bfloat16 (ml_dtypes' cast quiets it as vcvtps2pd
-# does) also the ops that give an operand's bits. float16's max/min/copysign stay blocked
-# (NumPy's cast keeps its signalling NaN; gcc left a conversion keeping it scalar: 25x).
+# then vcvtps2pd; blocked, float16 + float64 ran at 1.35-1.55x the float64 call): arithmetic
+# and the quiet comparisons, whose result is the same whether a signalling NaN is quieted by
+# that conversion or by the op, and the ops that return an operand's bits (HALF_F64_PICK): for
+# bfloat16 as they are (ml_dtypes' cast quiets it as vcvtps2pd does), for float16 through
+# exact conversions (TL_FUSED_KERNEL_H64X: NumPy's cast keeps it signalling)
 _HALF_F64_ARITH_CMP = ("add", "subtract", "multiply", "divide", "equal", "not_equal", "less",
                        "less_equal", "greater", "greater_equal")
-HALF_F64_OPS = {"float16": _HALF_F64_ARITH_CMP,
-                "bfloat16": _HALF_F64_ARITH_CMP + ("maximum", "minimum", "copysign")}
+HALF_F64_PICK = ("maximum", "minimum", "copysign")
+HALF_F64_OPS = {h: _HALF_F64_ARITH_CMP + HALF_F64_PICK for h in HALF}
 # their arithmetic's AVX-512 intrinsics (TL_FUSED_KERNEL_H64)
 H64_VOP = {"add": "_mm512_add_pd", "subtract": "_mm512_sub_pd", "multiply": "_mm512_mul_pd",
            "divide": "_mm512_div_pd"}
@@ -484,9 +484,11 @@ def emit_fused():
     keys = sorted(fused_pairs())
     units = {}
 
-    def cvt(a, t):
+    def cvt(a, t, kop=None):
         if a == t:
             return "TL_LD_id"
+        if a == "float16" and kop in HALF_F64_PICK:
+            return "TL_CVHX_f16"
         if a in HALF:
             return f"TL_CVH_{SUFFIX[a]}"
         return f"TL_CVB_{SUFFIX[t]}" if a == "bool" else f"TL_CV_{SUFFIX[t]}"
@@ -529,6 +531,10 @@ def emit_fused():
                            f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {post}, {SUFFIX[t]}, "
                            f"{SUFFIX[ka]}, {SUFFIX[kb]}, {'ps' if t == 'float32' else 'pd'}, "
                            f"{FARITH_VOP[kop]})")
+            elif "float16" in (ka, kb) and kop in HALF_F64_PICK:
+                out.append(f"TL_FUSED_KERNEL_H64X({kname}, {STORAGE[ka]}, {STORAGE[kb]}, {SO}, "
+                           f"{cvt(ka, t, kop)}, {cvt(kb, t, kop)}, {fn(kop, t)}, {post}, "
+                           f"{SUFFIX[ka]}, {SUFFIX[kb]}, {kop})")
             elif {ka, kb} & set(HALF) and kop in H64_VOP:
                 out.append(f"TL_FUSED_KERNEL_H64({kname}, {STORAGE[ka]}, {STORAGE[kb]}, {SO}, "
                            f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {post}, {SUFFIX[ka]}, "

@@ -4350,6 +4350,18 @@ static int tl_fused_ok(void) { return 1; }
  * stays one until the float64 conversion) */
 #define TL_CVH_f16(x) ((double)tl_f16_to_f32(x))
 #define TL_CVH_bf16(x) ((double)tl_bf16_to_f32(x))
+/* ... exactly, a signalling NaN kept as NumPy's cast keeps it (for the ops that return an
+ * operand's bits): a NaN's float64 bits built from its own */
+#define TL_CVHX_f16(x) tl_f16_to_f64_exact(x)
+static inline double tl_f16_to_f64_exact(uint16_t h)
+{
+    uint64_t nb = ((uint64_t)(h & 0x8000u) << 48) | 0x7ff0000000000000ull
+                  | ((uint64_t)(h & 0x03ffu) << 42);
+    double d;
+    if ((h & 0x7fffu) <= 0x7c00u) return (double)tl_f16_to_f32(h);
+    memcpy(&d, &nb, sizeof d);
+    return d;
+}
 #define TL_CVB_u8(x) ((uint8_t)((x) != 0))
 #define TL_CVB_u16(x) ((uint16_t)((x) != 0))
 #define TL_CVB_u32(x) ((uint32_t)((x) != 0))
@@ -4679,6 +4691,77 @@ __attribute__((target("avx2"))) static inline V tl_fv_minimum_##P(V a, V b)     
                                                _mm256_cmp_##P(a, a, _CMP_UNORD_Q))); }
 TL_FV_MINMAX(ps, __m256)
 TL_FV_MINMAX(pd, __m256d)
+/* max/min/copysign of float16 and float64 (TL_FUSED_KERNEL_H64X): float16 lanes converted
+ * exactly (vcvtph2ps, vcvtps2pd; a NaN lane's bits built from its own, so a signalling NaN stays
+ * one, as NumPy's cast keeps it), then tl_maximum/minimum/copysign_f64 in vector form */
+#define TL_H16_NAN_BITS(h, AND, OR, SLL, SET)                                                    \
+    OR(OR(SLL(AND(h, SET(0x8000)), 48), SET(0x7ff0000000000000ll)), SLL(AND(h, SET(0x3ff)), 42))
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,f16c"))) static inline __m512d
+tl_ldx512_f16(const uint16_t *p)
+{
+    __m128i r = _mm_loadu_si128((const __m128i *)p);
+    __mmask8 nan = _mm_cmpgt_epu16_mask(_mm_and_si128(r, _mm_set1_epi16(0x7fff)),
+                                        _mm_set1_epi16(0x7c00));
+    __m512d d = _mm512_cvtps_pd(_mm256_cvtph_ps(r));
+    if (TL_UNLIKELY(nan)) {
+        __m512i h = _mm512_cvtepu16_epi64(r);
+        __m512i nb = TL_H16_NAN_BITS(h, _mm512_and_si512, _mm512_or_si512, _mm512_slli_epi64,
+                                     _mm512_set1_epi64);
+        d = _mm512_mask_blend_pd(nan, d, _mm512_castsi512_pd(nb));
+    }
+    return d;
+}
+__attribute__((target("avx2,f16c"))) static inline __m256d tl_ldx256_f16(const uint16_t *p)
+{
+    __m128i r = _mm_loadl_epi64((const __m128i *)p);
+    __m256d d = _mm256_cvtps_pd(_mm_cvtph_ps(r));
+    if (TL_UNLIKELY(_mm_movemask_epi8(_mm_cmpgt_epi16(_mm_and_si128(r, _mm_set1_epi16(0x7fff)),
+                                                     _mm_set1_epi16(0x7c00))) & 0xff)) {
+        __m256i h = _mm256_cvtepu16_epi64(r);
+        __m256i nan = _mm256_cmpgt_epi64(_mm256_and_si256(h, _mm256_set1_epi64x(0x7fff)),
+                                         _mm256_set1_epi64x(0x7c00));
+        __m256i nb = TL_H16_NAN_BITS(h, _mm256_and_si256, _mm256_or_si256, _mm256_slli_epi64,
+                                     _mm256_set1_epi64x);
+        d = _mm256_blendv_pd(d, _mm256_castsi256_pd(nb), _mm256_castsi256_pd(nan));
+    }
+    return d;
+}
+#define TL_LDX512_f16(p) tl_ldx512_f16(p)
+#define TL_LDX512_f64(p) _mm512_loadu_pd(p)
+#define TL_LDX256_f16(p) tl_ldx256_f16(p)
+#define TL_LDX256_f64(p) _mm256_loadu_pd(p)
+#define TL_XV512_maximum(a, b) _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, b, _CMP_GT_OQ)            \
+    | _mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q), b, a)
+#define TL_XV512_minimum(a, b) _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, b, _CMP_LT_OQ)            \
+    | _mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q), b, a)
+#define TL_XV512_copysign(a, b) _mm512_or_pd(_mm512_andnot_pd(_mm512_set1_pd(-0.0), a),           \
+                                             _mm512_and_pd(_mm512_set1_pd(-0.0), b))
+#define TL_XV256_maximum(a, b) tl_fv_maximum_pd(a, b)
+#define TL_XV256_minimum(a, b) tl_fv_minimum_pd(a, b)
+#define TL_XV256_copysign(a, b) _mm256_or_pd(_mm256_andnot_pd(_mm256_set1_pd(-0.0), a),           \
+                                             _mm256_and_pd(_mm256_set1_pd(-0.0), b))
+#define TL_FUSED_KERNEL_H64X(K, S1, S2, SO, LD1, LD2, FN, POST, SFX1, SFX2, OP)                  \
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,f16c"))) static void K##_avx512(       \
+    const S1 *pa, const S2 *pb, SO *po, npy_intp n)                                              \
+{                                                                                                \
+    npy_intp i;                                                                                  \
+    for (i = 0; i < n; i += 8)                                                                   \
+        _mm512_storeu_pd(po + i, TL_XV512_##OP(TL_LDX512_##SFX1(pa + i), TL_LDX512_##SFX2(pb + i))); \
+}                                                                                                \
+__attribute__((target("avx2,f16c"))) static void K##_avx2(const S1 *pa, const S2 *pb, SO *po,    \
+                                                          npy_intp n)                            \
+{                                                                                                \
+    npy_intp i;                                                                                  \
+    for (i = 0; i < n; i += 4)                                                                   \
+        _mm256_storeu_pd(po + i, TL_XV256_##OP(TL_LDX256_##SFX1(pa + i), TL_LDX256_##SFX2(pb + i))); \
+}                                                                                                \
+TL_FUSED_BODY(K##_gen, TL_FUSED_TARGET, S1, S2, SO, LD1, LD2, FN, POST)                          \
+TL_FUSED_TARGET static unsigned K(const void *va, const void *vb, void *vo, npy_intp n, int x)   \
+{                                                                                                \
+    if (tl_host_avx512) { K##_avx512(va, vb, vo, n); return 0; }                                 \
+    if (tl_host_avx2) { K##_avx2(va, vb, vo, n); return 0; }                                     \
+    return K##_gen(va, vb, vo, n, x);                                                            \
+}
 #else
 #define TL_FUSED_FCMP_X86(K, S1, S2, SFX, SFX1, SFX2, P)
 #define TL_FUSED_FCMP_DISPATCH(K)
@@ -4689,6 +4772,8 @@ TL_FV_MINMAX(pd, __m256d)
 #define TL_FUSED_KERNEL_512(K, S1, S2, SO, LD1, LD2, FN, POST)                                   \
     TL_FUSED_KERNEL(K, S1, S2, SO, LD1, LD2, FN, POST)
 #define TL_FUSED_KERNEL_H64(K, S1, S2, SO, LD1, LD2, FN, POST, SFX1, SFX2, VOP)                  \
+    TL_FUSED_KERNEL(K, S1, S2, SO, LD1, LD2, FN, POST)
+#define TL_FUSED_KERNEL_H64X(K, S1, S2, SO, LD1, LD2, FN, POST, SFX1, SFX2, OP)                  \
     TL_FUSED_KERNEL(K, S1, S2, SO, LD1, LD2, FN, POST)
 #define TL_FUSED_KERNEL_IARITH(K, S1, S2, SO, LD1, LD2, FN, BITS, SFX1, SFX2, VOP)               \
     TL_FUSED_KERNEL(K, S1, S2, SO, LD1, LD2, FN, TL_FUSED_ID)
