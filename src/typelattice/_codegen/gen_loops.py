@@ -532,9 +532,11 @@ def emit_fused():
                            f"{SUFFIX[ka]}, {SUFFIX[kb]}, {'ps' if t == 'float32' else 'pd'}, "
                            f"{FARITH_VOP[kop]})")
             elif "float16" in (ka, kb) and kop in HALF_F64_PICK:
+                # (f16x: the exact float16 loads)
+                sfx = [SUFFIX[k] + ("x" if k == "float16" else "") for k in (ka, kb)]
                 out.append(f"TL_FUSED_KERNEL_H64X({kname}, {STORAGE[ka]}, {STORAGE[kb]}, {SO}, "
                            f"{cvt(ka, t, kop)}, {cvt(kb, t, kop)}, {fn(kop, t)}, {post}, "
-                           f"{SUFFIX[ka]}, {SUFFIX[kb]}, {kop})")
+                           f"{sfx[0]}, {sfx[1]}, {kop})")
             elif {ka, kb} & set(HALF) and kop in H64_VOP:
                 out.append(f"TL_FUSED_KERNEL_H64({kname}, {STORAGE[ka]}, {STORAGE[kb]}, {SO}, "
                            f"{cvt(ka, t)}, {cvt(kb, t)}, {fn(kop, t)}, {post}, {SUFFIX[ka]}, "

@@ -4714,22 +4714,20 @@ tl_ldx512_f16(const uint16_t *p)
 __attribute__((target("avx2,f16c"))) static inline __m256d tl_ldx256_f16(const uint16_t *p)
 {
     __m128i r = _mm_loadl_epi64((const __m128i *)p);
+    __m128i nan = _mm_cmpgt_epi16(_mm_and_si128(r, _mm_set1_epi16(0x7fff)), _mm_set1_epi16(0x7c00));
     __m256d d = _mm256_cvtps_pd(_mm_cvtph_ps(r));
-    if (TL_UNLIKELY(_mm_movemask_epi8(_mm_cmpgt_epi16(_mm_and_si128(r, _mm_set1_epi16(0x7fff)),
-                                                     _mm_set1_epi16(0x7c00))) & 0xff)) {
-        __m256i h = _mm256_cvtepu16_epi64(r);
-        __m256i nan = _mm256_cmpgt_epi64(_mm256_and_si256(h, _mm256_set1_epi64x(0x7fff)),
-                                         _mm256_set1_epi64x(0x7c00));
-        __m256i nb = TL_H16_NAN_BITS(h, _mm256_and_si256, _mm256_or_si256, _mm256_slli_epi64,
-                                     _mm256_set1_epi64x);
-        d = _mm256_blendv_pd(d, _mm256_castsi256_pd(nb), _mm256_castsi256_pd(nan));
+    if (TL_UNLIKELY(_mm_movemask_epi8(nan) & 0xff)) {
+        __m256i nb = TL_H16_NAN_BITS(_mm256_cvtepu16_epi64(r), _mm256_and_si256, _mm256_or_si256,
+                                     _mm256_slli_epi64, _mm256_set1_epi64x);
+        /* (the 16-bit lanes' mask widened, sign-extended, to the 64-bit ones) */
+        d = _mm256_blendv_pd(d, _mm256_castsi256_pd(nb),
+                             _mm256_castsi256_pd(_mm256_cvtepi16_epi64(nan)));
     }
     return d;
 }
-#define TL_LDX512_f16(p) tl_ldx512_f16(p)
-#define TL_LDX512_f64(p) _mm512_loadu_pd(p)
-#define TL_LDX256_f16(p) tl_ldx256_f16(p)
-#define TL_LDX256_f64(p) _mm256_loadu_pd(p)
+/* (suffix f16x: the exact loads, beside TL_LD512_f64_f16's quieting one) */
+#define TL_LD512_f64_f16x(p) tl_ldx512_f16(p)
+#define TL_LD256_f64_f16x(p) tl_ldx256_f16(p)
 #define TL_XV512_maximum(a, b) _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, b, _CMP_GT_OQ)            \
     | _mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q), b, a)
 #define TL_XV512_minimum(a, b) _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, b, _CMP_LT_OQ)            \
@@ -4746,14 +4744,14 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,f16c"))) static void K
 {                                                                                                \
     npy_intp i;                                                                                  \
     for (i = 0; i < n; i += 8)                                                                   \
-        _mm512_storeu_pd(po + i, TL_XV512_##OP(TL_LDX512_##SFX1(pa + i), TL_LDX512_##SFX2(pb + i))); \
+        _mm512_storeu_pd(po + i, TL_XV512_##OP(TL_LD512_f64_##SFX1(pa + i), TL_LD512_f64_##SFX2(pb + i))); \
 }                                                                                                \
 __attribute__((target("avx2,f16c"))) static void K##_avx2(const S1 *pa, const S2 *pb, SO *po,    \
                                                           npy_intp n)                            \
 {                                                                                                \
     npy_intp i;                                                                                  \
     for (i = 0; i < n; i += 4)                                                                   \
-        _mm256_storeu_pd(po + i, TL_XV256_##OP(TL_LDX256_##SFX1(pa + i), TL_LDX256_##SFX2(pb + i))); \
+        _mm256_storeu_pd(po + i, TL_XV256_##OP(TL_LD256_f64_##SFX1(pa + i), TL_LD256_f64_##SFX2(pb + i))); \
 }                                                                                                \
 TL_FUSED_BODY(K##_gen, TL_FUSED_TARGET, S1, S2, SO, LD1, LD2, FN, POST)                          \
 TL_FUSED_TARGET static unsigned K(const void *va, const void *vb, void *vo, npy_intp n, int x)   \
