@@ -64,6 +64,38 @@ def _same(got, want, msg):
         np.testing.assert_array_equal(got, want, err_msg=str(msg))
 
 
+def _fmax_rule(cmp):
+    """float fmax/fmin as typelattice's loops compute them: a if cmp(a, b) or b is NaN, else b
+    (the second of equal operands: maximum(0.0, -0.0) is -0.0). NumPy's own gives either zero
+    by lane (its SIMD body and libm tail differ), so its values are checked, not its bits (and
+    not beside a signalling NaN, which its libm tail turns into a quiet one, IEEE 754-2008's
+    maxNum, where its SIMD body and typelattice give the other operand, 2019's maximumNumber)."""
+    np_ref = {np.greater: np.fmax, np.less: np.fmin}[cmp]
+
+    def signalling(v):
+        quiet = {4: np.uint32(1 << 22), 8: np.uint64(1 << 51)}[v.dtype.itemsize]
+        return np.isnan(v) & (v.view(quiet.dtype) & quiet == 0)
+
+    def ref(a, b, out=None, where=True):
+        a, b = np.asarray(a), np.asarray(b)
+        r = np.where(cmp(a, b) | (b != b), a, b)
+        n = np_ref(a, b)
+        assert ((r == n) | (np.isnan(r) & np.isnan(n)) | signalling(a) | signalling(b)).all()
+        if out is None:
+            return r
+        np.copyto(out, r, where=where)
+        return out
+    return ref
+
+
+def _ref(name, t):
+    """The reference of op ``name`` computed in dtype t: NumPy's ufunc, but for float fmax/fmin
+    their rule (_fmax_rule)."""
+    if name in ("fmax", "fmin") and np.dtype(t).kind == "f":
+        return _fmax_rule(np.greater if name == "fmax" else np.less)
+    return getattr(np, name)
+
+
 def _cases():
     for rname, rs in RULES.items():
         for key in sorted(fused_pairs({rname: rs})):
@@ -91,9 +123,11 @@ def test_table_is_the_generated_pair_set():
                           ("left_shift", "int8", "uint8", "int16"),
                           ("right_shift", "uint32", "int8", "int64"),
                           ("add", "int64", "uint64", "float64"),
-                          ("less", "uint64", "int8", "float64")):
+                          ("less", "uint64", "int8", "float64"),
+                          ("fmax", "float32", "int64", "float32"),
+                          ("fmin", "int8", "float64", "float64"),
+                          ("fmax", "int64", "uint64", "float64")):
         assert (name, a, b, t) in keys
-    assert not any(k[0] in ("fmax", "fmin") and k[3].startswith("float") for k in keys)
 
 
 @pytest.mark.parametrize("rname", list(RULES))
@@ -103,7 +137,7 @@ def test_values_and_layouts(rname):
     ufs = _ufuncs.make_ufuncs(rname)
     keys = sorted(fused_pairs({rname: RULES[rname]}))
     for name, a, b, t in keys:
-        uf, ref = ufs[name], getattr(np, name)
+        uf, ref = ufs[name], _ref(name, t)
         x, y = _operands(a, b)
         xc, yc = x.astype(t), y.astype(t)
         msg = (rname, name, a, b, t)
@@ -487,6 +521,35 @@ def test_half_with_float64_every_simd_path(h, simd_path):
                         lambda: ref(x[:n].astype("float64"), y[:n].astype("float64"))), msg + (n,)
 
 
+def test_float_fmax_fmin_with_an_integer_every_simd_path(simd_path):
+    """fmax/fmin of a float32/float64 and an integer or bool operand (fused; two integers
+    joining in float64 run maximum/minimum's kernel: no NaN, no -0.0 there): their rule's bits
+    (_fmax_rule: -0.0 against an integer 0 gives the second operand) with NaN payloads, -0.0
+    and ties at every lane of a chunk and in the tails, both orders, scalar and strided."""
+    keys = sorted(k for k in FUSED if k[0] in ("fmax", "fmin") and np.dtype(k[3]).kind == "f")
+    assert {(a, b, t) for _, a, b, t in keys} >= {
+        ("float32", "int64", "float32"), ("uint64", "float32", "float32"),
+        ("int8", "float64", "float64"), ("float64", "bool", "float64"),
+        ("int64", "uint64", "float64")}
+    ufs = {}
+    for key in keys:
+        name, a, b, t = key
+        uf = ufs.setdefault(_rule_of(key), _ufuncs.make_ufuncs(_rule_of(key)))[name]
+        x, y = _fcmp_values(a, 2 * N, 1), np.roll(_fcmp_values(b, 2 * N, 2), 3)
+        for v in (x, y):
+            if v.dtype.kind == "f":
+                v[20:100:3] = -0.0                      # against the integer's zeros
+                v[21:100:5] = np.nan
+            else:
+                v[20:100:2] = 0                         # every lane, then the tail
+                v[101:110] = 7 if v.dtype != bool else 1
+        (x if x.dtype.kind == "f" else y)[101:110] = 7.0
+        with np.errstate(all="ignore"):
+            xc, yc = x.astype(t), y.astype(t)
+        with np.errstate(all="raise"):
+            _check_layouts(uf, _ref(name, t), x, y, xc, yc, (simd_path,) + key)
+
+
 def _int64_float_values(name, n, seed):
     """int64/uint64 values rounding in float32/float64: 2**k plus a half ulp (ties to even, down
     and up) and one off a tie, k = 24..63, their negatives, uint64 above 2**63; then _values"""
@@ -519,15 +582,15 @@ def test_int64_to_float_every_simd_path(simd_path):
                   and np.dtype(k[3]).kind == "f")
     assert {(a, b) for _, a, b, _ in keys} >= {("int64", "float32"), ("float32", "uint64"),
                                                ("uint64", "float64"), ("int64", "float64")}
-    # (integer-only ops; float fmax/fmin keep NumPy's loop, whose zero and NaN depend on the lane)
+    # (but the integer-only ops)
     assert {k[0] for k in keys} == set(FUSED_OPS) - {"bitwise_and", "bitwise_or", "bitwise_xor",
-                                                     "left_shift", "right_shift", "fmax", "fmin"}
+                                                     "left_shift", "right_shift"}
     ufs = {}
     for key in keys:
         name, a, b, t = key
         rname = _rule_of(key)
         uf = ufs.setdefault(rname, _ufuncs.make_ufuncs(rname))[name]
-        ref = getattr(np, name)
+        ref = _ref(name, t)
         x = _int64_float_values(a, 2 * N, 1)
         y = np.roll(_int64_float_values(b, 2 * N, 2), 3)
         xc, yc = x.astype(t), y.astype(t)
@@ -538,7 +601,8 @@ def test_int64_to_float_every_simd_path(simd_path):
             _check_layouts(uf, ref, x, y, xc, yc, msg)
             zero = np.zeros_like(y[:64])
         for xx, yy in ((x, y), (x[-70:], y[-70:]), (x[:64], zero), (x[::2], y[1::2])):
-            assert _flags(uf, xx, yy) == _flags(ref, xx.astype(t), yy.astype(t)), msg
+            want = _flags(getattr(np, name), xx.astype(t), yy.astype(t))
+            assert _flags(uf, xx, yy) == want, msg
 
 
 def test_integer_comparisons_every_simd_path(simd_path):
@@ -581,7 +645,7 @@ def test_arithmetic_kernels_every_simd_path(simd_path):
         rname = _rule_of(key)
         if rname not in ufs:
             ufs[rname] = _ufuncs.make_ufuncs(rname)
-        uf, ref = ufs[rname][name], getattr(np, name)
+        uf, ref = ufs[rname][name], _ref(name, t)
         x, y = _values(a, 2 * N, 1), np.roll(_values(b, 2 * N, 2), 3)
         msg = (simd_path, name, a, b, t)
         with np.errstate(all="ignore"):

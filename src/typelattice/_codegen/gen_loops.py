@@ -397,7 +397,8 @@ IARITH_VOP = {"add": "_mm512_add_epi{b}", "subtract": "_mm512_sub_epi{b}",
 # float arithmetic with a (u)int64 operand: AVX2 kernels (TL_FUSED_KERNEL_F64I) with vectorized
 # conversions (AVX2 has no instruction for them), each op's element function in vector form
 FARITH_VOP = {"add": "TL_FV_add", "subtract": "TL_FV_subtract", "multiply": "TL_FV_multiply",
-              "divide": "TL_FV_divide", "maximum": "TL_FV_maximum", "minimum": "TL_FV_minimum"}
+              "divide": "TL_FV_divide", "maximum": "TL_FV_maximum", "minimum": "TL_FV_minimum",
+              "fmax": "TL_FV_fmax", "fmin": "TL_FV_fmin"}
 
 
 def fused_converts(a, t):
@@ -443,8 +444,6 @@ def fused_pairs(registry=None):
                         # both converting to a float: the blocked loops (but for two ints
                         # joining in float64, JAX's int64 + uint64: 1.8-2x the float64 call)
                         continue
-                    if name in ("fmax", "fmin") and kind(t) == "f":
-                        continue       # (NumPy's float fmax/fmin: which zero/NaN by lane)
                     if name in ("add", "multiply") and a == t and kind(t) in "ui":
                         # (t, small int) -> t is the loop NumPy's dispatch picks for add/multiply
                         # reduce/accumulate of the small int in the default int (jnp.sum); they
@@ -469,6 +468,9 @@ def fused_kernel(name, a, b, t):
         neg.update({"greater_equal": "less", "less_equal": "greater"})
     x = int(name in neg)
     kop = neg.get(name, name)
+    if kop in ("fmax", "fmin") and flt and a != t and b != t:
+        # two integers joining in a float: no NaN, no -0.0, so maximum/minimum's kernel
+        kop = {"fmax": "maximum", "fmin": "minimum"}[kop]
     commutes = kop in ("add", "multiply", "bitwise_and", "bitwise_or", "bitwise_xor", "equal") \
         or (kop in ("maximum", "minimum", "fmax", "fmin") and not flt)  # (floats: -0.0/NaN order)
     if (b == t and a != t) or (a != t and b != t and a > b):

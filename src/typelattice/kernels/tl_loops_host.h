@@ -4681,16 +4681,18 @@ TL_FUSED_TARGET static unsigned K(const void *va, const void *vb, void *vo, npy_
 #define TL_FV_divide(P, a, b) _mm256_div_##P(a, b)
 #define TL_FV_maximum(P, a, b) tl_fv_maximum_##P(a, b)
 #define TL_FV_minimum(P, a, b) tl_fv_minimum_##P(a, b)
-/* tl_maximum/minimum (tl_elem.h): (a > b || a != a) ? a : b, (a < b || a != a) ? a : b */
-#define TL_FV_MINMAX(P, V)                                                                       \
-__attribute__((target("avx2"))) static inline V tl_fv_maximum_##P(V a, V b)                     \
-{ return _mm256_blendv_##P(b, a, _mm256_or_##P(_mm256_cmp_##P(a, b, _CMP_GT_OQ),               \
-                                               _mm256_cmp_##P(a, a, _CMP_UNORD_Q))); }          \
-__attribute__((target("avx2"))) static inline V tl_fv_minimum_##P(V a, V b)                     \
-{ return _mm256_blendv_##P(b, a, _mm256_or_##P(_mm256_cmp_##P(a, b, _CMP_LT_OQ),               \
-                                               _mm256_cmp_##P(a, a, _CMP_UNORD_Q))); }
-TL_FV_MINMAX(ps, __m256)
-TL_FV_MINMAX(pd, __m256d)
+#define TL_FV_fmax(P, a, b) tl_fv_fmax_##P(a, b)
+#define TL_FV_fmin(P, a, b) tl_fv_fmin_##P(a, b)
+/* tl_maximum/minimum/fmax/fmin (tl_elem.h): (a > b || a != a) ? a : b, (a < b || a != a) ? a : b;
+ * fmax/fmin test b for NaN instead (NAME, the compare CMP, the NaN-tested operand N) */
+#define TL_FV_MINMAX(NAME, P, V, CMP, N)                                                         \
+__attribute__((target("avx2"))) static inline V tl_fv_##NAME##_##P(V a, V b)                    \
+{ return _mm256_blendv_##P(b, a, _mm256_or_##P(_mm256_cmp_##P(a, b, CMP),                      \
+                                               _mm256_cmp_##P(N, N, _CMP_UNORD_Q))); }
+TL_FV_MINMAX(maximum, ps, __m256, _CMP_GT_OQ, a) TL_FV_MINMAX(minimum, ps, __m256, _CMP_LT_OQ, a)
+TL_FV_MINMAX(fmax, ps, __m256, _CMP_GT_OQ, b) TL_FV_MINMAX(fmin, ps, __m256, _CMP_LT_OQ, b)
+TL_FV_MINMAX(maximum, pd, __m256d, _CMP_GT_OQ, a) TL_FV_MINMAX(minimum, pd, __m256d, _CMP_LT_OQ, a)
+TL_FV_MINMAX(fmax, pd, __m256d, _CMP_GT_OQ, b) TL_FV_MINMAX(fmin, pd, __m256d, _CMP_LT_OQ, b)
 /* max/min/copysign of float16 and float64 (TL_FUSED_KERNEL_H64X): float16 lanes converted
  * exactly (vcvtph2ps, vcvtps2pd; a NaN lane's bits built from its own, so a signalling NaN stays
  * one, as NumPy's cast keeps it), then tl_maximum/minimum/copysign_f64 in vector form */
