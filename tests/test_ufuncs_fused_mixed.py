@@ -126,7 +126,9 @@ def test_table_is_the_generated_pair_set():
                           ("less", "uint64", "int8", "float64"),
                           ("fmax", "float32", "int64", "float32"),
                           ("fmin", "int8", "float64", "float64"),
-                          ("fmax", "int64", "uint64", "float64")):
+                          ("fmax", "int64", "uint64", "float64"),
+                          ("heaviside", "float32", "int8", "float32"),
+                          ("heaviside", "uint64", "int64", "float64")):
         assert (name, a, b, t) in keys
 
 

@@ -97,10 +97,11 @@ BLOCKED = {"float16": ("float", "tl_cvtsel_f16", "tl_store_f16"),
 
 
 # float32/float64 element functions with host versions in tl_loops_host.h (comparisons on integer
-# keys and sign (bfloat16's too) on the bits, which gcc vectorizes; floor/ceil/trunc quieting signalling NaNs)
+# keys, sign (bfloat16's too) and heaviside on the bits, which gcc vectorizes; floor/ceil/trunc
+# quieting signalling NaNs)
 HOST_FAST = {f"tl_{c}_{s}": f"tl_h{c}_{s}" for c in ("less", "less_equal", "greater",
                                                     "greater_equal", "sign", "floor", "ceil",
-                                                    "trunc") for s in ("f32", "f64")}
+                                                    "trunc", "heaviside") for s in ("f32", "f64")}
 HOST_FAST.update({"tl_sign_bf_f32": "tl_hsign_bf_f32", "tl_nextafter_f16": "tl_hnextafter_f16",
                   "tl_nextafter_bf16": "tl_hnextafter_bf16",
                   "tl_spacing_f16": "tl_hspacing_f16", "tl_spacing_bf16": "tl_hspacing_bf16"})
@@ -360,7 +361,8 @@ def emit_unary(op, out):
 # as much as the op itself; divide only where it computes in a float.
 FUSED_OPS = ("add", "subtract", "multiply", "divide", "maximum", "minimum", "fmax", "fmin",
              "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "equal",
-             "not_equal", "less", "less_equal", "greater", "greater_equal", "copysign")
+             "not_equal", "less", "less_equal", "greater", "greater_equal", "copysign",
+             "heaviside")
 FUSED_COMPUTE = ("uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
                  "float32", "float64")
 FUSED_INPUTS = ("bool",) + FUSED_COMPUTE + HALF
@@ -398,7 +400,7 @@ IARITH_VOP = {"add": "_mm512_add_epi{b}", "subtract": "_mm512_sub_epi{b}",
 # conversions (AVX2 has no instruction for them), each op's element function in vector form
 FARITH_VOP = {"add": "TL_FV_add", "subtract": "TL_FV_subtract", "multiply": "TL_FV_multiply",
               "divide": "TL_FV_divide", "maximum": "TL_FV_maximum", "minimum": "TL_FV_minimum",
-              "fmax": "TL_FV_fmax", "fmin": "TL_FV_fmin"}
+              "fmax": "TL_FV_fmax", "fmin": "TL_FV_fmin", "heaviside": "TL_FV_heaviside"}
 
 
 def fused_converts(a, t):

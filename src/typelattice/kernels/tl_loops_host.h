@@ -122,6 +122,28 @@ static inline F tl_hsign_##S(F x, unsigned *e)                                  
 }
 TL_HSIGN(f32, float, uint32_t, 0x7fffffffu, 0x7f800000u, 0x3f800000u)
 TL_HSIGN(f64, double, uint64_t, 0x7fffffffffffffffull, 0x7ff0000000000000ull, 0x3ff0000000000000ull)
+/* heaviside on the bits too (NaN x as it is, h0 where x is +-0, else 0 or 1 by x's sign), by
+ * masks: with selects (or tl_elem.h's branches) gcc converts a fused loop's integer h0 on its
+ * path only, which keeps the loop scalar (a conversion may raise a flag) */
+#define TL_HHEAVISIDE(S, F, U, ABSM, INF, ONE, SH)                                               \
+static inline F tl_hheaviside_##S(F x, F h0, unsigned *e)                                        \
+{                                                                                                \
+    U u, h, m, nan, zero, neg, r;                                                                \
+    F y;                                                                                         \
+    (void)e;                                                                                     \
+    memcpy(&u, &x, sizeof u);                                                                    \
+    memcpy(&h, &h0, sizeof h);                                                                   \
+    m = u & ABSM;                                                                                \
+    nan = -(U)(m > INF);                                                                         \
+    zero = -(U)(m == 0);                                                                         \
+    neg = -(u >> SH);                                                                            \
+    r = (nan & u) | (~nan & ((zero & h) | (~zero & ~neg & (U)ONE)));                             \
+    memcpy(&y, &r, sizeof y);                                                                    \
+    return y;                                                                                    \
+}
+TL_HHEAVISIDE(f32, float, uint32_t, 0x7fffffffu, 0x7f800000u, 0x3f800000u, 31)
+TL_HHEAVISIDE(f64, double, uint64_t, 0x7fffffffffffffffull, 0x7ff0000000000000ull,
+              0x3ff0000000000000ull, 63)
 /* ml_dtypes' bfloat16 sign (tl_sign_bf_f32: zeros and NaN as they are), the same way */
 static inline float tl_hsign_bf_f32(float x, unsigned *e)
 {
@@ -4693,6 +4715,17 @@ TL_FV_MINMAX(maximum, ps, __m256, _CMP_GT_OQ, a) TL_FV_MINMAX(minimum, ps, __m25
 TL_FV_MINMAX(fmax, ps, __m256, _CMP_GT_OQ, b) TL_FV_MINMAX(fmin, ps, __m256, _CMP_LT_OQ, b)
 TL_FV_MINMAX(maximum, pd, __m256d, _CMP_GT_OQ, a) TL_FV_MINMAX(minimum, pd, __m256d, _CMP_LT_OQ, a)
 TL_FV_MINMAX(fmax, pd, __m256d, _CMP_GT_OQ, b) TL_FV_MINMAX(fmin, pd, __m256d, _CMP_LT_OQ, b)
+/* tl_heaviside (tl_hheaviside): NaN a as it is, b where a is +-0, else 0 below 0 and 1 above */
+#define TL_FV_heaviside(P, a, b) tl_fv_heaviside_##P(a, b)
+#define TL_FV_HEAVISIDE(P, V)                                                                    \
+__attribute__((target("avx2"))) static inline V tl_fv_heaviside_##P(V a, V b)                   \
+{                                                                                                \
+    V z = _mm256_setzero_##P(), r = _mm256_blendv_##P(_mm256_set1_##P(1), z,                    \
+                                                      _mm256_cmp_##P(a, z, _CMP_LT_OQ));        \
+    r = _mm256_blendv_##P(r, b, _mm256_cmp_##P(a, z, _CMP_EQ_OQ));                               \
+    return _mm256_blendv_##P(r, a, _mm256_cmp_##P(a, a, _CMP_UNORD_Q));                          \
+}
+TL_FV_HEAVISIDE(ps, __m256) TL_FV_HEAVISIDE(pd, __m256d)
 /* max/min/copysign of float16 and float64 (TL_FUSED_KERNEL_H64X): float16 lanes converted
  * exactly (vcvtph2ps, vcvtps2pd; a NaN lane's bits built from its own, so a signalling NaN stays
  * one, as NumPy's cast keeps it), then tl_maximum/minimum/copysign_f64 in vector form */
