@@ -2935,16 +2935,18 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
             }                                                                                    \
     }
 #define TL_CELEM_EACH(P, F, FN, OT)                                                              \
-    if (st[c] == 2 * (npy_intp)sizeof(P) && st[2] == (npy_intp)sizeof(OT)) {                    \
-        const F x0 = x[0];                                                                       \
-        if (st[r] != 0) TL_CELEM_CONTIG(P, F, FN, OT, x[j])                                      \
-        else TL_CELEM_CONTIG(P, F, FN, OT, x0)                                                   \
-    } else                                                                                       \
-        for (j = 0; j < m; j++) {                                                                \
-            const P *z = (const P *)(pc + j * st[c]);                                            \
-            TL_CT_##F zc = {(F)z[0], (F)z[1]}, xc = {x[st[r] == 0 ? 0 : j], zero};               \
-            *(OT *)(po + j * st[2]) = c == 0 ? FN(zc, xc, &fpe) : FN(xc, zc, &fpe);               \
-        }
+    {                                                                                            \
+        if (st[c] == 2 * (npy_intp)sizeof(P) && st[2] == (npy_intp)sizeof(OT)) {                \
+            const F x0 = x[0];                                                                   \
+            if (st[r] != 0) TL_CELEM_CONTIG(P, F, FN, OT, x[j])                                  \
+            else TL_CELEM_CONTIG(P, F, FN, OT, x0)                                               \
+        } else                                                                                   \
+            for (j = 0; j < m; j++) {                                                            \
+                const P *z = (const P *)(pc + j * st[c]);                                        \
+                TL_CT_##F zc = {(F)z[0], (F)z[1]}, xc = {x[st[r] == 0 ? 0 : j], zero};           \
+                *(OT *)(po + j * st[2]) = c == 0 ? FN(zc, xc, &fpe) : FN(xc, zc, &fpe);           \
+            }                                                                                    \
+    }
 #define TL_CCMP_PARTS(P, F, K)                                                                   \
     {                                                                                            \
         int done = 0;                                                                            \
