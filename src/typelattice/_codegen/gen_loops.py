@@ -374,7 +374,7 @@ FUSED_INPUTS = ("bool",) + FUSED_COMPUTE + HALF
 # exact conversions (TL_FUSED_KERNEL_H64X: NumPy's cast keeps it signalling)
 _HALF_F64_ARITH_CMP = ("add", "subtract", "multiply", "divide", "equal", "not_equal", "less",
                        "less_equal", "greater", "greater_equal")
-HALF_F64_PICK = ("maximum", "minimum", "copysign")
+HALF_F64_PICK = ("maximum", "minimum", "copysign", "fmax", "fmin", "heaviside")
 HALF_F64_OPS = {h: _HALF_F64_ARITH_CMP + HALF_F64_PICK for h in HALF}
 # their arithmetic's AVX-512 intrinsics (TL_FUSED_KERNEL_H64)
 H64_VOP = {"add": "_mm512_add_pd", "subtract": "_mm512_sub_pd", "multiply": "_mm512_mul_pd",

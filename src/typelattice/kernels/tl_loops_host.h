@@ -4728,9 +4728,10 @@ __attribute__((target("avx2"))) static inline V tl_fv_heaviside_##P(V a, V b)   
     return _mm256_blendv_##P(r, a, _mm256_cmp_##P(a, a, _CMP_UNORD_Q));                          \
 }
 TL_FV_HEAVISIDE(ps, __m256) TL_FV_HEAVISIDE(pd, __m256d)
-/* max/min/copysign of float16 and float64 (TL_FUSED_KERNEL_H64X): float16 lanes converted
- * exactly (vcvtph2ps, vcvtps2pd; a NaN lane's bits built from its own, so a signalling NaN stays
- * one, as NumPy's cast keeps it), then tl_maximum/minimum/copysign_f64 in vector form */
+/* maximum/minimum/fmax/fmin/copysign/heaviside of float16 and float64 (TL_FUSED_KERNEL_H64X):
+ * float16 lanes converted exactly (vcvtph2ps, vcvtps2pd; a NaN lane's bits built from its own,
+ * so a signalling NaN stays one, as NumPy's cast keeps it), then the float64 element function
+ * in vector form (TL_XV512/256_*) */
 #define TL_H16_NAN_BITS(h, AND, OR, SLL, SET)                                                    \
     OR(OR(SLL(AND(h, SET(0x8000)), 48), SET(0x7ff0000000000000ll)), SLL(AND(h, SET(0x3ff)), 42))
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,f16c"))) static inline __m512d
@@ -4771,8 +4772,20 @@ __attribute__((target("avx2,f16c"))) static inline __m256d tl_ldx256_f16(const u
     | _mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q), b, a)
 #define TL_XV512_copysign(a, b) _mm512_or_pd(_mm512_andnot_pd(_mm512_set1_pd(-0.0), a),           \
                                              _mm512_and_pd(_mm512_set1_pd(-0.0), b))
+#define TL_XV512_fmax(a, b) _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, b, _CMP_GT_OQ)               \
+    | _mm512_cmp_pd_mask(b, b, _CMP_UNORD_Q), b, a)
+#define TL_XV512_fmin(a, b) _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, b, _CMP_LT_OQ)               \
+    | _mm512_cmp_pd_mask(b, b, _CMP_UNORD_Q), b, a)
+#define TL_XV512_heaviside(a, b)                                                                 \
+    _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q),                                 \
+        _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, _mm512_setzero_pd(), _CMP_EQ_OQ),             \
+            _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, _mm512_setzero_pd(), _CMP_LT_OQ),         \
+                                 _mm512_set1_pd(1.0), _mm512_setzero_pd()), b), a)
 #define TL_XV256_maximum(a, b) tl_fv_maximum_pd(a, b)
 #define TL_XV256_minimum(a, b) tl_fv_minimum_pd(a, b)
+#define TL_XV256_fmax(a, b) tl_fv_fmax_pd(a, b)
+#define TL_XV256_fmin(a, b) tl_fv_fmin_pd(a, b)
+#define TL_XV256_heaviside(a, b) tl_fv_heaviside_pd(a, b)
 #define TL_XV256_copysign(a, b) _mm256_or_pd(_mm256_andnot_pd(_mm256_set1_pd(-0.0), a),           \
                                              _mm256_and_pd(_mm256_set1_pd(-0.0), b))
 #define TL_FUSED_KERNEL_H64X(K, S1, S2, SO, LD1, LD2, FN, POST, SFX1, SFX2, OP)                  \
