@@ -272,3 +272,37 @@ def test_real_operand_add_subtract_equal_keep_signalling_nan_semantics():
             if name not in ("equal", "not_equal"):  # (the quiet ops raise none: README)
                 assert flag_bits(uf, *args) == flag_bits(
                     lambda: ref(*args, signature=(t, t, None))), (name, args[0].dtype)
+
+
+def test_complex64_with_complex128_equality_every_length():
+    """equal/not_equal of a complex64 and a complex128 array (TL_LOOP_CEQ_WIDE: the complex64
+    parts widened in registers): NumPy's on the cast operands where the parts are equal, differ
+    in one part only (by less than a float32 ulp too), hold NaN or zeros of either sign, at
+    every length up to 70 (the vector loop's tails), both orders, strided and scalar operands
+    (the blocked loop), no FP flags."""
+    rng = np.random.default_rng(5)
+    n = 70
+    z = (rng.integers(-2, 3, n) + 1j * rng.integers(-2, 3, n)).astype(np.complex64)
+    z[[3, 11, 40]] = [complex(np.nan, 1), complex(1, np.nan), complex(-0.0, 0.0)]
+    w = z.astype(np.complex128)
+    k = rng.permutation(n)
+    w[k[:12]] += 1e-12                       # real part off by less than float32's ulp
+    w[k[12:24]] += 1e-12j                    # imaginary part only
+    w[k[24:30]] = complex(0.0, -0.0)         # equal to a zero of either sign
+    w[k[30:36]] = np.conj(w[k[30:36]])       # the imaginary part's sign
+    for name in ("equal", "not_equal"):
+        uf, ref = getattr(tl, name), getattr(np, name)
+        for m in range(n + 1):
+            for a, b in ((z[:m], w[:m]), (w[:m], z[:m])):
+                want = ref(a.astype(np.complex128), b.astype(np.complex128))
+                assert flag_bits(uf, a, b) == 0, (name, m)
+                np.testing.assert_array_equal(uf(a, b), want, err_msg=f"{name} {m}")
+        mixed = ref(z.astype(np.complex128), w)
+        assert mixed.any() and not mixed.all()      # (both outcomes in the data)
+        for a, b in ((z[::2], w[1::2]), (z[5], w), (z, w[7])):
+            want = ref(np.asarray(a).astype(np.complex128), b)
+            np.testing.assert_array_equal(uf(a, b), want, err_msg=name)
+        out = np.ones(2 * n, bool)
+        uf(w, z, out=out[::2])
+        np.testing.assert_array_equal(out[::2], ref(w, z.astype(np.complex128)))
+        assert out[1::2].all()

@@ -624,6 +624,10 @@ def op_units():
                     out.append(f"{real[0]}({bname}_real, {F}, {cnum}, tl_cvtsel_{F}, {real[1]}, "
                                f"{bname})")
                     bname += "_real"
+                if op.name in ("equal", "not_equal") and t == "complex128":
+                    out.append(f"TL_LOOP_CEQ_WIDE({bname}_wide, {int(op.name == 'not_equal')}, "
+                               f"{bname})")
+                    bname += "_wide"
                 mixed.append(f'    {{"{op.name}", {LOOP_TYPES.index(t)}, {bname}}},')
             if op.name == "divmod" and (t in BLOCKED_INT or t in ("float32", "float64")):
                 C, sel, store = BLOCKED_INT[t] if t in BLOCKED_INT else BLOCKED[t]

@@ -2870,6 +2870,33 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
 #define TL_LOOP_CEQ_REAL(NAME, F, CNUM, CVTSEL, NEG, FALLBACK)                                   \
     TL_LOOP_CPLX_REAL(NAME, F, CNUM, CVTSEL, TL_CEQ_PARTS, NEG, FALLBACK)
 
+/* equal / not_equal (NEG 1) of a complex64 and a complex128 operand, both contiguous with a
+ * contiguous output: the complex64 parts widened in registers and compared with the complex128
+ * ones where they lie, what the complex128 loop gives on NumPy's (exact) cast, quiet; other
+ * layouts and a fed-back output take FALLBACK (the complex64 operand widened a block at a time
+ * ran at 1.35-1.8x the complex128 call, reading fewer bytes) */
+#define TL_LOOP_CEQ_WIDE(NAME, NEG, FALLBACK)                                                    \
+TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
+{                                                                                                \
+    npy_intp n = dims[0], j;                                                                     \
+    const int w = ctx->descriptors[0]->type_num == NPY_CFLOAT ? 0 : 1;    /* the complex64 one */ \
+    if (ctx->descriptors[w]->type_num != NPY_CFLOAT                                              \
+            || ctx->descriptors[1 - w]->type_num != NPY_CDOUBLE                                  \
+            || st[w] != 2 * (npy_intp)sizeof(float) || st[1 - w] != 2 * (npy_intp)sizeof(double) \
+            || st[2] != 1 || tl_feedback(data[0], st[0], data[2], st[2], n)                      \
+            || tl_feedback(data[1], st[1], data[2], st[2], n))                                   \
+        return FALLBACK(ctx, data, dims, st, aux);                                               \
+    {                                                                                            \
+        const float *a = (const float *)data[w];                                                 \
+        const double *b = (const double *)data[1 - w];                                           \
+        npy_bool *o = (npy_bool *)data[2];                                                       \
+        for (j = 0; j < n; j++)                                                                  \
+            o[j] = (npy_bool)((((double)a[2 * j] == b[2 * j])                                    \
+                               & ((double)a[2 * j + 1] == b[2 * j + 1])) ^ (NEG));              \
+    }                                                                                            \
+    return 0;                                                                                    \
+}
+
 /* add / subtract (SUB 1) of a complex join with one real operand: each part of NumPy's
  * complex op on the cast operands, (cr + x, ci + 0) or (x + cr, 0 + ci), computed from the
  * complex operand's parts where they lie and the real one converted to F a block at a time,
