@@ -4736,6 +4736,8 @@ TL_FUSED_TARGET static unsigned K(const void *va, const void *vb, void *vo, npy_
 #define TL_FV_minimum(P, a, b) tl_fv_minimum_##P(a, b)
 #define TL_FV_fmax(P, a, b) tl_fv_fmax_##P(a, b)
 #define TL_FV_fmin(P, a, b) tl_fv_fmin_##P(a, b)
+#define TL_FV_copysign(P, a, b) _mm256_or_##P(_mm256_andnot_##P(_mm256_set1_##P(-0.0), a),       \
+                                              _mm256_and_##P(_mm256_set1_##P(-0.0), b))
 /* tl_maximum/minimum/fmax/fmin (tl_elem.h): (a > b || a != a) ? a : b, (a < b || a != a) ? a : b;
  * fmax/fmin test b for NaN instead (NAME, the compare CMP, the NaN-tested operand N) */
 #define TL_FV_MINMAX(NAME, P, V, CMP, N)                                                         \
@@ -4760,7 +4762,7 @@ TL_FV_HEAVISIDE(ps, __m256) TL_FV_HEAVISIDE(pd, __m256d)
 /* maximum/minimum/fmax/fmin/copysign/heaviside of float16 and float64 (TL_FUSED_KERNEL_H64X):
  * float16 lanes converted exactly (vcvtph2ps, vcvtps2pd; a NaN lane's bits built from its own,
  * so a signalling NaN stays one, as NumPy's cast keeps it), then the float64 element function
- * in vector form (TL_XV512/256_*) */
+ * in vector form (TL_XV512_*, on AVX2 TL_FV_*) */
 #define TL_H16_NAN_BITS(h, AND, OR, SLL, SET)                                                    \
     OR(OR(SLL(AND(h, SET(0x8000)), 48), SET(0x7ff0000000000000ll)), SLL(AND(h, SET(0x3ff)), 42))
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,f16c"))) static inline __m512d
@@ -4795,28 +4797,20 @@ __attribute__((target("avx2,f16c"))) static inline __m256d tl_ldx256_f16(const u
 /* (suffix f16x: the exact loads, beside TL_LD512_f64_f16's quieting one) */
 #define TL_LD512_f64_f16x(p) tl_ldx512_f16(p)
 #define TL_LD256_f64_f16x(p) tl_ldx256_f16(p)
-#define TL_XV512_maximum(a, b) _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, b, _CMP_GT_OQ)            \
-    | _mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q), b, a)
-#define TL_XV512_minimum(a, b) _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, b, _CMP_LT_OQ)            \
-    | _mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q), b, a)
+/* (the AVX-512 forms of the TL_FV_* ones: a compare CMP choosing a, or a NaN in operand N) */
+#define TL_XV512_PICK(a, b, CMP, N) _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, b, CMP)            \
+                                                     | _mm512_cmp_pd_mask(N, N, _CMP_UNORD_Q), b, a)
+#define TL_XV512_maximum(a, b) TL_XV512_PICK(a, b, _CMP_GT_OQ, a)
+#define TL_XV512_minimum(a, b) TL_XV512_PICK(a, b, _CMP_LT_OQ, a)
+#define TL_XV512_fmax(a, b) TL_XV512_PICK(a, b, _CMP_GT_OQ, b)
+#define TL_XV512_fmin(a, b) TL_XV512_PICK(a, b, _CMP_LT_OQ, b)
 #define TL_XV512_copysign(a, b) _mm512_or_pd(_mm512_andnot_pd(_mm512_set1_pd(-0.0), a),           \
                                              _mm512_and_pd(_mm512_set1_pd(-0.0), b))
-#define TL_XV512_fmax(a, b) _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, b, _CMP_GT_OQ)               \
-    | _mm512_cmp_pd_mask(b, b, _CMP_UNORD_Q), b, a)
-#define TL_XV512_fmin(a, b) _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, b, _CMP_LT_OQ)               \
-    | _mm512_cmp_pd_mask(b, b, _CMP_UNORD_Q), b, a)
 #define TL_XV512_heaviside(a, b)                                                                 \
     _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q),                                 \
         _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, _mm512_setzero_pd(), _CMP_EQ_OQ),             \
             _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, _mm512_setzero_pd(), _CMP_LT_OQ),         \
                                  _mm512_set1_pd(1.0), _mm512_setzero_pd()), b), a)
-#define TL_XV256_maximum(a, b) tl_fv_maximum_pd(a, b)
-#define TL_XV256_minimum(a, b) tl_fv_minimum_pd(a, b)
-#define TL_XV256_fmax(a, b) tl_fv_fmax_pd(a, b)
-#define TL_XV256_fmin(a, b) tl_fv_fmin_pd(a, b)
-#define TL_XV256_heaviside(a, b) tl_fv_heaviside_pd(a, b)
-#define TL_XV256_copysign(a, b) _mm256_or_pd(_mm256_andnot_pd(_mm256_set1_pd(-0.0), a),           \
-                                             _mm256_and_pd(_mm256_set1_pd(-0.0), b))
 #define TL_FUSED_KERNEL_H64X(K, S1, S2, SO, LD1, LD2, FN, POST, SFX1, SFX2, OP)                  \
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,f16c"))) static void K##_avx512(       \
     const S1 *pa, const S2 *pb, SO *po, npy_intp n)                                              \
@@ -4830,7 +4824,7 @@ __attribute__((target("avx2,f16c"))) static void K##_avx2(const S1 *pa, const S2
 {                                                                                                \
     npy_intp i;                                                                                  \
     for (i = 0; i < n; i += 4)                                                                   \
-        _mm256_storeu_pd(po + i, TL_XV256_##OP(TL_LD256_f64_##SFX1(pa + i), TL_LD256_f64_##SFX2(pb + i))); \
+        _mm256_storeu_pd(po + i, TL_FV_##OP(pd, TL_LD256_f64_##SFX1(pa + i), TL_LD256_f64_##SFX2(pb + i))); \
 }                                                                                                \
 TL_FUSED_BODY(K##_gen, TL_FUSED_TARGET, S1, S2, SO, LD1, LD2, FN, POST)                          \
 TL_FUSED_TARGET static unsigned K(const void *va, const void *vb, void *vo, npy_intp n, int x)   \
