@@ -64,13 +64,14 @@ def _same(got, want, msg):
         np.testing.assert_array_equal(got, want, err_msg=str(msg))
 
 
-def _fmax_rule(cmp):
-    """float fmax/fmin as typelattice's loops compute them: a if cmp(a, b) or b is NaN, else b
-    (the second of equal operands: maximum(0.0, -0.0) is -0.0). NumPy's own gives either zero
-    by lane (its SIMD body and libm tail differ), so its values are checked, not its bits (and
-    not beside a signalling NaN, which its libm tail turns into a quiet one, IEEE 754-2008's
-    maxNum, where its SIMD body and typelattice give the other operand, 2019's maximumNumber)."""
-    np_ref = {np.greater: np.fmax, np.less: np.fmin}[cmp]
+def _fmax_rule(name):
+    """float fmax/fmin as typelattice's loops compute them: a if a > b (fmin: a < b) or b is
+    NaN, else b (the second of equal operands: maximum(0.0, -0.0) is -0.0). NumPy's own gives
+    either zero by lane (its SIMD body and libm tail differ), so its values are checked, not its
+    bits (and not beside a signalling NaN, which its libm tail turns into a quiet one, IEEE
+    754-2008's maxNum, where its SIMD body and typelattice give the other operand, 2019's
+    maximumNumber)."""
+    cmp, np_ref = (np.greater if name == "fmax" else np.less), getattr(np, name)
 
     def signalling(v):
         quiet = {4: np.uint32(1 << 22), 8: np.uint64(1 << 51)}[v.dtype.itemsize]
@@ -92,7 +93,7 @@ def _ref(name, t):
     """The reference of op ``name`` computed in dtype t: NumPy's ufunc, but for float fmax/fmin
     their rule (_fmax_rule)."""
     if name in ("fmax", "fmin") and np.dtype(t).kind == "f":
-        return _fmax_rule(np.greater if name == "fmax" else np.less)
+        return _fmax_rule(name)
     return getattr(np, name)
 
 
