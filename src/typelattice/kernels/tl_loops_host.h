@@ -724,9 +724,6 @@ static RET NAME PARAMS                                                          
  * vectors (r[0..3], r[4..7]): gcc made of an array r[8] a single 8-lane chain, loaded through
  * the stack, 3x slower than two (10^5 float32 on AVX2: 28 -> 8 us; float64 35 -> 11 us). */
 #define TL_PW_LOAD_TL_LD_id(v, p) memcpy(&(v), (p), sizeof(v));
-#define TL_PW_LOAD_TL_LD_f16(v, p)                                                               \
-    (v) = (__typeof__(v)){tl_f16_to_f32((p)[0]), tl_f16_to_f32((p)[1]), tl_f16_to_f32((p)[2]),     \
-                          tl_f16_to_f32((p)[3])};
 #define TL_PAIRWISE_FN(NAME, ATTR, S, F, LD)                                                     \
 ATTR static F NAME(const char *a, npy_intp n, npy_intp stride)                                   \
 {                                                                                                \
@@ -1056,6 +1053,69 @@ __attribute__((always_inline)) static inline T tl_red_##OPN##_##SFX(T acc, const
 #define TL_MM_INT64_2(SFX, T, BIAS)                                                              \
     TL_MM_INT64(maximum, SFX, T, >, max, BIAS) TL_MM_INT64(minimum, SFX, T, <, min, BIAS)
 TL_MM_INT64_2(u64, uint64_t, INT64_MIN) TL_MM_INT64_2(i64, int64_t, 0)
+
+/* float16/bfloat16 maximum/minimum/fmax/fmin reductions: the element loop's result (acc =
+ * FN(acc, x) left to right, on the bits) from one pass over the bits, which gcc vectorizes: whether
+ * a NaN occurs, and the extreme of the other values as an int16 key in their order (-m for a
+ * negative magnitude m, so -0.0 and +0.0 tie as they compare; SENT: no value). Then short scans:
+ * maximum/minimum give the first NaN (acc's first), fmax/fmin skip NaNs; of equal values NumPy's
+ * float16 loops keep the first, ml_dtypes' bfloat16 ones take the last (FIRST 0), which decides
+ * the sign of a zero. The chosen element's bits as they are (NaN payloads kept), as the bits
+ * loops (TL_LOOP_BITS16) give them; their element loop took 1.7-2.3 ns an element. */
+#define TL_MM16_KEY(h) ((int)(((h) & 0x8000u) ? -(int)((h) & 0x7fffu) : (int)((h) & 0x7fffu)))
+#define TL_MM16_BITS(k) ((uint16_t)((k) < 0 ? 0x8000u | (unsigned)-(k) : (unsigned)(k)))
+#define TL_MM16_PASS_FN(NAME, ATTR, CMP, SENT, INF)                                              \
+ATTR static int NAME(const uint16_t *p, npy_intp n, int *any_nan)                                \
+{                                                                                                \
+    /* (masks, not selects: gcc left a select of SENT scalar) */                                 \
+    int16_t best = SENT, nan = 0;                                                                \
+    npy_intp i;                                                                                  \
+    for (i = 0; i < n; i++) {                                                                    \
+        int16_t v = (int16_t)p[i], m = (int16_t)(v & 0x7fff), s = (int16_t)(v >> 15);            \
+        int16_t isnan = (int16_t)-(int16_t)(m > (int16_t)(INF));                                 \
+        int16_t k = (int16_t)((m ^ s) - s);                                                      \
+        k = (int16_t)((k & ~isnan) | ((int16_t)(SENT) & isnan));                                 \
+        best = k CMP best ? k : best;                                                            \
+        nan |= isnan;                                                                            \
+    }                                                                                            \
+    *any_nan = nan != 0;                                                                         \
+    return best;                                                                                 \
+}
+#define TL_MM16_PASS(DIR, SFX, CMP, SENT, INF)                                                   \
+    TL_RT_VARIANTS(TL_MM16_PASS_FN, tl_mm16_##DIR##_##SFX, int,                                  \
+                   (const uint16_t *p, npy_intp n, int *any_nan), (p, n, any_nan), CMP, SENT, INF)
+TL_MM16_PASS(max, f16, >, INT16_MIN, 0x7c00u) TL_MM16_PASS(min, f16, <, INT16_MAX, 0x7c00u)
+TL_MM16_PASS(max, bf16, >, INT16_MIN, 0x7f80u) TL_MM16_PASS(min, bf16, <, INT16_MAX, 0x7f80u)
+#define TL_MM16_RED(OPN, SFX, DIR, CMP, SENT, INF, NANSKIP, FIRST)                               \
+static uint16_t tl_red_##OPN##_##SFX(uint16_t acc, const uint16_t *p, npy_intp n)                \
+{                                                                                                \
+    int any_nan, k, ka, acc_nan = (acc & 0x7fffu) > (INF);                                       \
+    npy_intp j;                                                                                  \
+    if (n == 0) return acc;                                                                      \
+    k = tl_mm16_##DIR##_##SFX(p, n, &any_nan);                                                   \
+    if (!(NANSKIP) && !acc_nan && any_nan)                                                       \
+        for (j = 0; ; j++) if ((p[j] & 0x7fffu) > (INF)) { acc = p[j]; acc_nan = 1; break; }     \
+    if (acc_nan && (!(NANSKIP) || k == (SENT))) return acc;                                      \
+    ka = acc_nan ? (SENT) : TL_MM16_KEY(acc);                                                    \
+    if (k == (SENT) || (ka != (SENT) && !(k CMP ka))) k = ka;    /* acc is the extreme */        \
+    if (k != 0) return TL_MM16_BITS(k);                                                          \
+    /* a zero: the first or the last of the zeros, acc's first */                               \
+    if (FIRST) {                                                                                 \
+        if (ka == 0) return acc;                                                                 \
+        for (j = 0; j < n; j++) if ((p[j] & 0x7fffu) == 0) return p[j];                          \
+    } else {                                                                                     \
+        for (j = n - 1; j >= 0; j--) if ((p[j] & 0x7fffu) == 0) return p[j];                     \
+    }                                                                                            \
+    return acc;                                                                                  \
+}
+TL_MM16_RED(maximum, f16, max, >, INT16_MIN, 0x7c00u, 0, 1)
+TL_MM16_RED(minimum, f16, min, <, INT16_MAX, 0x7c00u, 0, 1)
+TL_MM16_RED(fmax, f16, max, >, INT16_MIN, 0x7c00u, 1, 1)
+TL_MM16_RED(fmin, f16, min, <, INT16_MAX, 0x7c00u, 1, 1)
+TL_MM16_RED(maximum, bf16, max, >, INT16_MIN, 0x7f80u, 0, 0)
+TL_MM16_RED(minimum, bf16, min, <, INT16_MAX, 0x7f80u, 0, 0)
+TL_MM16_RED(fmax, bf16, max, >, INT16_MIN, 0x7f80u, 1, 0)
+TL_MM16_RED(fmin, bf16, min, <, INT16_MAX, 0x7f80u, 1, 0)
 
 /* logical_or/and/xor reductions of bool (nonzero bytes are True): early exit at the first
  * True (or) / False (and), as NumPy's; xor counts the True bytes */
@@ -2032,6 +2092,24 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
     { TL_LOOP2_RED_BODY(S, LD, TL_ST_id, FN) }                                                   \
 }
 
+/* float16/bfloat16 loops rounding every step (all but float16's add/subtract/multiply/divide,
+ * which NumPy accumulates in float32: TL_LOOP2_RED, TL_LOOP2_PW): a reduction keeps the
+ * accumulator's bits in a register, ST(FN(LD(acc), LD(x))) each step, where the element loop
+ * stored it and read it back (bfloat16 add.reduce: 5.7 ns an element, ml_dtypes' loop's speed). */
+#define TL_RED16_CHAIN(S, LD, ST, FN)                                                            \
+    if (TL_RED_SHAPE(data, st)) {                                                                \
+        npy_intp n = dims[0], i, sb = st[1];                                                     \
+        const char *b = data[1];                                                                 \
+        unsigned fpe = 0;                                                                        \
+        S acc = *(const S *)data[0];                                                             \
+        for (i = 0; i < n; i++, b += sb) acc = ST(FN(LD(acc), LD(*(const S *)b), &fpe), &fpe);   \
+        *(S *)data[0] = acc;                                                                     \
+        return tl_finish(fpe);                                                                   \
+    }
+#define TL_LOOP2_RED16(NAME, S, LD, ST, FN)                                                      \
+TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
+{ TL_RED16_CHAIN(S, LD, ST, FN) { TL_LOOP2_BODY(S, S, S, LD, LD, ST, FN) } }
+
 /* float32/float64 maximum/minimum/fmax/fmin of contiguous or broadcast operands into a contiguous
  * output on AVX2, in NumPy's form: the max/min instruction (which gives b on ties and when either
  * is NaN) and a blend keeping a where a NaN must win (maximum/minimum: a NaN a; fmax/fmin: a NaN
@@ -2631,21 +2709,30 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
 { TL_LOOP_BLOCKED_BODY(C, OC, TL_BLK_ELEM, FN, CVTSEL, STORE) }
 
 /* NumPy's pairwise summation of the values of n elements of any dtype a converter CVT turns into
- * the compute type (SFX f32/f64: float/double): the leaves of up to 128 elements, converted into a
- * buffer, sum as those of the converted array would, so a reduction with dtype=/out= of a float
- * type gives np.add.reduce(x.astype(that type))'s bits, not an in-order sum's */
+ * the compute type (SFX f32/f64: float/double): parts of up to 1024 elements, converted into a
+ * buffer, sum as those of the converted array would (tl_pairwise_* splits them as the whole), so
+ * a reduction with dtype=/out= of a float type gives np.add.reduce(x.astype(that type))'s bits,
+ * not an in-order sum's. (Converting 128-element leaves one call each, float16 add.reduce took
+ * 0.34 ns an element.) */
 #define TL_PAIRWISE_CVT(SFX, C, CVT)                                                             \
 static C tl_pairwise_cvt_##SFX(CVT cv, const char *a, npy_intp n, npy_intp stride)              \
 {                                                                                                \
     npy_intp n2;                                                                                 \
-    if (n <= 128) {                                                                              \
-        C buf[128];                                                                              \
+    if (n <= 1024) {                                                                             \
+        C buf[1024];                                                                             \
         return tl_pairwise_##SFX((const char *)cv(a, stride, buf, n), n, (npy_intp)sizeof(C));   \
     }                                                                                            \
     n2 = n / 2;                                                                                  \
     n2 -= n2 % 8;                                                                                \
     return tl_pairwise_cvt_##SFX(cv, a, n2, stride)                                              \
            + tl_pairwise_cvt_##SFX(cv, a + n2 * stride, n - n2, stride);                         \
+}
+/* float16's (NumPy's HALF_pairwise_sum): the exact float32 values of its leaves converted a block
+ * at a time (F16C), so the same sums; each value converted on its own took 1.1 ns an element */
+#define TL_PAIRWISE_F16                                                                          \
+static float tl_pairwise_f16(const char *a, npy_intp n, npy_intp stride)                         \
+{                                                                                                \
+    return tl_pairwise_cvt_f32(tl_cvt_f16_f, a, n, stride);                                      \
 }
 /* A blocked loop whose reduction (its call shape) folds as NumPy's loop of the result type does
  * the cast operand: the accumulator in the compute type C over the call, stored once. FOLD:
@@ -3225,13 +3312,33 @@ static inline uint16_t tl_b16_fmin_##S(uint16_t a, uint16_t b)                  
 TL_MINMAX16_FNS(f16, 0x7c00u, tl_c16_greater_equal_f16, tl_c16_less_equal_f16)
 TL_MINMAX16_FNS(bf16, 0x7f80u, tl_c16_greater_bf16, tl_c16_less_bf16)
 
-/* same-dtype float16/bfloat16 loops of a bits function (TL_BITS16_FNS), any strides */
+/* copysign/heaviside reductions: the element loop's chain, the accumulator in a register */
+#define TL_RED16_CHAIN_FN(OPN, S)                                                                \
+static uint16_t tl_red_##OPN##_##S(uint16_t acc, const uint16_t *p, npy_intp n)                  \
+{                                                                                                \
+    npy_intp j;                                                                                  \
+    for (j = 0; j < n; j++) acc = tl_b16_##OPN##_##S(acc, p[j]);                                 \
+    return acc;                                                                                  \
+}
+TL_RED16_CHAIN_FN(copysign, f16) TL_RED16_CHAIN_FN(heaviside, f16)
+TL_RED16_CHAIN_FN(copysign, bf16) TL_RED16_CHAIN_FN(heaviside, bf16)
+
+/* same-dtype float16/bfloat16 loops of a bits function (TL_BITS16_FNS), any strides; reductions
+ * of contiguous data through tl_red_<op>_<S> (max/min: one SIMD pass), strided ones by the chain
+ * with the accumulator in a register (the element loop stored and reloaded it each step) */
 #define TL_LOOP_BITS16(NAME, S, OPN)                                                             \
 TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
 {                                                                                                \
     npy_intp i, n = dims[0];                                                                     \
     (void)ctx; (void)aux;                                                                        \
-    if (st[0] == 2 && st[1] == 2 && st[2] == 2) {                                                \
+    if (TL_RED_SHAPE(data, st)) {                                                                \
+        uint16_t acc = *(const uint16_t *)data[0];                                               \
+        const char *b = data[1];                                                                 \
+        if (st[1] == 2) acc = tl_red_##OPN##_##S(acc, (const uint16_t *)b, n);                   \
+        else for (i = 0; i < n; i++, b += st[1]) acc = tl_b16_##OPN##_##S(acc, *(const uint16_t *)b); \
+        *(uint16_t *)data[0] = acc;                                                              \
+    }                                                                                            \
+    else if (st[0] == 2 && st[1] == 2 && st[2] == 2) {                                           \
         const uint16_t *a = (const uint16_t *)data[0], *b = (const uint16_t *)data[1];           \
         uint16_t *o = (uint16_t *)data[2];                                                       \
         for (i = 0; i < n; i++) o[i] = tl_b16_##OPN##_##S(a[i], b[i]);                           \
