@@ -182,3 +182,40 @@ def test_reductions_rounding_every_step(name, dt):
                 with np.errstate(all="ignore"):
                     want = getattr(np, name).reduce(x)
                 assert _bits(acc[0]).tobytes() == _bits(want).tobytes(), (name, n)
+
+
+@pytest.mark.parametrize("name", ["add", "subtract", "multiply", "divide", "power", "hypot",
+                                  "arctan2", "maximum", "fmin", "copysign"])
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+def test_accumulate_runs_the_element_loop_in_order(name, dt):
+    """accumulate (the output fed back into the first input: the element loop, in order, where
+    the fused and blocked loops would read a block ahead): bit for bit and warning for warning
+    NumPy's float16 loops and ml_dtypes' bfloat16 ones, with specials, contiguous, strided, along
+    either axis, and with out= (a view of the input: the same chain)."""
+    d = F16 if dt == "float16" else BF16
+    uf, ref = getattr(tl, name), getattr(np, name)
+    rng = np.random.default_rng(11)
+    for n in (2, 3, 17, 64, 1000):
+        x = (rng.random(n) * 2 + 0.25).astype(d)
+        if n > 3:
+            x[rng.integers(0, n, 3)] = np.array(SPECIAL[dt][:12:5], np.uint16).view(d)
+        for v in (x, np.repeat(x, 3)[::3]):
+            got, gw = _run(uf.accumulate, v)
+            want, ww = _run(ref.accumulate, v)
+            assert _bits(got).tobytes() == _bits(want).tobytes(), (name, dt, n)
+            if name not in QUIET_BITS:
+                assert gw == ww, (name, dt, n, gw, ww)
+        m = np.stack([x, x[::-1]])
+        for axis in (0, 1):
+            with np.errstate(all="ignore"):
+                assert _bits(uf.accumulate(m, axis=axis)).tobytes() == \
+                    _bits(ref.accumulate(m, axis=axis)).tobytes(), (name, axis)
+        y = x.copy()
+        with np.errstate(all="ignore"):
+            uf.accumulate(y, out=y)
+            assert _bits(y).tobytes() == _bits(ref.accumulate(x)).tobytes(), (name, n)
+
+
+# ops whose typelattice loops are quiet where the references compute in float32 with signalling
+# compares (test_ufuncs_half_bits.QUIET)
+QUIET_BITS = ("maximum", "fmin", "copysign")

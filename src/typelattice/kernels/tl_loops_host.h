@@ -683,6 +683,11 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
 }
 /* a reduction's call: the accumulator (stride 0) is the first input and the output */
 #define TL_RED_SHAPE(data, st) ((data)[0] == (data)[2] && (st)[0] == 0 && (st)[2] == 0)
+/* ... or any call whose output is fed back into an input (accumulate's out[i] = f(out[i - 1],
+ * x[i])): the element loop's order */
+#define TL_CHAIN_SHAPE(data, st, n)                                                              \
+    (TL_RED_SHAPE(data, st) || tl_feedback((data)[0], (st)[0], (data)[2], (st)[2], (n))           \
+     || tl_feedback((data)[1], (st)[1], (data)[2], (st)[2], (n)))
 #define TL_LOOP2_RED_BODY(S, LD, ST, FN)                                                         \
     if (TL_RED_SHAPE(data, st)) {                                                                \
         npy_intp n = dims[0], i, sb = st[1];                                                     \
