@@ -3347,8 +3347,9 @@ TL_RED16_CHAIN_FN(copysign, f16) TL_RED16_CHAIN_FN(heaviside, f16)
 TL_RED16_CHAIN_FN(copysign, bf16) TL_RED16_CHAIN_FN(heaviside, bf16)
 
 /* same-dtype float16/bfloat16 loops of a bits function (TL_BITS16_FNS), any strides; reductions
- * of contiguous data through tl_red_<op>_<S> (max/min: one SIMD pass), strided ones by the chain
- * with the accumulator in a register (the element loop stored and reloaded it each step) */
+ * of contiguous data through tl_red_<op>_<S> (max/min: one SIMD pass), strided ones and
+ * accumulate by the chain with the running value in a register (the element loop stored and
+ * reloaded it each step) */
 #define TL_LOOP_BITS16(NAME, S, OPN)                                                             \
 TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
 {                                                                                                \
@@ -3360,6 +3361,15 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
         if (st[1] == 2) acc = tl_red_##OPN##_##S(acc, (const uint16_t *)b, n);                   \
         else for (i = 0; i < n; i++, b += st[1]) acc = tl_b16_##OPN##_##S(acc, *(const uint16_t *)b); \
         *(uint16_t *)data[0] = acc;                                                              \
+    }                                                                                            \
+    else if (data[0] + st[0] == data[2] && st[0] == st[2] && st[0] != 0) {    /* accumulate */   \
+        uint16_t acc = *(const uint16_t *)data[0];                                               \
+        const char *b = data[1];                                                                 \
+        char *o = data[2];                                                                       \
+        for (i = 0; i < n; i++, b += st[1], o += st[2]) {                                        \
+            acc = tl_b16_##OPN##_##S(acc, *(const uint16_t *)b);                                 \
+            *(uint16_t *)o = acc;                                                                \
+        }                                                                                        \
     }                                                                                            \
     else if (st[0] == 2 && st[1] == 2 && st[2] == 2) {                                           \
         const uint16_t *a = (const uint16_t *)data[0], *b = (const uint16_t *)data[1];           \
