@@ -364,6 +364,8 @@ TL_VCMP(equal, f64, double) TL_VCMP(not_equal, f64, double)
         }                                                                                        \
     }
 /* (S1, S2) -> SO: out = ST(FN(LD1(a), LD2(b))) */
+/* accumulate's call: the output one element behind the first input, out[i] = f(out[i - 1], b[i]) */
+#define TL_ACC_SHAPE(data, st) ((data)[0] + (st)[0] == (data)[2] && (st)[0] == (st)[2] && (st)[0] != 0)
 /* (not complex128 max/min: their two-part compare as a register chain ran 1.2x slower than the
  * element loop, whose branch the CPU predicts past the store; by name, as some FN are macros,
  * compared at compile time) */
@@ -376,9 +378,8 @@ TL_VCMP(equal, f64, double) TL_VCMP(not_equal, f64, double)
     npy_intp sa = st[0], sb = st[1], so = st[2];                                                 \
     unsigned fpe = 0;                                                                            \
     (void)ctx; (void)aux;                                                                        \
-    if (a + sa == o && sa == so && sa != 0 && __builtin_types_compatible_p(S1, SO)              \
-            && TL_ACC_CHAIN_OK(FN)) {                                                            \
-        /* accumulate's chain, out[i] = f(out[i - 1], b[i]): the running value in a register    \
+    if (TL_ACC_SHAPE(data, st) && __builtin_types_compatible_p(S1, SO) && TL_ACC_CHAIN_OK(FN)) { \
+        /* accumulate's chain: the running value in a register                                  \
          * (stored and read back, each step waited on store-to-load forwarding: float64        \
          * add.accumulate 3.3 ns an element, NumPy's time) */                                     \
         S1 acc = *(const S1 *)a;                                                                 \
@@ -3365,7 +3366,7 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
         else for (i = 0; i < n; i++, b += st[1]) acc = tl_b16_##OPN##_##S(acc, *(const uint16_t *)b); \
         *(uint16_t *)data[0] = acc;                                                              \
     }                                                                                            \
-    else if (data[0] + st[0] == data[2] && st[0] == st[2] && st[0] != 0) {    /* accumulate */   \
+    else if (TL_ACC_SHAPE(data, st)) {                                                           \
         uint16_t acc = *(const uint16_t *)data[0];                                               \
         const char *b = data[1];                                                                 \
         char *o = data[2];                                                                       \
