@@ -219,3 +219,21 @@ def test_accumulate_runs_the_element_loop_in_order(name, dt):
 # ops whose typelattice loops are quiet where the references compute in float32 with signalling
 # compares (test_ufuncs_half_bits.QUIET)
 QUIET_BITS = ("maximum", "fmin", "copysign")
+
+
+def test_bfloat16_reductions_round_ties_to_even():
+    """Sums exactly halfway between two bfloat16 values, for every mantissa of a binade and its
+    negation, in a chain (each step a tie) and with other steps between: ml_dtypes' rounding
+    (ties to the even mantissa), one 1-D reduction per row (the chain's own call)."""
+    a = (0x3f80 + np.arange(128)).astype(np.uint16).view(BF16)          # [1, 2), every mantissa
+    h = np.array(2.0 ** -8, BF16)                                       # half an ulp of them
+    one = np.array(1.0, BF16)
+    for sign in (1, -1):
+        for v in a:
+            v = BF16.type(sign * float(v))
+            for x in (np.array([v, sign * h], BF16), np.array([v] + [sign * h] * 5, BF16),
+                      np.array([v, sign * h, one, -sign * h, sign * h], BF16)):
+                for name in ("add", "subtract"):
+                    got = getattr(tl, name).reduce(x)
+                    want = getattr(np, name).reduce(x)
+                    assert _bits(got).tobytes() == _bits(want).tobytes(), (name, x)
