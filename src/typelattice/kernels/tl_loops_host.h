@@ -2121,10 +2121,9 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
 
 /* float16/bfloat16 loops rounding every step (all but float16's add/subtract/multiply/divide,
  * which NumPy accumulates in float32: TL_LOOP2_RED, TL_LOOP2_PW): a reduction keeps the
- * accumulator's bits in a register, ST(FN(LD(acc), LD(x))) each step, where the element loop
- * stored it and read it back (bfloat16 add.reduce: 5.7 ns an element, ml_dtypes' loop's speed). */
-/* (the accumulator as the rounded value in LD's type: TL_RND_<ST> rounds to the half type and
- * back, ST(LD(x)) giving x's bits, so the last ST stores them) */
+ * accumulator in a register, where the element loop stored it and read it back (bfloat16
+ * add.reduce: 5.7 ns an element, ml_dtypes' loop's speed); as the rounded value in LD's type,
+ * TL_RND_<ST>(x) = LD(ST(x)) each step, so the last ST stores its bits */
 #define TL_RED16_CHAIN(S, LD, ST, FN)                                                            \
     if (TL_RED_SHAPE(data, st)) {                                                                \
         npy_intp n = dims[0], i, sb = st[1];                                                     \
