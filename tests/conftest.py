@@ -1,7 +1,9 @@
 import json
 import re
+import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from typelattice import _ufuncs
@@ -52,3 +54,14 @@ def simd_path(request):
     _ufuncs.set_simd(request.param)
     yield request.param
     _ufuncs.set_simd(None)
+
+
+def run_with_warnings(f, *args, **kw):
+    """(f(*args, **kw), the sorted distinct RuntimeWarning kinds it raised: 'overflow',
+    'invalid value'...), every FP condition set to warn."""
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        with np.errstate(all="warn"):
+            r = f(*args, **kw)
+    return r, sorted({str(m.message).split(" encountered")[0] for m in w
+                      if issubclass(m.category, RuntimeWarning)})

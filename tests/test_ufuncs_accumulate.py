@@ -4,21 +4,16 @@ fold of the same ufunc's element results, value for value and warning for warnin
 strided, in place (out= the input) and along either axis; and NumPy's own accumulate for the
 common ops (np.cumsum's add, cumprod's multiply, running max/min; complex multiply: the fold
 of NumPy's own multiply, which its accumulate is not)."""
-import warnings
-
-import ml_dtypes
 import numpy as np
 import pytest
 
 import typelattice as tl
+from conftest import run_with_warnings
+from ufunc_reference import dtype
 
 DTYPES = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
           "float16", "bfloat16", "float32", "float64", "complex64", "complex128"]
 BINARY = [n for n in tl.UFUNC_NAMES if getattr(tl, n).nin == 2 and getattr(tl, n).nout == 1]
-
-
-def _dt(name):
-    return np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype(name)
 
 
 def _values(d, n, rng):
@@ -36,15 +31,6 @@ def _values(d, n, rng):
     return v
 
 
-def _run(f):
-    with warnings.catch_warnings(record=True) as w:
-        warnings.simplefilter("always")
-        with np.errstate(all="warn"):
-            r = f()
-    return r, sorted({str(m.message).split(" encountered")[0] for m in w
-                      if issubclass(m.category, RuntimeWarning)})
-
-
 def _bits(x):
     x = np.ascontiguousarray(x)
     return x.view(np.uint8).tobytes() if x.dtype.kind != "b" else x.tobytes()
@@ -54,7 +40,7 @@ def _cases():
     for name in BINARY:
         uf = getattr(tl, name)
         for t in DTYPES:
-            d = _dt(t)
+            d = dtype(t)
             x = _values(d, 3, np.random.default_rng(0))
             try:
                 with np.errstate(all="ignore"):
@@ -72,7 +58,7 @@ VECTOR_MATH = ("power", "float_power", "arctan2")
 
 @pytest.mark.parametrize("name,t", list(_cases()))
 def test_accumulate_is_the_fold_of_the_element_results(name, t):
-    uf, d = getattr(tl, name), _dt(t)
+    uf, d = getattr(tl, name), dtype(t)
     rng = np.random.default_rng(len(name) + len(t))
     for n in (2, 9, 70):
         x = _values(d, n, rng)
@@ -88,8 +74,8 @@ def test_accumulate_is_the_fold_of_the_element_results(name, t):
                 out[i:i + 1] = uf(out[i - 1:i], x[i:i + 1])
             return out
 
-        want, ww = _run(fold)
-        got, gw = _run(lambda: uf.accumulate(x))
+        want, ww = run_with_warnings(fold)
+        got, gw = run_with_warnings(lambda: uf.accumulate(x))
         assert got.dtype == r
         if name in VECTOR_MATH and d.kind == "f":
             # each step within 2 ulp of the element op on the chain's own previous value (a
@@ -102,14 +88,14 @@ def test_accumulate_is_the_fold_of_the_element_results(name, t):
         assert _bits(got) == _bits(want), (name, t, n, got, want)
         assert gw == ww, (name, t, n, gw, ww)
         s = np.repeat(x, 2)[::2]
-        got_s, _ = _run(lambda: uf.accumulate(s))
+        got_s, _ = run_with_warnings(lambda: uf.accumulate(s))
         assert _bits(got_s) == _bits(want), (name, t, n)
         if r == d:
             y = x.copy()
-            _run(lambda: uf.accumulate(y, out=y))
+            run_with_warnings(lambda: uf.accumulate(y, out=y))
             assert _bits(y) == _bits(want), (name, t, n)
         m = np.stack([x, x[::-1]])
-        got_m, _ = _run(lambda: uf.accumulate(m, axis=1))
+        got_m, _ = run_with_warnings(lambda: uf.accumulate(m, axis=1))
         assert _bits(got_m[0]) == _bits(want), (name, t, n)
 
 
@@ -119,7 +105,7 @@ def test_accumulate_is_the_fold_of_the_element_results(name, t):
 def test_accumulate_is_numpys(name, t):
     """np.cumsum's add, cumprod's multiply, the running max/min: NumPy's bits over 10^4 elements
     (NaNs included), contiguous, strided and along axis 0."""
-    uf, ref, d = getattr(tl, name), getattr(np, name), _dt(t)
+    uf, ref, d = getattr(tl, name), getattr(np, name), dtype(t)
     x = _values(d, 10_000, np.random.default_rng(3))
     if d.kind == "f":
         x[::997] = np.nan

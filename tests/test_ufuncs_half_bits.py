@@ -3,13 +3,12 @@ maximum/minimum/fmax/fmin, logical_and/or/xor, nextafter, spacing: kernels/tl_lo
 every bit pattern as an operand,
 contiguous, strided and scalar operands, bit for bit against NumPy's own float16 loops and
 ml_dtypes' bfloat16 ones, warning for warning but for the quiet ops."""
-import warnings
-
 import ml_dtypes
 import numpy as np
 import pytest
 
 import typelattice as tl
+from conftest import run_with_warnings
 from typelattice import _ufuncs
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -20,15 +19,6 @@ ALL = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
 # comparisons
 QUIET = ("copysign", "heaviside", "logical_and", "logical_or", "logical_xor", "maximum",
          "minimum", "fmax", "fmin")
-
-
-def _run(f, *args):
-    with warnings.catch_warnings(record=True) as w:
-        warnings.simplefilter("always")
-        with np.errstate(all="warn"):
-            r = f(*args)
-    return r, sorted({str(m.message).split(" encountered")[0] for m in w
-                      if issubclass(m.category, RuntimeWarning)})
 
 
 def _operands(d):
@@ -56,8 +46,8 @@ def test_every_bit_pattern_as_the_reference(name, dt):
     d = F16 if dt == "float16" else BF16
     uf, ref = getattr(tl, name), getattr(np, name)
     for k, (a, b) in enumerate(_operands(d)):
-        got, gw = _run(uf, a, b)
-        want, ww = _run(ref, a, b)
+        got, gw = run_with_warnings(uf, a, b)
+        want, ww = run_with_warnings(ref, a, b)
         assert got.dtype == want.dtype, (name, dt, k)
         if dt == "bfloat16" and name == "nextafter":
             # ml_dtypes' NaN result is its canonical NaN, and so is ours; payloads aside elsewhere
@@ -79,14 +69,14 @@ def test_every_bit_pattern_as_the_reference(name, dt):
 def test_spacing_warnings_and_strides(dt):
     d = F16 if dt == "float16" else BF16
     x = ALL.view(d)
-    got, gw = _run(tl.spacing, x)
+    got, gw = run_with_warnings(tl.spacing, x)
     s = np.empty(3 * x.size, np.uint16).view(d)
     s[::3] = x
-    ref, rw = _run(tl.spacing, s[::3])
+    ref, rw = run_with_warnings(tl.spacing, s[::3])
     assert got.view(np.uint16).tobytes() == ref.view(np.uint16).tobytes()
     assert gw == rw
     if dt == "float16":
-        want, ww = _run(np.spacing, x)
+        want, ww = run_with_warnings(np.spacing, x)
         assert got.view(np.uint16).tobytes() == want.view(np.uint16).tobytes()
         assert gw == ww == ["invalid value", "overflow"]
 
@@ -144,12 +134,12 @@ def test_an_integer_with_a_half_operand_as_the_cast_operands(name, dt, simd_path
         cases = [(i, h), (h, i), (i[:-1:3], h[1::3]), (h[::-2], i[::2]), (i[:37], h[:37]),
                  (i, h[5]), (i[9], h), (h, i[4]), (h[3], i)]
         for k, (a, b) in enumerate(cases):
-            got, gw = _run(uf, a, b)
+            got, gw = run_with_warnings(uf, a, b)
             with np.errstate(all="ignore"):
                 ca = a if a.dtype == d else np.asarray(a).astype(d)
                 cb = b if b.dtype == d else np.asarray(b).astype(d)
-            want, ww = _run(ref, ca, cb)
-            _, cast_w = _run(lambda: np.asarray(a if a.dtype != d else b).astype(d))
+            want, ww = run_with_warnings(ref, ca, cb)
+            _, cast_w = run_with_warnings(lambda: np.asarray(a if a.dtype != d else b).astype(d))
             assert got.dtype == d, (name, dt, kind, k)
             got, want = np.asarray(got).view(np.uint16), np.asarray(want).view(np.uint16)
             if name == "nextafter" and dt == "bfloat16":

@@ -3,13 +3,12 @@ from one SIMD pass over the bits (TL_MM16_RED), float16 add's pairwise sum over 
 (TL_PAIRWISE_F16), the ops that round every step with the accumulator in a register
 (TL_LOOP2_RED16, TL_LOOP_BITS16). Bit for bit against NumPy's float16 loops and ml_dtypes'
 bfloat16 ones, NaN payloads and the signs of zeros included, on every SIMD path."""
-import warnings
-
 import ml_dtypes
 import numpy as np
 import pytest
 
 import typelattice as tl
+from conftest import run_with_warnings
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 F16 = np.dtype(np.float16)
@@ -25,15 +24,6 @@ SPECIAL = {"float16": [0x7e00, 0xfe01, 0x7c01, 0x7d23, 0x7c00, 0xfc00, 0x0000, 0
 
 def _bits(x):
     return np.ascontiguousarray(x).view(np.uint16)
-
-
-def _run(f, *args, **kw):
-    with warnings.catch_warnings(record=True) as w:
-        warnings.simplefilter("always")
-        with np.errstate(all="warn"):
-            r = f(*args, **kw)
-    return r, sorted({str(m.message).split(" encountered")[0] for m in w
-                      if issubclass(m.category, RuntimeWarning)})
 
 
 def _minmax_rows(dt, n, rng):
@@ -77,7 +67,7 @@ def test_minmax_reductions_of_long_rows(name, dt, simd_path):
         for x in _minmax_rows(dt, n, rng):
             for init in inits:
                 kw = {} if init is None else {"initial": init}
-                got, gw = _run(uf.reduce, x, **kw)
+                got, gw = run_with_warnings(uf.reduce, x, **kw)
                 want = ref.reduce(x, **kw)
                 assert _bits(got).tobytes() == _bits(want).tobytes(), (name, dt, n, init, x[:8])
                 assert gw == [], (name, dt, gw)
@@ -138,8 +128,8 @@ def test_float16_add_reduce_is_numpys_pairwise_sum(n, simd_path):
         cases.append(np.full(n, -0.0, F16))
     for c in cases:
         for v in (c, np.repeat(c, 2)[::2]):
-            got, gw = _run(tl.add.reduce, v)
-            want, ww = _run(np.add.reduce, v)
+            got, gw = run_with_warnings(tl.add.reduce, v)
+            want, ww = run_with_warnings(np.add.reduce, v)
             assert _bits(got).tobytes() == _bits(want).tobytes(), (n, c[:6])
             assert gw == ww, (n, gw, ww)
     m = np.stack([x, x[::-1]])
@@ -173,9 +163,9 @@ def test_reductions_rounding_every_step(name, dt):
                 for v in x[1:]:
                     acc = uf(acc, v)
                 return acc
-            acc, ww = _run(fold)
+            acc, ww = run_with_warnings(fold)
             for v in (x, np.repeat(x, 2)[::2]):
-                got, gw = _run(uf.reduce, v)
+                got, gw = run_with_warnings(uf.reduce, v)
                 assert _bits(got).tobytes() == _bits(acc[0]).tobytes(), (name, dt, n)
                 assert gw == ww, (name, dt, n, gw, ww)
             if dt == "bfloat16" and name in ("add", "subtract", "multiply", "divide"):
@@ -200,8 +190,8 @@ def test_accumulate_runs_the_element_loop_in_order(name, dt):
         if n > 3:
             x[rng.integers(0, n, 3)] = np.array(SPECIAL[dt][:12:5], np.uint16).view(d)
         for v in (x, np.repeat(x, 3)[::3]):
-            got, gw = _run(uf.accumulate, v)
-            want, ww = _run(ref.accumulate, v)
+            got, gw = run_with_warnings(uf.accumulate, v)
+            want, ww = run_with_warnings(ref.accumulate, v)
             assert _bits(got).tobytes() == _bits(want).tobytes(), (name, dt, n)
             if name not in QUIET_BITS:
                 assert gw == ww, (name, dt, n, gw, ww)
