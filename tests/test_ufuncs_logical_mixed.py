@@ -166,3 +166,38 @@ def test_float16_cast_overflow_found_at_every_position(simd_path):
                         want = flag_bits(lambda u, w: ref(cast(u), cast(w)), p, q)
                         assert flag_bits(uf, p, q) == want, msg
                         assert bool(want) == (v is not None), msg
+
+
+@pytest.mark.parametrize("a, b", [("int8", "uint8"), ("int16", "float16"), ("int32", "float32"),
+                                  ("uint64", "float64"), ("float16", "float32"),
+                                  ("int16", "bfloat16"), ("float64", "int8"),
+                                  ("uint16", "float16"), ("int32", "float16"),
+                                  ("uint32", "float64")])
+def test_long_operands_across_mask_words_and_blocks(simd_path, a, b):
+    """On AVX-512 CPUs the loop reads contiguous operands' truth values 64 to a mask word and a
+    block of 1024 at a time: every length around those boundaries, the only true value of an
+    operand in its last element or the edge values of _values spread over it, as NumPy on the
+    cast operands, into a contiguous and a strided out."""
+    t = tl.result_type(_dt(a), _dt(b))
+    for name in OPS:
+        uf, ref = getattr(tl, name), getattr(np, name)
+        uf(np.zeros(2, _dt(a)), np.zeros(2, _dt(b)))
+        assert _ufuncs.mixed_loop_kind(uf, (a, b, "bool")) == "logical", (name, a, b)
+    for n in (1, 2, 31, 63, 64, 65, 127, 1023, 1024, 1025, 1089, 2049, 3001):
+        rng = np.random.default_rng(n)
+        last = np.zeros(n, _dt(a))
+        last[-1] = 1
+        spread = np.roll(_values(a, max(n, 16), n)[:n], n // 3)
+        y = np.roll(_values(b, max(n, 16), n + 1)[:n], n // 2)
+        for x in (last, spread, rng.permutation(spread)):
+            for name in OPS:
+                uf, ref = getattr(tl, name), getattr(np, name)
+                with np.errstate(all="ignore"):
+                    want = ref(x.astype(t), y.astype(t))
+                    msg = str((simd_path, name, a, b, n))
+                    np.testing.assert_array_equal(uf(x, y), want, err_msg=msg)
+                    np.testing.assert_array_equal(uf(y, x), want, err_msg=msg + " swapped")
+                    out = np.ones(2 * n, bool)
+                    uf(x, y, out=out[::2])
+                    np.testing.assert_array_equal(out[::2], want, err_msg=msg + " out=")
+                    assert out[1::2].all(), msg

@@ -6490,62 +6490,9 @@ static tl_truth_fn tl_truth_of(PyArray_Descr *d)
 }
 /* The truth values of an integer operand (as tl_truth_of's) and whether it holds a value NumPy's
  * cast to float16 overflows (|v| >= 65520, which rounds past 65504), in one pass: the truth
- * loops of a float16 join raise that cast's overflow flag. 32- and 64-bit ones contiguous on
- * AVX-512 CPUs through NAME_512 (a mask compare each, where gcc's code spread the masks over
- * vectors and packed them: float16 + int64 ran at 1.45x bfloat16 + int64, which has no check):
- * v + 65519 unsigned above 131038 for signed v, v above 65519 for unsigned. */
+ * loops of a float16 join raise that cast's overflow flag. */
 typedef int (*tl_truth_past_fn)(const char *p, npy_intp st, npy_bool *t, npy_intp n);
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define TL_TRUTH_PAST_512(NAME, T, B, L, BIAS)                                                   \
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) static int                         \
-NAME##_512(const T *q, npy_bool *t, npy_intp n)                                                  \
-{                                                                                                \
-    const __m512i bias = _mm512_set1_epi##B(BIAS), lim = _mm512_set1_epi##B(65519 + (BIAS));     \
-    __m512i top = _mm512_setzero_si512();       /* the largest biased value */                   \
-    __mmask##L past = 0;                                                                         \
-    npy_intp i = 0;                                                                              \
-    for (; i + 64 <= n; i += 64) {              /* 64 values: one mask, one 64-byte store */     \
-        TL_TRUTH64_##B(q + i, top, bias, k)                                                      \
-        _mm512_storeu_si512(t + i, _mm512_maskz_mov_epi8(k, _mm512_set1_epi8(1)));               \
-    }                                                                                            \
-    for (; i < n; i += L) {                                                                      \
-        __mmask##L tm = (__mmask##L)(n - i >= L ? ~0ull : (1ull << (n - i)) - 1);                 \
-        __m512i v = _mm512_maskz_loadu_epi##B(tm, q + i);                                        \
-        past |= _mm512_mask_cmpgt_epu##B##_mask(tm, _mm512_add_epi##B(v, bias), lim);            \
-        _mm_mask_storeu_epi8(t + i, (__mmask16)tm,                                               \
-                             _mm_maskz_mov_epi8((__mmask16)_mm512_test_epi##B##_mask(v, v),      \
-                                                _mm_set1_epi8(1)));                              \
-    }                                                                                            \
-    return past != 0 || _mm512_cmpgt_epu##B##_mask(top, lim) != 0;                               \
-}
-/* 64 values at p: their truth mask into k (a __mmask64 declared here), the largest biased one
- * into top (a running unsigned max: no mask leaves the vector unit in the loop) */
-#define TL_TRUTH64_64(p, top, bias, k)                                                           \
-    __mmask16 k_[4];                                                                             \
-    int j_;                                                                                      \
-    for (j_ = 0; j_ < 4; j_++) {                                                                 \
-        __m512i v_ = _mm512_loadu_si512((p) + 16 * j_), w_ = _mm512_loadu_si512((p) + 16 * j_ + 8); \
-        top = _mm512_max_epu64(top, _mm512_max_epu64(_mm512_add_epi64(v_, bias),                 \
-                                                      _mm512_add_epi64(w_, bias)));              \
-        k_[j_] = _mm512_kunpackb(_mm512_test_epi64_mask(w_, w_), _mm512_test_epi64_mask(v_, v_)); \
-    }                                                                                            \
-    __mmask64 k = _mm512_kunpackd(_mm512_kunpackw(k_[3], k_[2]), _mm512_kunpackw(k_[1], k_[0]));
-#define TL_TRUTH64_32(p, top, bias, k)                                                           \
-    __mmask32 k_[2];                                                                             \
-    int j_;                                                                                      \
-    for (j_ = 0; j_ < 2; j_++) {                                                                 \
-        __m512i v_ = _mm512_loadu_si512((p) + 32 * j_), w_ = _mm512_loadu_si512((p) + 32 * j_ + 16); \
-        top = _mm512_max_epu32(top, _mm512_max_epu32(_mm512_add_epi32(v_, bias),                 \
-                                                      _mm512_add_epi32(w_, bias)));              \
-        k_[j_] = _mm512_kunpackw(_mm512_test_epi32_mask(w_, w_), _mm512_test_epi32_mask(v_, v_)); \
-    }                                                                                            \
-    __mmask64 k = _mm512_kunpackd(k_[1], k_[0]);
-#define TL_TRUTH_PAST_VEC(NAME, q, t, n) if (tl_host_avx512) return NAME##_512(q, t, n);
-#else
-#define TL_TRUTH_PAST_512(NAME, T, B, L, BIAS)
-#define TL_TRUTH_PAST_VEC(NAME, q, t, n)
-#endif
-#define TL_TRUTH_PAST_FN(NAME, T, PAST, VEC)                                                     \
+#define TL_TRUTH_PAST_FN(NAME, T, PAST)                                                          \
 __attribute__((unused)) TL_CLONES_ALL static int NAME(const char *p, npy_intp st, npy_bool *t,   \
                                                       npy_intp n)                                \
 {                                                                                                \
@@ -6553,7 +6500,6 @@ __attribute__((unused)) TL_CLONES_ALL static int NAME(const char *p, npy_intp st
     int any = 0;                                                                                 \
     if (st == (npy_intp)sizeof(T)) {                                                             \
         const T *q = (const T *)p;                                                               \
-        VEC(NAME, q, t, n)                                                                       \
         for (i = 0; i < n; i++) { t[i] = q[i] != 0; any |= PAST(q[i]); }                         \
     } else {                                                                                     \
         for (i = 0; i < n; i++) {                                                                \
@@ -6566,16 +6512,11 @@ __attribute__((unused)) TL_CLONES_ALL static int NAME(const char *p, npy_intp st
 }
 #define TL_PAST_F16_U(v) ((v) >= 65520)
 #define TL_PAST_F16_S(v) (((v) >= 65520) | ((v) <= -65520))
-#define TL_NO_VEC(NAME, q, t, n)
-TL_TRUTH_PAST_512(tl_truth_past_f16_u32, uint32_t, 32, 16, 0)
-TL_TRUTH_PAST_512(tl_truth_past_f16_u64, uint64_t, 64, 8, 0)
-TL_TRUTH_PAST_512(tl_truth_past_f16_i32, int32_t, 32, 16, 65519)
-TL_TRUTH_PAST_512(tl_truth_past_f16_i64, int64_t, 64, 8, 65519)
-TL_TRUTH_PAST_FN(tl_truth_past_f16_u16, uint16_t, TL_PAST_F16_U, TL_NO_VEC)
-TL_TRUTH_PAST_FN(tl_truth_past_f16_u32, uint32_t, TL_PAST_F16_U, TL_TRUTH_PAST_VEC)
-TL_TRUTH_PAST_FN(tl_truth_past_f16_u64, uint64_t, TL_PAST_F16_U, TL_TRUTH_PAST_VEC)
-TL_TRUTH_PAST_FN(tl_truth_past_f16_i32, int32_t, TL_PAST_F16_S, TL_TRUTH_PAST_VEC)
-TL_TRUTH_PAST_FN(tl_truth_past_f16_i64, int64_t, TL_PAST_F16_S, TL_TRUTH_PAST_VEC)
+TL_TRUTH_PAST_FN(tl_truth_past_f16_u16, uint16_t, TL_PAST_F16_U)
+TL_TRUTH_PAST_FN(tl_truth_past_f16_u32, uint32_t, TL_PAST_F16_U)
+TL_TRUTH_PAST_FN(tl_truth_past_f16_u64, uint64_t, TL_PAST_F16_U)
+TL_TRUTH_PAST_FN(tl_truth_past_f16_i32, int32_t, TL_PAST_F16_S)
+TL_TRUTH_PAST_FN(tl_truth_past_f16_i64, int64_t, TL_PAST_F16_S)
 static tl_truth_past_fn tl_truth_past_f16_of(PyArray_Descr *d)
 {
     switch (tl_sized_num(d)) {
@@ -6587,6 +6528,127 @@ static tl_truth_past_fn tl_truth_past_f16_of(PyArray_Descr *d)
         default: return NULL;
     }
 }
+/* Contiguous operands on AVX-512 CPUs: a block's truth values as bit masks, bit j of w[k] the
+ * truth of element 64k + j, a test per vector (gcc's byte truth loops packed each compare's
+ * mask to bytes through permutes: int32 + float32 ran at 1.3x the float32 call). PAST: the
+ * float16 cast's overflow as TL_PAST_F16_*, by a running unsigned max of v + BIAS against
+ * 65519 + BIAS (signed v: BIAS 65519); masked-off tail lanes load as 0, inside the range. */
+typedef int (*tl_truthm_fn)(const char *p, uint64_t *w, npy_intp n);
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TL_TRUTHM_512(NAME, T, B, L, MASK, PAST, BIAS)                                           \
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) static int                         \
+NAME(const char *p, uint64_t *w, npy_intp n)                                                     \
+{                                                                                                \
+    const T *q = (const T *)(const void *)p;                                                     \
+    const __m512i m = _mm512_set1_epi##B((T)(MASK)), bias = _mm512_set1_epi##B((T)(BIAS));       \
+    const __m512i lim = _mm512_set1_epi##B((T)(65519 + (BIAS)));                                 \
+    __m512i top = _mm512_setzero_si512();                                                        \
+    npy_intp i = 0, k = 0;                                                                       \
+    int j;                                                                                       \
+    for (; i + 64 <= n; i += 64, k++) {                                                          \
+        uint64_t v = 0;                                                                          \
+        for (j = 0; j < 64 / (L); j++) {                                                         \
+            __m512i x = _mm512_loadu_si512(q + i + j * (L));                                     \
+            v |= (uint64_t)_mm512_test_epi##B##_mask(x, m) << (j * (L));                         \
+            if (PAST) top = _mm512_max_epu##B(top, _mm512_add_epi##B(x, bias));                  \
+        }                                                                                        \
+        w[k] = v;                                                                                \
+    }                                                                                            \
+    if (i < n) {                                                                                 \
+        uint64_t v = 0;                                                                          \
+        for (j = 0; i + j * (L) < n; j++) {                                                      \
+            npy_intp r = n - i - j * (L);                                                        \
+            __mmask##L tm = (__mmask##L)(r >= (L) ? ~0ull : (1ull << r) - 1);                     \
+            __m512i x = _mm512_maskz_loadu_epi##B(tm, q + i + j * (L));                          \
+            v |= (uint64_t)_mm512_test_epi##B##_mask(x, m) << (j * (L));                         \
+            if (PAST) top = _mm512_max_epu##B(top, _mm512_add_epi##B(x, bias));                  \
+        }                                                                                        \
+        w[k] = v;                                                                                \
+    }                                                                                            \
+    return (PAST) && _mm512_cmpgt_epu##B##_mask(top, lim) != 0;                                  \
+}
+TL_TRUTHM_512(tl_truthm_1, uint8_t, 8, 64, 0xffu, 0, 0)
+TL_TRUTHM_512(tl_truthm_2, uint16_t, 16, 32, 0xffffu, 0, 0)
+TL_TRUTHM_512(tl_truthm_4, uint32_t, 32, 16, 0xffffffffu, 0, 0)
+TL_TRUTHM_512(tl_truthm_8, uint64_t, 64, 8, ~(uint64_t)0, 0, 0)
+TL_TRUTHM_512(tl_truthm_f2, uint16_t, 16, 32, 0x7fffu, 0, 0)
+TL_TRUTHM_512(tl_truthm_f4, uint32_t, 32, 16, 0x7fffffffu, 0, 0)
+TL_TRUTHM_512(tl_truthm_f8, uint64_t, 64, 8, ~((uint64_t)1 << 63), 0, 0)
+TL_TRUTHM_512(tl_truthm_past_f16_u16, uint16_t, 16, 32, 0xffffu, 1, 0)
+TL_TRUTHM_512(tl_truthm_past_f16_u32, uint32_t, 32, 16, 0xffffffffu, 1, 0)
+TL_TRUTHM_512(tl_truthm_past_f16_u64, uint64_t, 64, 8, ~(uint64_t)0, 1, 0)
+TL_TRUTHM_512(tl_truthm_past_f16_i32, uint32_t, 32, 16, 0xffffffffu, 1, 65519)
+TL_TRUTHM_512(tl_truthm_past_f16_i64, uint64_t, 64, 8, ~(uint64_t)0, 1, 65519)
+/* a block's results from the masks: OPK 0 and, 1 or, 2 xor; 64 a masked byte move */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) static void
+tl_truthm_combine(int opk, const uint64_t *wa, const uint64_t *wb, npy_bool *o, npy_intp n)
+{
+    const __m512i one = _mm512_set1_epi8(1);
+    npy_intp i = 0, k = 0;
+    for (; i < n; i += 64, k++) {
+        const __mmask64 v = opk == 0 ? wa[k] & wb[k] : opk == 1 ? wa[k] | wb[k] : wa[k] ^ wb[k];
+        if (n - i >= 64)
+            _mm512_storeu_si512(o + i, _mm512_maskz_mov_epi8(v, one));
+        else
+            _mm512_mask_storeu_epi8(o + i, ((__mmask64)1 << (n - i)) - 1, _mm512_maskz_mov_epi8(v, one));
+    }
+}
+/* the mask function of a contiguous operand (H16: with tl_truth_past_f16_of's check), or NULL */
+static tl_truthm_fn tl_truthm_of(PyArray_Descr *d, int h16)
+{
+    if (h16 && tl_truth_past_f16_of(d) != NULL) {
+        switch (tl_sized_num(d)) {
+            case NPY_USHORT: return tl_truthm_past_f16_u16;
+            case NPY_UINT: return tl_truthm_past_f16_u32;
+            case NPY_ULONGLONG: return tl_truthm_past_f16_u64;
+            case NPY_INT: return tl_truthm_past_f16_i32;
+            default: return tl_truthm_past_f16_i64;
+        }
+    }
+    switch (tl_truth_key(d)) {
+        case 1: return tl_truthm_1;
+        case 2: return tl_truthm_2;
+        case 4: return tl_truthm_4;
+        case 8: return tl_truthm_8;
+        case -2: return tl_truthm_f2;
+        case -4: return tl_truthm_f4;
+        case -8: return tl_truthm_f8;
+        default: return NULL;       /* (complex: the byte loops) */
+    }
+}
+/* (x, y) -> bool by masks where both operands are contiguous: 1, or 0 (not taken) */
+static int tl_logical_xy_masks(int opk, int h16, PyArrayMethod_Context *ctx, char *const data[],
+                               npy_intp n, npy_intp const st[], unsigned *e)
+{
+    PyArray_Descr *const *d = ctx->descriptors;
+    tl_truthm_fn ma, mb;
+    uint64_t wa[TL_BLOCK / 64], wb[TL_BLOCK / 64];
+    npy_bool xo[TL_BLOCK];
+    npy_intp i, j;
+    if (!tl_host_avx512 || st[0] != (npy_intp)d[0]->elsize || st[1] != (npy_intp)d[1]->elsize)
+        return 0;
+    ma = tl_truthm_of(d[0], h16);
+    mb = tl_truthm_of(d[1], h16);
+    if (ma == NULL || mb == NULL)
+        return 0;
+    for (i = 0; i < n; i += TL_BLOCK) {
+        npy_intp m = n - i < TL_BLOCK ? n - i : TL_BLOCK;
+        if (ma(data[0] + i * st[0], wa, m)) *e |= TL_FPE_OVERFLOW;
+        if (mb(data[1] + i * st[1], wb, m)) *e |= TL_FPE_OVERFLOW;
+        if (st[2] == 1) {
+            tl_truthm_combine(opk, wa, wb, (npy_bool *)data[2] + i, m);
+        } else {
+            tl_truthm_combine(opk, wa, wb, xo, m);
+            for (j = 0; j < m; j++) *(npy_bool *)(data[2] + (i + j) * st[2]) = xo[j];
+        }
+    }
+    return 1;
+}
+#define TL_LOGICAL_XY_MASKS(OPK, H16)                                                            \
+    if (tl_logical_xy_masks(OPK, H16, ctx, data, n, st, &e)) return tl_finish(e);
+#else
+#define TL_LOGICAL_XY_MASKS(OPK, H16)
+#endif
 /* an operand's block: its truth values into x, the overflow of its float16 cast into e */
 #define TL_TRUTH_BLOCK(t, tp, k, x)                                                              \
     if (tp != NULL) {                                                                            \
@@ -6595,7 +6657,7 @@ static tl_truth_past_fn tl_truth_past_f16_of(PyArray_Descr *d)
         t(data[k] + i * st[k], st[k], x, m);                                                     \
     }
 /* H16: the join is float16 (report its casts' overflow) */
-#define TL_LOGICAL_XY(NAME, FN, H16)                                                             \
+#define TL_LOGICAL_XY(NAME, FN, OPK, H16)                                                        \
 __attribute__((unused)) TL_CLONES_ALL static int NAME(TL_LOOP_ARGS)                              \
 {                                                                                                \
     tl_truth_fn ta = tl_truth_of(ctx->descriptors[0]), tb = tl_truth_of(ctx->descriptors[1]);    \
@@ -6607,6 +6669,7 @@ __attribute__((unused)) TL_CLONES_ALL static int NAME(TL_LOOP_ARGS)             
     (void)aux;                                                                                   \
     if (ta == NULL || tb == NULL)                                                                \
         return tl_loop_error(PyExc_TypeError, "typelattice: no logical loop for it");           \
+    TL_LOGICAL_XY_MASKS(OPK, H16)                                                                \
     for (i = 0; i < n; i += TL_BLOCK) {                                                          \
         npy_intp m = n - i < TL_BLOCK ? n - i : TL_BLOCK;                                        \
         TL_TRUTH_BLOCK(ta, pa, 0, xa)                                                            \
@@ -6620,11 +6683,11 @@ __attribute__((unused)) TL_CLONES_ALL static int NAME(TL_LOOP_ARGS)             
     }                                                                                            \
     return tl_finish(e);                                                                         \
 }
-TL_LOGICAL_XY(tl_logical_and_xy, tl_logical_and_b, 0)
-TL_LOGICAL_XY(tl_logical_or_xy, tl_logical_or_b, 0)
-TL_LOGICAL_XY(tl_logical_xor_xy, tl_logical_xor_b, 0)
-TL_LOGICAL_XY(tl_logical_and_xy16, tl_logical_and_b, 1)
-TL_LOGICAL_XY(tl_logical_or_xy16, tl_logical_or_b, 1)
-TL_LOGICAL_XY(tl_logical_xor_xy16, tl_logical_xor_b, 1)
+TL_LOGICAL_XY(tl_logical_and_xy, tl_logical_and_b, 0, 0)
+TL_LOGICAL_XY(tl_logical_or_xy, tl_logical_or_b, 1, 0)
+TL_LOGICAL_XY(tl_logical_xor_xy, tl_logical_xor_b, 2, 0)
+TL_LOGICAL_XY(tl_logical_and_xy16, tl_logical_and_b, 0, 1)
+TL_LOGICAL_XY(tl_logical_or_xy16, tl_logical_or_b, 1, 1)
+TL_LOGICAL_XY(tl_logical_xor_xy16, tl_logical_xor_b, 2, 1)
 
 #endif
