@@ -137,7 +137,8 @@ FUSED16 = ("add", "subtract", "multiply", "divide", "maximum", "minimum", "fmax"
 
 CMP16 = ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal")
 # ... and those with a float32 result of float16/bfloat16 operands (with float32 or each other)
-FUSED16_F32 = ("add", "subtract", "multiply", "divide", "maximum", "minimum", "fmax", "fmin")
+FUSED16_F32 = ("add", "subtract", "multiply", "divide", "maximum", "minimum", "fmax", "fmin",
+               "copysign", "heaviside")
 HK = {"float16": "TL_HK_F16", "bfloat16": "TL_HK_BF16", "float32": "TL_HK_F32"}
 # the logical ops have only the same-dtype float16/bfloat16 loop on the bits (TL_LOOP_CMP16)
 LOGIC16 = ("logical_and", "logical_or", "logical_xor")

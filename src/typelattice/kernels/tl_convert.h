@@ -272,7 +272,8 @@ void tl_convert_f64_to_bf16_strided(const char *src, ptrdiff_t ss, char *dst, pt
  * integer operand wider than 8 bits is converted as the blocked loops do (a C cast to float32,
  * rounded to nearest even to ko: NumPy's / ml_dtypes' cast of the operand, flags included);
  * 64-bit integers only on AVX-512 (DQ).  ko TL_HK_F32: a float32 result (o of floats, no
- * rounding) of float16/bfloat16 operands with float32 (TL_HK_F32) or the other half type.
+ * rounding) of float16/bfloat16 operands with float32 (TL_HK_F32) or the other half type
+ * (copysign and heaviside: these float32 results only, on AVX-512).
  * Comparisons (TL_HOP_LESS...; ko: the compute kind, o: bools) of mixed operands: quiet
  * ordered compares (NaN: false, true for not_equal; invalid only for a signalling NaN, as the
  * blocked loops' float32 compares).  OP is
@@ -297,8 +298,8 @@ static inline int tl_hk_size(int k)
 }
 enum { TL_HOP_ADD, TL_HOP_SUBTRACT, TL_HOP_MULTIPLY, TL_HOP_DIVIDE, TL_HOP_MAXIMUM,
        TL_HOP_MINIMUM, TL_HOP_FMAX, TL_HOP_FMIN, TL_HOP_MAXIMUM_H, TL_HOP_MINIMUM_H,
-       TL_HOP_FMAX_H, TL_HOP_FMIN_H, TL_HOP_LESS, TL_HOP_LESS_EQUAL, TL_HOP_GREATER,
-       TL_HOP_GREATER_EQUAL, TL_HOP_EQUAL, TL_HOP_NOT_EQUAL };
+       TL_HOP_FMAX_H, TL_HOP_FMIN_H, TL_HOP_COPYSIGN, TL_HOP_HEAVISIDE, TL_HOP_LESS,
+       TL_HOP_LESS_EQUAL, TL_HOP_GREATER, TL_HOP_GREATER_EQUAL, TL_HOP_EQUAL, TL_HOP_NOT_EQUAL };
 /* comparisons: bool results (o of bytes), fn unused */
 #define TL_HOP_IS_CMP(op) ((op) >= TL_HOP_LESS)
 typedef float (*tl_half_elem_fn)(float, float, unsigned *);
