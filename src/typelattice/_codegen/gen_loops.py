@@ -132,7 +132,7 @@ VMATH_SCALAR64 = ("sin", "cos")
 # float32 element functions with a fused float16/bfloat16 kernel (tl_half_binary, TL_HOP_*), and
 # the comparisons
 FUSED16 = ("add", "subtract", "multiply", "divide", "maximum", "minimum", "fmax", "fmin",
-           "maximum_h", "minimum_h", "fmax_h", "fmin_h")
+           "maximum_h", "minimum_h", "fmax_h", "fmin_h", "copysign", "heaviside")
 
 
 CMP16 = ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal")
@@ -672,7 +672,10 @@ def op_units():
                 fused = fused_name(op, t)
                 if fused:
                     hop = "TL_HOP_" + kernel_name(op, t).upper()
-                    efn = "NULL" if op.out == "bool" else fn
+                    # (none for the bit ops of half results: their kernels never call it, and
+                    # the calls of a few elements keep the bit loops' NaN bits)
+                    efn = ("NULL" if op.out == "bool"
+                           or (t in HALF and op.name in ("copysign", "heaviside")) else fn)
                     out.append(f"TL_LOOP_FUSED16({fused}, {hop}, {HK[t]}, {efn}, {bname})")
                     bname = fused
                 mixed.append(f'    {{"{op.name}", {LOOP_TYPES.index(t)}, {bname}}},')

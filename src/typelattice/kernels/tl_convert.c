@@ -915,6 +915,25 @@ TL_TARGET_AVX512 TL_VINLINE __mmask16 avx512_hcmp(int op, __m512 a, __m512 b, __
     }
 }
 
+/* copysign and heaviside on 16 half-type bit patterns, as the same-dtype bit loops'
+ * tl_b16_copysign / tl_b16_heaviside (a NaN x: float16's 0x7e00, bfloat16's x itself) */
+TL_TARGET_AVX512 TL_VINLINE __m256i avx512_hcopysign(__m256i x, __m256i y)
+{
+    const __m256i s = _mm256_set1_epi16((short)0x8000);
+    return _mm256_or_si256(_mm256_andnot_si256(s, x), _mm256_and_si256(s, y));
+}
+TL_TARGET_AVX512 TL_VINLINE __m256i avx512_hheaviside(int ko, __m256i x, __m256i h)
+{
+    const int f16 = ko == TL_HK_F16;
+    const __m256i ax = _mm256_and_si256(x, _mm256_set1_epi16(0x7fff));
+    const __mmask16 nan = _mm256_cmpgt_epu16_mask(ax, _mm256_set1_epi16(f16 ? 0x7c00 : 0x7f80));
+    __m256i r = _mm256_mask_blend_epi16(_mm256_movepi16_mask(x),
+                                        _mm256_set1_epi16(f16 ? 0x3c00 : 0x3f80),
+                                        _mm256_setzero_si256());
+    r = _mm256_mask_blend_epi16(_mm256_cmpeq_epi16_mask(ax, _mm256_setzero_si256()), r, h);
+    return _mm256_mask_blend_epi16(nan, r, f16 ? _mm256_set1_epi16(0x7e00) : x);
+}
+
 /* elements [i, i + m) (m <= 16, tm: their lanes); ca/cb: contiguous operand or scalar va/vb */
 TL_TARGET_AVX512 TL_VINLINE void
 avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *x,
@@ -970,7 +989,9 @@ avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args
                      : avx512_hbits_exact(ko, a);
         __m256i hb = cb && (kb == ko || (TL_HK_WIDE(kb) && ko == TL_HK_F16)) ? rb
                      : avx512_hbits_exact(ko, b);
-        __m256i h = _mm256_mask_blend_epi16(avx512_hfirst(op, a, b), hb, ha);
+        __m256i h = op == TL_HOP_COPYSIGN ? avx512_hcopysign(ha, hb)
+                    : op == TL_HOP_HEAVISIDE ? avx512_hheaviside(ko, ha, hb)
+                    : _mm256_mask_blend_epi16(avx512_hfirst(op, a, b), hb, ha);
         if (m == 16)
             _mm256_storeu_si256((__m256i *)((uint16_t *)po + i), h);
         else
@@ -1374,7 +1395,11 @@ static void tl_hbin_bcast(void (*f)(const tl_hbin_args *, unsigned *), const tl_
 /* copysign and heaviside of a half type with float32 or the other half type (float32 results;
  * the blocked loop took 1.45-1.85x the float32 call at 10^5) */
 #define TL_HBIN_LIST512(X) TL_HBIN_PICKS(X, TL_HBIN_ENDK) TL_HBIN_F32(X, COPYSIGN)              \
-    TL_HBIN_F32(X, HEAVISIDE)
+    TL_HBIN_F32(X, HEAVISIDE) TL_HBIN_BITOPS(X, F16) TL_HBIN_BITOPS(X, BF16)
+/* ... and with an integer/bool operand (float16/bfloat16 results, the bit ops on the operands'
+ * bits, the integer's as its cast gives them) */
+#define TL_HBIN_BITOPS(X, K)                                                                 \
+    TL_HBIN_MIXEDK(TL_HBIN_MIXED1, X, COPYSIGN, K) TL_HBIN_MIXEDK(TL_HBIN_MIXED1, X, HEAVISIDE, K)
 /* (op, result kind, the contiguous operand's kind) of the scalar kernels: a superset of the keys
  * the list uses (the others are never compiled: unreferenced static functions; the integer
  * keys only named in branches the kinds rule out) */

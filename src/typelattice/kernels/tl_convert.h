@@ -273,7 +273,8 @@ void tl_convert_f64_to_bf16_strided(const char *src, ptrdiff_t ss, char *dst, pt
  * rounded to nearest even to ko: NumPy's / ml_dtypes' cast of the operand, flags included);
  * 64-bit integers only on AVX-512 (DQ).  ko TL_HK_F32: a float32 result (o of floats, no
  * rounding) of float16/bfloat16 operands with float32 (TL_HK_F32) or the other half type
- * (copysign and heaviside: these float32 results only, on AVX-512).
+ * (copysign and heaviside: these float32 results, and the half type with an integer/bool
+ * operand, on AVX-512 only; fn unused, may be NULL).
  * Comparisons (TL_HOP_LESS...; ko: the compute kind, o: bools) of mixed operands: quiet
  * ordered compares (NaN: false, true for not_equal; invalid only for a signalling NaN, as the
  * blocked loops' float32 compares).  OP is
