@@ -3430,12 +3430,8 @@ static inline uint16_t tl_small_f16(int32_t v)
     return (uint16_t)(h & (uint16_t)-(int32_t)(v != 0));     /* (no branch: gcc vectorizes) */
 }
 static inline uint16_t tl_small_bf16(int32_t v) { return (uint16_t)(tl_f32_to_bits((float)v) >> 16); }
-/* a 16-bit integer's bfloat16 bits (exact in float32, then to nearest even: ml_dtypes' cast) */
-static inline uint16_t tl_int_bf16(float f)
-{
-    uint32_t u = tl_f32_to_bits(f);
-    return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
+/* a 16-bit integer's bfloat16 bits (exact in float32, then tl_cvt_rbf: ml_dtypes' cast) */
+static inline uint16_t tl_int_bf16(float f) { return (uint16_t)(tl_f32_to_bits(tl_cvt_rbf(f)) >> 16); }
 #define tl_small_simd_f16(kind, src, dst, n) tl_convert_int_to_half((kind), TL_HK_F16, (src), (dst), (n))
 #define tl_small_simd_bf16(kind, src, dst, n) 0     /* (the C loop is as fast) */
 /* (the three kinds' loops over elements IDX, one vectorizable loop each) */
@@ -6609,16 +6605,18 @@ tl_truthm_combine(int opk, const uint64_t *wa, const uint64_t *wb, npy_bool *o, 
             _mm512_mask_storeu_epi8(o + i, ((__mmask64)1 << (n - i)) - 1, _mm512_maskz_mov_epi8(v, one));
     }
 }
-/* the mask function of a contiguous operand (H16: with tl_truth_past_f16_of's check), or NULL */
+/* the mask function of a contiguous operand (H16: with the check of tl_truth_past_f16_of's
+ * types), or NULL */
 static tl_truthm_fn tl_truthm_of(PyArray_Descr *d, int h16)
 {
-    if (h16 && tl_truth_past_f16_of(d) != NULL) {
+    if (h16) {
         switch (tl_sized_num(d)) {
             case NPY_USHORT: return tl_truthm_past_f16_u16;
             case NPY_UINT: return tl_truthm_past_f16_u32;
             case NPY_ULONGLONG: return tl_truthm_past_f16_u64;
             case NPY_INT: return tl_truthm_past_f16_i32;
-            default: return tl_truthm_past_f16_i64;
+            case NPY_LONGLONG: return tl_truthm_past_f16_i64;
+            default: break;
         }
     }
     switch (tl_truth_key(d)) {
