@@ -363,7 +363,6 @@ TL_VCMP(equal, f64, double) TL_VCMP(not_equal, f64, double)
             hi_ = (n);                                                                           \
         }                                                                                        \
     }
-/* (S1, S2) -> SO: out = ST(FN(LD1(a), LD2(b))) */
 /* accumulate's call: the output one element behind the first input, out[i] = f(out[i - 1], b[i]) */
 #define TL_ACC_SHAPE(data, st) ((data)[0] + (st)[0] == (data)[2] && (st)[0] == (st)[2] && (st)[0] != 0)
 /* (not complex128 max/min: their two-part compare as a register chain ran 1.2x slower than the
@@ -372,6 +371,7 @@ TL_VCMP(equal, f64, double) TL_VCMP(not_equal, f64, double)
 #define TL_ACC_CHAIN_OK(FN)                                                                      \
     (__builtin_strcmp(#FN, "tl_maximum_c128") && __builtin_strcmp(#FN, "tl_minimum_c128")         \
      && __builtin_strcmp(#FN, "tl_fmax_c128") && __builtin_strcmp(#FN, "tl_fmin_c128"))
+/* (S1, S2) -> SO: out = ST(FN(LD1(a), LD2(b))) */
 #define TL_LOOP2_BODY(S1, S2, SO, LD1, LD2, ST, FN)                                              \
     npy_intp n = dims[0], i;                                                                     \
     char *a = data[0], *b = data[1], *o = data[2];                                               \
