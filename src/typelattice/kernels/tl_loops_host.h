@@ -1235,21 +1235,39 @@ static int NAME(TL_LOOP_ARGS)                                                   
 #define TL_CMUL_SQUARE_OF_A 2
 #define TL_CMUL_REAL 3
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define TL_CMUL_AVX512(SFX, F, V, PS, W, K, ALL, SWAP, DUPLO, DUPHI, BCAST, RWIDEN)             \
-__attribute__((target("avx512f,avx512dq"))) static void                                          \
-tl_cmul_##SFX##_avx512(const F *a, int ca, const F *b, int cb, F *o, npy_intp n)                 \
+#define TL_CMUL_AVX512(SFX, F, V, PS, W, K, ALL, SWAP, DUPLO, DUPHI, BCAST, RWIDEN, RWIDEN_FULL) \
+__attribute__((target("avx512f,avx512dq"), always_inline)) static inline void                    \
+tl_cmul_##SFX##_avx512_mode(const F *a, const int ca, const F *b, const int cb, F *o, npy_intp n) \
 {                                                                                                \
     npy_intp i, m = 2 * n;                         /* scalars: re, im interleaved */             \
     const V sa = ca ? _mm512_setzero_##PS() : BCAST(a), sb = cb ? _mm512_setzero_##PS() : BCAST(b); \
-    for (i = 0; i < m; i += W) {                                                                 \
-        K live = m - i >= W ? (K)ALL : (K)((1u << (m - i)) - 1);                                 \
-        K half = m - i >= W ? (K)((1u << W / 2) - 1) : (K)((1u << (m - i) / 2) - 1);             \
-        V x = ca == TL_CMUL_REAL ? RWIDEN(a + i / 2, half)                                      \
+    for (i = 0; i + W <= m; i += W) {                                                            \
+        V x = ca == TL_CMUL_REAL ? RWIDEN_FULL(a + i / 2) : ca ? _mm512_loadu_##PS(a + i) : sa;  \
+        V y = cb == TL_CMUL_SQUARE_OF_A ? x : cb == TL_CMUL_REAL ? RWIDEN_FULL(b + i / 2)        \
+              : cb ? _mm512_loadu_##PS(b + i) : sb;                                              \
+        V p = _mm512_mul_##PS(DUPHI(x), SWAP(y));                                                \
+        _mm512_storeu_##PS(o + i, _mm512_fmaddsub_##PS(DUPLO(x), y, p));                         \
+    }                                                                                            \
+    if (i < m) {                                                                                 \
+        K live = (K)((1u << (m - i)) - 1), half = (K)((1u << (m - i) / 2) - 1);                  \
+        V x = ca == TL_CMUL_REAL ? RWIDEN(a + i / 2, half)                                       \
               : ca ? _mm512_maskz_loadu_##PS(live, a + i) : sa;                                  \
         V y = cb == TL_CMUL_SQUARE_OF_A ? x : cb == TL_CMUL_REAL ? RWIDEN(b + i / 2, half)      \
               : cb ? _mm512_maskz_loadu_##PS(live, b + i) : sb;                                  \
         V p = _mm512_maskz_mul_##PS(live, DUPHI(x), SWAP(y));                                    \
         _mm512_mask_storeu_##PS(o + i, live, _mm512_maskz_fmaddsub_##PS(live, DUPLO(x), y, p));  \
+    }                                                                                            \
+}                                                                                                \
+__attribute__((target("avx512f,avx512dq"))) static void                                          \
+tl_cmul_##SFX##_avx512(const F *a, int ca, const F *b, int cb, F *o, npy_intp n)                 \
+{                                                                                                \
+    switch (ca * 4 + cb) {         /* (the modes as constants: a loop without their tests) */    \
+    case 1 * 4 + 1: tl_cmul_##SFX##_avx512_mode(a, 1, b, 1, o, n); break;                        \
+    case 1 * 4 + TL_CMUL_REAL: tl_cmul_##SFX##_avx512_mode(a, 1, b, TL_CMUL_REAL, o, n); break;  \
+    case TL_CMUL_REAL * 4 + 1: tl_cmul_##SFX##_avx512_mode(a, TL_CMUL_REAL, b, 1, o, n); break;  \
+    case 1 * 4 + TL_CMUL_SQUARE_OF_A:                                                            \
+        tl_cmul_##SFX##_avx512_mode(a, 1, b, TL_CMUL_SQUARE_OF_A, o, n); break;                  \
+    default: tl_cmul_##SFX##_avx512_mode(a, ca, b, cb, o, n); break;                             \
     }                                                                                            \
 }
 #define TL_SWAP_PS(v) _mm512_permute_ps(v, 0xB1)
@@ -1261,11 +1279,16 @@ tl_cmul_##SFX##_avx512(const F *a, int ca, const F *b, int cb, F *o, npy_intp n)
     _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0), _mm512_maskz_loadu_ps(k, p))
 #define TL_RWIDEN_PD(p, k) _mm512_maskz_permutexvar_pd((__mmask8)0x55,                           \
     _mm512_set_epi64(3, 3, 2, 2, 1, 1, 0, 0), _mm512_maskz_loadu_pd(k, p))
+/* ... all W / 2 of them: float32 bits zero-extended to 64 (vpmovzxdq from memory) */
+#define TL_RWIDEN_FULL_PS(p) _mm512_castsi512_ps(_mm512_cvtepu32_epi64(                          \
+    _mm256_loadu_si256((const __m256i *)(const void *)(p))))
+#define TL_RWIDEN_FULL_PD(p) _mm512_maskz_permutexvar_pd((__mmask8)0x55,                         \
+    _mm512_set_epi64(3, 3, 2, 2, 1, 1, 0, 0), _mm512_castpd256_pd512(_mm256_loadu_pd(p)))
 TL_CMUL_AVX512(c64, float, __m512, ps, 16, __mmask16, 0xffff, TL_SWAP_PS, _mm512_moveldup_ps,
-               _mm512_movehdup_ps, TL_BCAST_C64, TL_RWIDEN_PS)
+               _mm512_movehdup_ps, TL_BCAST_C64, TL_RWIDEN_PS, TL_RWIDEN_FULL_PS)
 #define TL_DUPHI_PD(v) _mm512_permute_pd(v, 0xFF)
 TL_CMUL_AVX512(c128, double, __m512d, pd, 8, __mmask8, 0xff, TL_SWAP_PD, _mm512_movedup_pd,
-               TL_DUPHI_PD, TL_BCAST_C128, TL_RWIDEN_PD)
+               TL_DUPHI_PD, TL_BCAST_C128, TL_RWIDEN_PD, TL_RWIDEN_FULL_PD)
 #define TL_CMUL_AVX2(SFX, F, V, PS, W, SWAP, DUPLO, DUPHI, BCAST)                                \
 __attribute__((target("avx2,fma"))) static void                                                  \
 tl_cmul_##SFX##_avx2(const F *a, int ca, const F *b, int cb, F *o, npy_intp n)                   \
