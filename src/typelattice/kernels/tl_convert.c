@@ -861,6 +861,17 @@ TL_TARGET_AVX512 TL_VINLINE __m256i avx512_hbits_exact(int ko, __m512 f)
     return _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_castps_si512(f), 16));
 }
 
+/* integer-valued float32 lanes f rounded to ko's bits in one instruction (bfloat16: where
+ * tl_bf16_insn says the CPU has vcvtneps2bf16) */
+TL_TARGET_AVX512 TL_VINLINE __m256i avx512_hbits_round(int ko, __m512 f)
+{
+#if TL_HAVE_BF16_INSN
+    if (ko == TL_HK_BF16)
+        return (__m256i)_mm512_cvtneps_pbh(f);
+#endif
+    return avx512_cvtps_ph(f);
+}
+
 /* the lanes where maximum/minimum/fmax/fmin (op) choose the first operand */
 TL_TARGET_AVX512 TL_VINLINE __mmask16 avx512_hfirst(int op, __m512 a, __m512 b)
 {
@@ -947,14 +958,21 @@ avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args
      * path; the half kinds of these kernels are ko's) */
     const int pick = ko <= TL_HK_BF16 && TL_HOP_KEEPS_SNAN(op) && ka != TL_HK_F32
                      && kb != TL_HK_F32;
+    /* a wider integer's bits in one conversion (vcvtps2ph; AVX512_BF16's vcvtneps2bf16, exact
+     * for integers, which are normal floats), its unrounded value in the compare: picking x
+     * (a half value) against v and against round(v) differ only where x == round(v), the same
+     * bits (no half value lies strictly between v and round(v); v == 0 is exact), so the
+     * rounded value is never widened back (bfloat16 max with int16 at 10^5: 2.0x -> 1.xx the
+     * bfloat16 call) */
+    const int hbits = ko == TL_HK_F16 || (TL_HAVE_BF16_INSN && tl_bf16_insn);
     __mmask16 sn = 0;
     __m256i ra = _mm256_setzero_si256(), rb = _mm256_setzero_si256();
     __m512 a = va, b = vb, r;
     if (ca && ka == TL_HK_F32) {
         a = _mm512_mask_loadu_ps(_mm512_set1_ps(1.0f), tm, (const float *)pa + i);
-    } else if (ca && TL_HK_WIDE(ka) && pick && ko == TL_HK_F16) {
-        ra = avx512_cvtps_ph(avx512_hint_f32(ka, pa, i, tm));   /* (its bits: one conversion) */
-        a = _mm512_cvtph_ps(ra);
+    } else if (ca && TL_HK_WIDE(ka) && pick && hbits) {
+        a = avx512_hint_f32(ka, pa, i, tm);
+        ra = avx512_hbits_round(ko, a);
     } else if (ca && TL_HK_WIDE(ka)) {
         a = avx512_hint(ka, ko, pa, i, tm);
     } else if (ca) {
@@ -963,9 +981,9 @@ avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args
     }
     if (cb && kb == TL_HK_F32) {
         b = _mm512_mask_loadu_ps(_mm512_set1_ps(1.0f), tm, (const float *)pb + i);
-    } else if (cb && TL_HK_WIDE(kb) && pick && ko == TL_HK_F16) {
-        rb = avx512_cvtps_ph(avx512_hint_f32(kb, pb, i, tm));
-        b = _mm512_cvtph_ps(rb);
+    } else if (cb && TL_HK_WIDE(kb) && pick && hbits) {
+        b = avx512_hint_f32(kb, pb, i, tm);
+        rb = avx512_hbits_round(ko, b);
     } else if (cb && TL_HK_WIDE(kb)) {
         b = avx512_hint(kb, ko, pb, i, tm);
     } else if (cb) {
@@ -985,9 +1003,9 @@ avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args
     }
     if (pick) {
         /* (a scalar's bits through float32: exact, tl_half_binary takes no float16 sNaN scalar) */
-        __m256i ha = ca && (ka == ko || (TL_HK_WIDE(ka) && ko == TL_HK_F16)) ? ra
+        __m256i ha = ca && (ka == ko || (TL_HK_WIDE(ka) && hbits)) ? ra
                      : avx512_hbits_exact(ko, a);
-        __m256i hb = cb && (kb == ko || (TL_HK_WIDE(kb) && ko == TL_HK_F16)) ? rb
+        __m256i hb = cb && (kb == ko || (TL_HK_WIDE(kb) && hbits)) ? rb
                      : avx512_hbits_exact(ko, b);
         __m256i h = op == TL_HOP_COPYSIGN ? avx512_hcopysign(ha, hb)
                     : op == TL_HOP_HEAVISIDE ? avx512_hheaviside(ko, ha, hb)
