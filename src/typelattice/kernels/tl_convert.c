@@ -945,6 +945,52 @@ TL_TARGET_AVX512 TL_VINLINE __m256i avx512_hheaviside(int ko, __m256i x, __m256i
     return _mm256_mask_blend_epi16(nan, r, f16 ? _mm256_set1_epi16(0x7e00) : x);
 }
 
+/* the lanes (tm; others read 0) of 16 integers/bools of a kind that are negative, zero, and
+ * (wide: kinds of 16 bits or more) at least 65520 in magnitude, float16's overflow */
+TL_TARGET_AVX512 TL_VINLINE void avx512_int_sign_zero(int kind, const void *p, ptrdiff_t i,
+                                                      __mmask16 tm, __mmask16 *neg, __mmask16 *zero,
+                                                      __mmask16 *big)
+{
+    *big = 0;
+    switch (kind) {
+    case TL_HK_I8: case TL_HK_U8: case TL_HK_B: {
+        const __m128i v = _mm_maskz_loadu_epi8(tm, (const int8_t *)p + i);
+        *neg = kind == TL_HK_I8 ? _mm_movepi8_mask(v) : 0;
+        *zero = _mm_cmpeq_epi8_mask(v, _mm_setzero_si128());
+        break;
+    }
+    case TL_HK_I16: case TL_HK_U16: {
+        const __m256i v = _mm256_maskz_loadu_epi16(tm, (const int16_t *)p + i);
+        *neg = kind == TL_HK_I16 ? _mm256_movepi16_mask(v) : 0;
+        *zero = _mm256_cmpeq_epi16_mask(v, _mm256_setzero_si256());
+        if (kind == TL_HK_U16) *big = _mm256_cmpge_epu16_mask(v, _mm256_set1_epi16((short)65520));
+        break;
+    }
+    case TL_HK_I32: case TL_HK_U32: {
+        const __m512i v = _mm512_maskz_loadu_epi32(tm, (const int32_t *)p + i);
+        *neg = kind == TL_HK_I32 ? _mm512_movepi32_mask(v) : 0;
+        *zero = _mm512_cmpeq_epi32_mask(v, _mm512_setzero_si512());
+        *big = _mm512_cmpge_epu32_mask(kind == TL_HK_I32 ? _mm512_abs_epi32(v) : v,
+                                       _mm512_set1_epi32(65520));
+        break;
+    }
+    default: {
+        const __m512i lo = _mm512_maskz_loadu_epi64((__mmask8)tm, (const int64_t *)p + i);
+        const __m512i hi = _mm512_maskz_loadu_epi64((__mmask8)(tm >> 8), (const int64_t *)p + i + 8);
+        *neg = kind == TL_HK_I64
+            ? (__mmask16)(_mm512_movepi64_mask(lo) | (unsigned)_mm512_movepi64_mask(hi) << 8) : 0;
+        *zero = (__mmask16)(_mm512_cmpeq_epi64_mask(lo, _mm512_setzero_si512())
+                            | (unsigned)_mm512_cmpeq_epi64_mask(hi, _mm512_setzero_si512()) << 8);
+        *big = (__mmask16)(_mm512_cmpge_epu64_mask(kind == TL_HK_I64 ? _mm512_abs_epi64(lo) : lo,
+                                                   _mm512_set1_epi64(65520))
+                           | (unsigned)_mm512_cmpge_epu64_mask(
+                                 kind == TL_HK_I64 ? _mm512_abs_epi64(hi) : hi,
+                                 _mm512_set1_epi64(65520)) << 8);
+        break;
+    }
+    }
+}
+
 /* elements [i, i + m) (m <= 16, tm: their lanes); ca/cb: contiguous operand or scalar va/vb */
 TL_TARGET_AVX512 TL_VINLINE void
 avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args *x,
@@ -966,6 +1012,23 @@ avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args
      * bfloat16 call) */
     const int hbits = ko == TL_HK_F16 || (TL_HAVE_BF16_INSN && tl_bf16_insn);
     __mmask16 sn = 0;
+    /* heaviside(integer array, half array): the integer's rounding to the half type keeps its
+     * sign and its zeros, so the integer's own lanes choose 0, h or 1, unconverted (float16: the
+     * cast's overflow flag from the integers' magnitudes) */
+    if (op == TL_HOP_HEAVISIDE && ca && cb && ka >= TL_HK_I8 && ka <= TL_HK_U64 && kb == ko) {
+        __mmask16 neg, zero, big;
+        __m256i h;
+        avx512_int_sign_zero(ka, pa, i, tm, &neg, &zero, &big);
+        if (ko == TL_HK_F16 && TL_UNLIKELY(big)) *fl |= TL_FLAG_OVERFLOW;
+        h = _mm256_mask_blend_epi16(zero, _mm256_set1_epi16(ko == TL_HK_F16 ? 0x3c00 : 0x3f80),
+                                    avx512_hraw(kb, pb, i, tm));
+        h = _mm256_maskz_mov_epi16((__mmask16)~neg, h);
+        if (m == 16)
+            _mm256_storeu_si256((__m256i *)((uint16_t *)po + i), h);
+        else
+            _mm256_mask_storeu_epi16((uint16_t *)po + i, tm, h);
+        return;
+    }
     __m256i ra = _mm256_setzero_si256(), rb = _mm256_setzero_si256();
     __m512 a = va, b = vb, r;
     if (ca && ka == TL_HK_F32) {
@@ -1414,13 +1477,15 @@ static void tl_hbin_bcast(void (*f)(const tl_hbin_args *, unsigned *), const tl_
  * the blocked loop took 1.45-1.85x the float32 call at 10^5) */
 #define TL_HBIN_LIST512(X) TL_HBIN_PICKS(X, TL_HBIN_ENDK) TL_HBIN_F32(X, COPYSIGN)              \
     TL_HBIN_F32(X, HEAVISIDE) TL_HBIN_BITOPS(X, TL_HBIN_MIXEDK, F16)                          \
-    TL_HBIN_BITOPS(X, TL_HBIN_BF16K, BF16)
+    TL_HBIN_BITOPS(X, TL_HBIN_BF16K, BF16) TL_HBIN_BF16_HEAVISIDE16(X)
 /* ... and with an integer/bool operand (float16/bfloat16 results, the bit ops on the operands'
  * bits, the integer's as its cast gives them); not bfloat16 with 16-bit ints, whose bit loops'
  * one pass (TL_SMALL_BITS16_FN) ran 2-14% faster */
 #define TL_HBIN_BITOPS(X, KL, K)                                                             \
     KL(TL_HBIN_MIXED1, X, COPYSIGN, K) KL(TL_HBIN_MIXED1, X, HEAVISIDE, K)
 #define TL_HBIN_BF16K(M, X, OP, K) TL_HBIN_ENDK(M, X, OP, K) M(X, OP, K, I32) M(X, OP, K, U32)
+/* (and heaviside with a 16-bit integer first: no rounding there, above) */
+#define TL_HBIN_BF16_HEAVISIDE16(X) X(HEAVISIDE, BF16, I16, BF16) X(HEAVISIDE, BF16, U16, BF16)
 /* (op, result kind, the contiguous operand's kind) of the scalar kernels: a superset of the keys
  * the list uses (the others are never compiled: unreferenced static functions; the integer
  * keys only named in branches the kinds rule out) */
