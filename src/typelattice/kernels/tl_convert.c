@@ -1029,6 +1029,19 @@ avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args
             _mm256_mask_storeu_epi16((uint16_t *)po + i, tm, h);
         return;
     }
+    /* copysign(half array, integer array): the sign of the integer's rounding is its own */
+    if (op == TL_HOP_COPYSIGN && ca && cb && ka == ko && kb >= TL_HK_I8 && kb <= TL_HK_U64) {
+        __mmask16 neg, zero, big;
+        __m256i h = _mm256_and_si256(avx512_hraw(ka, pa, i, tm), _mm256_set1_epi16(0x7fff));
+        avx512_int_sign_zero(kb, pb, i, tm, &neg, &zero, &big);
+        if (ko == TL_HK_F16 && TL_UNLIKELY(big)) *fl |= TL_FLAG_OVERFLOW;
+        h = _mm256_or_si256(h, _mm256_maskz_mov_epi16(neg, _mm256_set1_epi16((short)0x8000)));
+        if (m == 16)
+            _mm256_storeu_si256((__m256i *)((uint16_t *)po + i), h);
+        else
+            _mm256_mask_storeu_epi16((uint16_t *)po + i, tm, h);
+        return;
+    }
     __m256i ra = _mm256_setzero_si256(), rb = _mm256_setzero_si256();
     __m512 a = va, b = vb, r;
     if (ca && ka == TL_HK_F32) {
@@ -1477,15 +1490,17 @@ static void tl_hbin_bcast(void (*f)(const tl_hbin_args *, unsigned *), const tl_
  * the blocked loop took 1.45-1.85x the float32 call at 10^5) */
 #define TL_HBIN_LIST512(X) TL_HBIN_PICKS(X, TL_HBIN_ENDK) TL_HBIN_F32(X, COPYSIGN)              \
     TL_HBIN_F32(X, HEAVISIDE) TL_HBIN_BITOPS(X, TL_HBIN_MIXEDK, F16)                          \
-    TL_HBIN_BITOPS(X, TL_HBIN_BF16K, BF16) TL_HBIN_BF16_HEAVISIDE16(X)
+    TL_HBIN_BITOPS(X, TL_HBIN_BF16K, BF16) TL_HBIN_BF16_BITOPS16(X)
 /* ... and with an integer/bool operand (float16/bfloat16 results, the bit ops on the operands'
  * bits, the integer's as its cast gives them); not bfloat16 with 16-bit ints, whose bit loops'
  * one pass (TL_SMALL_BITS16_FN) ran 2-14% faster */
 #define TL_HBIN_BITOPS(X, KL, K)                                                             \
     KL(TL_HBIN_MIXED1, X, COPYSIGN, K) KL(TL_HBIN_MIXED1, X, HEAVISIDE, K)
 #define TL_HBIN_BF16K(M, X, OP, K) TL_HBIN_ENDK(M, X, OP, K) M(X, OP, K, I32) M(X, OP, K, U32)
-/* (and heaviside with a 16-bit integer first: no rounding there, above) */
-#define TL_HBIN_BF16_HEAVISIDE16(X) X(HEAVISIDE, BF16, I16, BF16) X(HEAVISIDE, BF16, U16, BF16)
+/* (and heaviside with a 16-bit integer first, copysign with one second: no rounding there,
+ * above) */
+#define TL_HBIN_BF16_BITOPS16(X) X(HEAVISIDE, BF16, I16, BF16) X(HEAVISIDE, BF16, U16, BF16)    \
+    X(COPYSIGN, BF16, BF16, I16) X(COPYSIGN, BF16, BF16, U16)
 /* (op, result kind, the contiguous operand's kind) of the scalar kernels: a superset of the keys
  * the list uses (the others are never compiled: unreferenced static functions; the integer
  * keys only named in branches the kinds rule out) */
