@@ -387,11 +387,13 @@ def test_compare_every_bit_pattern(isa, dt):
 
 @pytest.mark.parametrize("da,db", [(F16, F32), (BF16, F32), (F16, BF16), (np.int8, F16),
                                    (F16, np.int32), (np.int64, BF16), (BF16, np.uint16),
-                                   (np.bool_, BF16)], ids=str)
+                                   (np.int16, F16), (np.bool_, BF16)], ids=str)
 def test_compare_mixed(isa, da, db):
     """Mixed comparisons computed in the promoted type (integers rounded to the half type as the
-    cast): NumPy's compare of the operands cast first; warnings as the portable path (blocked
-    loops: invalid for a signalling NaN, the cast's overflow)."""
+    cast): NumPy's compare of the operands cast first, also where the half operand equals the
+    integer's rounding (above or below it: the kernels compare the unrounded integer and the
+    bits) or its neighbours; warnings as the portable path (blocked loops: invalid for a
+    signalling NaN, the cast's overflow)."""
     rng = np.random.default_rng(9)
 
     def vals(dt, n):
@@ -409,6 +411,13 @@ def test_compare_mixed(isa, da, db):
         return _small_ints(v, rng)
     a, b = vals(da, 3000), vals(db, 3000)
     comp = tl.add.resolve_dtypes((np.dtype(da), np.dtype(db), None))[2]
+    half, ints = (a, b) if np.dtype(da) in (F16, BF16) else (b, a)
+    if ints.dtype.kind in "iu" and half.dtype in (F16, BF16):
+        with np.errstate(over="ignore"):
+            half[1600:2600] = ints[1600:2600].astype(half.dtype)
+        bits = half.view(np.uint16)              # (neighbours: the next bits up and down)
+        bits[1601:2600:3] += 1
+        bits[1602:2600:5] -= 1
     for name in CMPS:
         uf, ref = getattr(tl, name), getattr(np, name)
         for x, y in ((a, b), (b, a), (a[:37], b[3:40]), (a[5], b[:33]), (a[:21], b[7]),

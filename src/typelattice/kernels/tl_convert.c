@@ -1011,6 +1011,12 @@ avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args
      * rounded value is never widened back (bfloat16 max with int16 at 10^5: 2.0x -> 1.xx the
      * bfloat16 call) */
     const int hbits = ko == TL_HK_F16 || (TL_HAVE_BF16_INSN && tl_bf16_insn);
+    /* bfloat16 comparisons with a wider integer array likewise: the compare of the unrounded v
+     * differs from round(v)'s only where x == round(v), which the bits tell (the strict ones
+     * and not_equal false there, the others true); vcvtneps2bf16 in place of the integer
+     * rounding */
+    const int cmpbits = cmp && hbits && ko <= TL_HK_BF16
+                        && ((ca && TL_HK_WIDE(ka) && kb == ko) || (cb && TL_HK_WIDE(kb) && ka == ko));
     __mmask16 sn = 0;
     /* heaviside(integer array, half array): the integer's rounding to the half type keeps its
      * sign and its zeros, so the integer's own lanes choose 0, h or 1, unconverted (float16: the
@@ -1046,7 +1052,7 @@ avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args
     __m512 a = va, b = vb, r;
     if (ca && ka == TL_HK_F32) {
         a = _mm512_mask_loadu_ps(_mm512_set1_ps(1.0f), tm, (const float *)pa + i);
-    } else if (ca && TL_HK_WIDE(ka) && pick && hbits) {
+    } else if (ca && TL_HK_WIDE(ka) && ((pick && hbits) || cmpbits)) {
         a = avx512_hint_f32(ka, pa, i, tm);
         ra = avx512_hbits_round(ko, a);
     } else if (ca && TL_HK_WIDE(ka)) {
@@ -1057,7 +1063,7 @@ avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args
     }
     if (cb && kb == TL_HK_F32) {
         b = _mm512_mask_loadu_ps(_mm512_set1_ps(1.0f), tm, (const float *)pb + i);
-    } else if (cb && TL_HK_WIDE(kb) && pick && hbits) {
+    } else if (cb && TL_HK_WIDE(kb) && ((pick && hbits) || cmpbits)) {
         b = avx512_hint_f32(kb, pb, i, tm);
         rb = avx512_hbits_round(ko, b);
     } else if (cb && TL_HK_WIDE(kb)) {
@@ -1074,7 +1080,15 @@ avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args
     if (ca && ka <= TL_HK_B) a = avx512_hwiden(ka, ka == TL_HK_F16 ? _mm256_maskz_mov_epi16((__mmask16)~sn, ra) : ra);
     if (cb && kb <= TL_HK_B) b = avx512_hwiden(kb, kb == TL_HK_F16 ? _mm256_maskz_mov_epi16((__mmask16)~sn, rb) : rb);
     if (cmp) {
-        _mm_mask_storeu_epi8((char *)po + i, tm, _mm_maskz_mov_epi8(avx512_hcmp(op, a, b, tm), _mm_set1_epi8(1)));
+        __mmask16 c = avx512_hcmp(op, a, b, tm);
+        if (cmpbits) {
+            const __m256i ha = ca && (ka == ko || TL_HK_WIDE(ka)) ? ra : avx512_hbits_exact(ko, a);
+            const __m256i hb = cb && (kb == ko || TL_HK_WIDE(kb)) ? rb : avx512_hbits_exact(ko, b);
+            const __mmask16 eq = _mm256_mask_cmpeq_epi16_mask(tm, ha, hb);
+            c = op == TL_HOP_LESS || op == TL_HOP_GREATER || op == TL_HOP_NOT_EQUAL
+                ? (__mmask16)(c & ~eq) : (__mmask16)(c | eq);
+        }
+        _mm_mask_storeu_epi8((char *)po + i, tm, _mm_maskz_mov_epi8(c, _mm_set1_epi8(1)));
         return;
     }
     if (pick) {
