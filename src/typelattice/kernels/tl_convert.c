@@ -1008,13 +1008,13 @@ avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args
      * for integers, which are normal floats), its unrounded value in the compare: picking x
      * (a half value) against v and against round(v) differ only where x == round(v), the same
      * bits (no half value lies strictly between v and round(v); v == 0 is exact), so the
-     * rounded value is never widened back (bfloat16 max with int16 at 10^5: 2.0x -> 1.xx the
+     * rounded value is never widened back (bfloat16 max with int16 at 10^5: 1.75x -> 1.1x the
      * bfloat16 call) */
     const int hbits = ko == TL_HK_F16 || (TL_HAVE_BF16_INSN && tl_bf16_insn);
-    /* bfloat16 comparisons with a wider integer array likewise: the compare of the unrounded v
-     * differs from round(v)'s only where x == round(v), which the bits tell (the strict ones
-     * and not_equal false there, the others true); vcvtneps2bf16 in place of the integer
-     * rounding */
+    /* comparisons with a wider integer array likewise: the compare of the unrounded v differs
+     * from round(v)'s only where x == round(v), which the bits tell (the strict ones and
+     * not_equal false there, the others true); no widening back (16-bit ints at 10^5:
+     * 1.65-1.8x -> 1.4-1.5x the half call) */
     const int cmpbits = cmp && hbits && ko <= TL_HK_BF16
                         && ((ca && TL_HK_WIDE(ka) && kb == ko) || (cb && TL_HK_WIDE(kb) && ka == ko));
     __mmask16 sn = 0;
@@ -1506,8 +1506,9 @@ static void tl_hbin_bcast(void (*f)(const tl_hbin_args *, unsigned *), const tl_
     TL_HBIN_F32(X, HEAVISIDE) TL_HBIN_BITOPS(X, TL_HBIN_MIXEDK, F16)                          \
     TL_HBIN_BITOPS(X, TL_HBIN_BF16K, BF16) TL_HBIN_BF16_BITOPS16(X)
 /* ... and with an integer/bool operand (float16/bfloat16 results, the bit ops on the operands'
- * bits, the integer's as its cast gives them); not bfloat16 with 16-bit ints, whose bit loops'
- * one pass (TL_SMALL_BITS16_FN) ran 2-14% faster */
+ * bits, the integer's as its cast gives them); bfloat16 with 16-bit ints only in the orders
+ * that read no rounding (TL_HBIN_BF16_BITOPS16): in the others the bit loops' one pass
+ * (TL_SMALL_BITS16_FN) ran 2-14% faster */
 #define TL_HBIN_BITOPS(X, KL, K)                                                             \
     KL(TL_HBIN_MIXED1, X, COPYSIGN, K) KL(TL_HBIN_MIXED1, X, HEAVISIDE, K)
 #define TL_HBIN_BF16K(M, X, OP, K) TL_HBIN_ENDK(M, X, OP, K) M(X, OP, K, I32) M(X, OP, K, U32)
