@@ -945,6 +945,17 @@ TL_TARGET_AVX512 TL_VINLINE __m256i avx512_hheaviside(int ko, __m256i x, __m256i
     return _mm256_mask_blend_epi16(nan, r, f16 ? _mm256_set1_epi16(0x7e00) : x);
 }
 
+/* 16 half bit patterns to po[i..], m of them (lanes tm) */
+TL_TARGET_AVX512 TL_VINLINE void avx512_hstore16(void *po, ptrdiff_t i, ptrdiff_t m, __mmask16 tm,
+                                               __m256i h)
+{
+    if (m == 16)
+        _mm256_storeu_si256((__m256i *)((uint16_t *)po + i), h);
+    else
+        _mm256_mask_storeu_epi16((uint16_t *)po + i, tm, h);
+}
+
+#define TL_HK_INT(k) ((k) >= TL_HK_I8 && (k) <= TL_HK_U64)
 /* the lanes (tm; others read 0) of 16 integers/bools of a kind that are negative, zero, and
  * (wide: kinds of 16 bits or more) at least 65520 in magnitude, float16's overflow */
 TL_TARGET_AVX512 TL_VINLINE void avx512_int_sign_zero(int kind, const void *p, ptrdiff_t i,
@@ -1018,34 +1029,22 @@ avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args
     const int cmpbits = cmp && hbits && ko <= TL_HK_BF16
                         && ((ca && TL_HK_WIDE(ka) && kb == ko) || (cb && TL_HK_WIDE(kb) && ka == ko));
     __mmask16 sn = 0;
-    /* heaviside(integer array, half array): the integer's rounding to the half type keeps its
-     * sign and its zeros, so the integer's own lanes choose 0, h or 1, unconverted (float16: the
-     * cast's overflow flag from the integers' magnitudes) */
-    if (op == TL_HOP_HEAVISIDE && ca && cb && ka >= TL_HK_I8 && ka <= TL_HK_U64 && kb == ko) {
+    /* heaviside(integer array, half array) and copysign(half array, integer array): the
+     * integer's rounding to the half type keeps its sign and its zeros, so the integer's own
+     * lanes choose 0, h or 1, or the sign, unconverted (float16: the cast's overflow flag from
+     * the integers' magnitudes) */
+    if (ca && cb && ((op == TL_HOP_HEAVISIDE && TL_HK_INT(ka) && kb == ko)
+                     || (op == TL_HOP_COPYSIGN && ka == ko && TL_HK_INT(kb)))) {
+        const int hv = op == TL_HOP_HEAVISIDE;
         __mmask16 neg, zero, big;
-        __m256i h;
-        avx512_int_sign_zero(ka, pa, i, tm, &neg, &zero, &big);
+        __m256i h = avx512_hraw(ko, hv ? pb : pa, i, tm);
+        avx512_int_sign_zero(hv ? ka : kb, hv ? pa : pb, i, tm, &neg, &zero, &big);
         if (ko == TL_HK_F16 && TL_UNLIKELY(big)) *fl |= TL_FLAG_OVERFLOW;
-        h = _mm256_mask_blend_epi16(zero, _mm256_set1_epi16(ko == TL_HK_F16 ? 0x3c00 : 0x3f80),
-                                    avx512_hraw(kb, pb, i, tm));
-        h = _mm256_maskz_mov_epi16((__mmask16)~neg, h);
-        if (m == 16)
-            _mm256_storeu_si256((__m256i *)((uint16_t *)po + i), h);
-        else
-            _mm256_mask_storeu_epi16((uint16_t *)po + i, tm, h);
-        return;
-    }
-    /* copysign(half array, integer array): the sign of the integer's rounding is its own */
-    if (op == TL_HOP_COPYSIGN && ca && cb && ka == ko && kb >= TL_HK_I8 && kb <= TL_HK_U64) {
-        __mmask16 neg, zero, big;
-        __m256i h = _mm256_and_si256(avx512_hraw(ka, pa, i, tm), _mm256_set1_epi16(0x7fff));
-        avx512_int_sign_zero(kb, pb, i, tm, &neg, &zero, &big);
-        if (ko == TL_HK_F16 && TL_UNLIKELY(big)) *fl |= TL_FLAG_OVERFLOW;
-        h = _mm256_or_si256(h, _mm256_maskz_mov_epi16(neg, _mm256_set1_epi16((short)0x8000)));
-        if (m == 16)
-            _mm256_storeu_si256((__m256i *)((uint16_t *)po + i), h);
-        else
-            _mm256_mask_storeu_epi16((uint16_t *)po + i, tm, h);
+        h = hv ? _mm256_maskz_mov_epi16((__mmask16)~neg, _mm256_mask_blend_epi16(
+                     zero, _mm256_set1_epi16(ko == TL_HK_F16 ? 0x3c00 : 0x3f80), h))
+               : _mm256_or_si256(_mm256_and_si256(h, _mm256_set1_epi16(0x7fff)),
+                                 _mm256_maskz_mov_epi16(neg, _mm256_set1_epi16((short)0x8000)));
+        avx512_hstore16(po, i, m, tm, h);
         return;
     }
     __m256i ra = _mm256_setzero_si256(), rb = _mm256_setzero_si256();
@@ -1100,10 +1099,7 @@ avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args
         __m256i h = op == TL_HOP_COPYSIGN ? avx512_hcopysign(ha, hb)
                     : op == TL_HOP_HEAVISIDE ? avx512_hheaviside(ko, ha, hb)
                     : _mm256_mask_blend_epi16(avx512_hfirst(op, a, b), hb, ha);
-        if (m == 16)
-            _mm256_storeu_si256((__m256i *)((uint16_t *)po + i), h);
-        else
-            _mm256_mask_storeu_epi16((uint16_t *)po + i, tm, h);
+        avx512_hstore16(po, i, m, tm, h);
         return;
     }
     r = avx512_hop(op, a, b, tm);
@@ -1433,7 +1429,6 @@ static void tl_hbin_bcast(void (*f)(const tl_hbin_args *, unsigned *), const tl_
         f(&y, fl);
     }
 }
-#define TL_HK_INT(k) ((k) >= TL_HK_I8 && (k) <= TL_HK_U64)
 
 /* one function per (ISA, op, operand kinds): every kind test above is a constant there; a
  * scalar operand (s1: first, s2: second) through the shared kernels */
