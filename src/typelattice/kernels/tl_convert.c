@@ -1550,13 +1550,12 @@ static void tl_hbin_tab_fill(void)
     tl_hbin_tab[TL_HOP_##OP][TL_HK_##KA][TL_HK_##KB] =                                       \
         (tl_hbin_entry){avx512_hbin_##OP##_##KA##_##KB, avx2_hbin_##OP##_##KA##_##KB, TL_HK_##KO, 0};
     TL_HBIN_LIST(TL_HBIN_ROW)
-#define TL_HBIN_ROW512(OP, KO, KA, KB)                                                       \
+#define TL_HBIN_ROW512_IF(OP, KO, KA, KB, BF16_INSN)                                         \
     tl_hbin_tab[TL_HOP_##OP][TL_HK_##KA][TL_HK_##KB] =                                       \
-        (tl_hbin_entry){avx512_hbin_##OP##_##KA##_##KB, NULL, TL_HK_##KO, 0};
+        (tl_hbin_entry){avx512_hbin_##OP##_##KA##_##KB, NULL, TL_HK_##KO, BF16_INSN};
+#define TL_HBIN_ROW512(OP, KO, KA, KB) TL_HBIN_ROW512_IF(OP, KO, KA, KB, 0)
+#define TL_HBIN_ROW512_BF16(OP, KO, KA, KB) TL_HBIN_ROW512_IF(OP, KO, KA, KB, 1)
     TL_HBIN_LIST512(TL_HBIN_ROW512)
-#define TL_HBIN_ROW512_BF16(OP, KO, KA, KB)                                                  \
-    tl_hbin_tab[TL_HOP_##OP][TL_HK_##KA][TL_HK_##KB] =                                       \
-        (tl_hbin_entry){avx512_hbin_##OP##_##KA##_##KB, NULL, TL_HK_##KO, 1};
     TL_HBIN_BF16_ROUND16(TL_HBIN_ROW512_BF16)
     __atomic_store_n(&tl_hbin_tab_ready, 1, __ATOMIC_RELEASE);   /* (a racing fill: same values) */
 }

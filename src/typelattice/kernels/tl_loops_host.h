@@ -1235,7 +1235,7 @@ static int NAME(TL_LOOP_ARGS)                                                   
 #define TL_CMUL_SQUARE_OF_A 2
 #define TL_CMUL_REAL 3
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define TL_CMUL_AVX512(SFX, F, V, PS, W, K, ALL, SWAP, DUPLO, DUPHI, BCAST, RWIDEN, RWIDEN_FULL) \
+#define TL_CMUL_AVX512(SFX, F, V, PS, W, K, SWAP, DUPLO, DUPHI, BCAST, RWIDEN, RWIDEN_FULL)      \
 __attribute__((target("avx512f,avx512dq"), always_inline)) static inline void                    \
 tl_cmul_##SFX##_avx512_mode(const F *a, const int ca, const F *b, const int cb, F *o, npy_intp n) \
 {                                                                                                \
@@ -1284,10 +1284,10 @@ tl_cmul_##SFX##_avx512(const F *a, int ca, const F *b, int cb, F *o, npy_intp n)
     _mm256_loadu_si256((const __m256i *)(const void *)(p))))
 #define TL_RWIDEN_FULL_PD(p) _mm512_maskz_permutexvar_pd((__mmask8)0x55,                         \
     _mm512_set_epi64(3, 3, 2, 2, 1, 1, 0, 0), _mm512_castpd256_pd512(_mm256_loadu_pd(p)))
-TL_CMUL_AVX512(c64, float, __m512, ps, 16, __mmask16, 0xffff, TL_SWAP_PS, _mm512_moveldup_ps,
+TL_CMUL_AVX512(c64, float, __m512, ps, 16, __mmask16, TL_SWAP_PS, _mm512_moveldup_ps,
                _mm512_movehdup_ps, TL_BCAST_C64, TL_RWIDEN_PS, TL_RWIDEN_FULL_PS)
 #define TL_DUPHI_PD(v) _mm512_permute_pd(v, 0xFF)
-TL_CMUL_AVX512(c128, double, __m512d, pd, 8, __mmask8, 0xff, TL_SWAP_PD, _mm512_movedup_pd,
+TL_CMUL_AVX512(c128, double, __m512d, pd, 8, __mmask8, TL_SWAP_PD, _mm512_movedup_pd,
                TL_DUPHI_PD, TL_BCAST_C128, TL_RWIDEN_PD, TL_RWIDEN_FULL_PD)
 #define TL_CMUL_AVX2(SFX, F, V, PS, W, SWAP, DUPLO, DUPHI, BCAST)                                \
 __attribute__((target("avx2,fma"))) static void                                                  \
