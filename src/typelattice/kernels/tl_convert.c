@@ -872,21 +872,28 @@ TL_TARGET_AVX512 TL_VINLINE __m256i avx512_hbits_round(int ko, __m512 f)
     return avx512_cvtps_ph(f);
 }
 
-/* the lanes where maximum/minimum/fmax/fmin (op) choose the first operand */
-TL_TARGET_AVX512 TL_VINLINE __mmask16 avx512_hfirst(int op, __m512 a, __m512 b)
-{
-    const __mmask16 nan_a = _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q);
-    const __mmask16 nan_b = _mm512_cmp_ps_mask(b, b, _CMP_UNORD_Q);
-    switch (op) {
-    case TL_HOP_MAXIMUM: return _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ) | nan_a;
-    case TL_HOP_MINIMUM: return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ) | nan_a;
-    case TL_HOP_FMAX: return _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ) | nan_b;
-    case TL_HOP_FMIN: return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ) | nan_b;
-    case TL_HOP_MAXIMUM_H: return _mm512_cmp_ps_mask(a, b, _CMP_GE_OQ) | nan_a;
-    case TL_HOP_MINIMUM_H: return _mm512_cmp_ps_mask(a, b, _CMP_LE_OQ) | nan_a;
-    case TL_HOP_FMAX_H: return _mm512_cmp_ps_mask(a, b, _CMP_GE_OQ) | nan_b;
-    default: return _mm512_cmp_ps_mask(a, b, _CMP_LE_OQ) | nan_b;
+/* the lanes where maximum/minimum/fmax/fmin (op) choose the first operand; an/bn: that operand
+ * is never NaN (an integer or bool): the NaN test of one operand goes, and where the other is
+ * the one never NaN, the compare's unordered result is that NaN (a > b or isnan(a) is
+ * !(a <= b) when b is a number): one compare instead of three (TL_HFIRST_ORD) */
+#define TL_HFIRST_ORD(CMP, GT, NLE, OR)                                                         \
+    (nn ? CMP(a, b, GT) : other ? CMP(a, b, NLE)                                                \
+        : OR(CMP(a, b, GT), CMP(first_nan ? a : b, first_nan ? a : b, _CMP_UNORD_Q)))
+#define TL_HFIRST_SWITCH(CMP, OR)                                                               \
+    const int first_nan = op == TL_HOP_MAXIMUM || op == TL_HOP_MINIMUM                          \
+                          || op == TL_HOP_MAXIMUM_H || op == TL_HOP_MINIMUM_H;                  \
+    const int nn = first_nan ? an : bn, other = first_nan ? bn : an;                            \
+    switch (op) {                                                                               \
+    case TL_HOP_MAXIMUM: case TL_HOP_FMAX: return TL_HFIRST_ORD(CMP, _CMP_GT_OQ, _CMP_NLE_UQ, OR); \
+    case TL_HOP_MINIMUM: case TL_HOP_FMIN: return TL_HFIRST_ORD(CMP, _CMP_LT_OQ, _CMP_NGE_UQ, OR); \
+    case TL_HOP_MAXIMUM_H: case TL_HOP_FMAX_H:                                                  \
+        return TL_HFIRST_ORD(CMP, _CMP_GE_OQ, _CMP_NLT_UQ, OR);                                  \
+    default: return TL_HFIRST_ORD(CMP, _CMP_LE_OQ, _CMP_NGT_UQ, OR);                             \
     }
+#define TL_OR_MASK16(x, y) ((__mmask16)((x) | (y)))
+TL_TARGET_AVX512 TL_VINLINE __mmask16 avx512_hfirst(int op, __m512 a, __m512 b, int an, int bn)
+{
+    TL_HFIRST_SWITCH(_mm512_cmp_ps_mask, TL_OR_MASK16)
 }
 
 /* the element functions of tl_elem.h in float32 lanes (quiet compares, as tl_q*_f32); lanes
@@ -909,7 +916,7 @@ TL_TARGET_AVX512 TL_VINLINE __m512 avx512_hop(int op, __m512 a, __m512 b, __mmas
         r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, z, _CMP_EQ_OQ), r, b);
         return _mm512_maskz_mov_ps(tm, _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q), r, a));
     }
-    default: return _mm512_mask_blend_ps(avx512_hfirst(op, a, b), b, a);
+    default: return _mm512_mask_blend_ps(avx512_hfirst(op, a, b, 0, 0), b, a);
     }
 }
 
@@ -1098,7 +1105,7 @@ avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args
                      : avx512_hbits_exact(ko, b);
         __m256i h = op == TL_HOP_COPYSIGN ? avx512_hcopysign(ha, hb)
                     : op == TL_HOP_HEAVISIDE ? avx512_hheaviside(ko, ha, hb)
-                    : _mm256_mask_blend_epi16(avx512_hfirst(op, a, b), hb, ha);
+                    : _mm256_mask_blend_epi16(avx512_hfirst(op, a, b, TL_HK_INT(ka), TL_HK_INT(kb)), hb, ha);
         avx512_hstore16(po, i, m, tm, h);
         return;
     }
@@ -1183,21 +1190,11 @@ TL_TARGET_AVX2 TL_VINLINE __m256 avx2_hwiden(int kind, __m128i r)
     }
 }
 
-/* the lanes (all ones) where maximum/minimum/fmax/fmin (op) choose the first operand */
-TL_TARGET_AVX2 TL_VINLINE __m256 avx2_hfirst(int op, __m256 a, __m256 b)
+/* the lanes (all ones) where maximum/minimum/fmax/fmin (op) choose the first operand (an/bn:
+ * as avx512_hfirst) */
+TL_TARGET_AVX2 TL_VINLINE __m256 avx2_hfirst(int op, __m256 a, __m256 b, int an, int bn)
 {
-    const __m256 nan_a = _mm256_cmp_ps(a, a, _CMP_UNORD_Q);
-    const __m256 nan_b = _mm256_cmp_ps(b, b, _CMP_UNORD_Q);
-    switch (op) {
-    case TL_HOP_MAXIMUM: return _mm256_or_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ), nan_a);
-    case TL_HOP_MINIMUM: return _mm256_or_ps(_mm256_cmp_ps(a, b, _CMP_LT_OQ), nan_a);
-    case TL_HOP_FMAX: return _mm256_or_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ), nan_b);
-    case TL_HOP_FMIN: return _mm256_or_ps(_mm256_cmp_ps(a, b, _CMP_LT_OQ), nan_b);
-    case TL_HOP_MAXIMUM_H: return _mm256_or_ps(_mm256_cmp_ps(a, b, _CMP_GE_OQ), nan_a);
-    case TL_HOP_MINIMUM_H: return _mm256_or_ps(_mm256_cmp_ps(a, b, _CMP_LE_OQ), nan_a);
-    case TL_HOP_FMAX_H: return _mm256_or_ps(_mm256_cmp_ps(a, b, _CMP_GE_OQ), nan_b);
-    default: return _mm256_or_ps(_mm256_cmp_ps(a, b, _CMP_LE_OQ), nan_b);
-    }
+    TL_HFIRST_SWITCH(_mm256_cmp_ps, _mm256_or_ps)
 }
 
 TL_TARGET_AVX2 TL_VINLINE __m256 avx2_hop(int op, __m256 a, __m256 b)
@@ -1207,7 +1204,7 @@ TL_TARGET_AVX2 TL_VINLINE __m256 avx2_hop(int op, __m256 a, __m256 b)
     case TL_HOP_SUBTRACT: return _mm256_sub_ps(a, b);
     case TL_HOP_MULTIPLY: return _mm256_mul_ps(a, b);
     case TL_HOP_DIVIDE: return _mm256_div_ps(a, b);
-    default: return _mm256_blendv_ps(b, a, avx2_hfirst(op, a, b));
+    default: return _mm256_blendv_ps(b, a, avx2_hfirst(op, a, b, 0, 0));
     }
 }
 
@@ -1309,7 +1306,7 @@ avx2_hbin8(int op, int ko, int ka, int kb, int ca, int cb, const void *pa, const
         return 1;
     }
     if (pick) {
-        __m256i m = _mm256_castps_si256(avx2_hfirst(op, a, b));
+        __m256i m = _mm256_castps_si256(avx2_hfirst(op, a, b, TL_HK_INT(ka), TL_HK_INT(kb)));
         __m128i ha = ca && ka == ko ? ra : avx2_hbits_exact(ko, a);
         __m128i hb = cb && kb == ko ? rb : avx2_hbits_exact(ko, b);
         __m128i m16 = _mm_packs_epi32(_mm256_castsi256_si128(m), _mm256_extracti128_si256(m, 1));
