@@ -1054,6 +1054,19 @@ avx512_hbin16(int op, int ko, int ka, int kb, int ca, int cb, const tl_hbin_args
         avx512_hstore16(po, i, m, tm, h);
         return;
     }
+    /* heaviside(half array, integer array): the integer is read only where x is ±0, so its
+     * conversion runs only for vectors with such a lane; where the cast raises nothing (float16
+     * with bool, 8-bit kinds and int16; bfloat16 with every kind: float16's overflow of the
+     * wider ones needs all of them) */
+    if (ca && cb && op == TL_HOP_HEAVISIDE && ka == ko && TL_HK_INT(kb)
+            && (ko == TL_HK_BF16 || !TL_HK_WIDE(kb) || kb == TL_HK_I16)) {
+        const __m256i h = avx512_hraw(ko, pa, i, tm);
+        if (_mm256_mask_testn_epi16_mask(tm, h, _mm256_set1_epi16(0x7fff)))
+            avx512_hstore16(po, i, m, tm, avx512_hheaviside(ko, h, avx512_int_half16(kb, ko, pb, i, tm)));
+        else    /* (no zero: the sign and the NaNs choose) */
+            avx512_hstore16(po, i, m, tm, avx512_hheaviside(ko, h, _mm256_setzero_si256()));
+        return;
+    }
     __m256i ra = _mm256_setzero_si256(), rb = _mm256_setzero_si256();
     __m512 a = va, b = vb, r;
     if (ca && ka == TL_HK_F32) {
@@ -1505,14 +1518,14 @@ static void tl_hbin_bcast(void (*f)(const tl_hbin_args *, unsigned *), const tl_
     KL(TL_HBIN_MIXED1, X, COPYSIGN, K) KL(TL_HBIN_MIXED1, X, HEAVISIDE, K)
 #define TL_HBIN_BF16K(M, X, OP, K) TL_HBIN_ENDK(M, X, OP, K) M(X, OP, K, I32) M(X, OP, K, U32)
 /* (and heaviside with a 16-bit integer first, copysign with one second: no rounding there,
- * above) */
+ * above; heaviside with one second rounds only the vectors with a zero x) */
 #define TL_HBIN_BF16_BITOPS16(X) X(HEAVISIDE, BF16, I16, BF16) X(HEAVISIDE, BF16, U16, BF16)    \
-    X(COPYSIGN, BF16, BF16, I16) X(COPYSIGN, BF16, BF16, U16)
-/* the other orders read the 16-bit int's rounding: their kernels only where the CPU rounds by
- * vcvtneps2bf16 (tl_bf16_insn; at 10^5 1.6-1.9x -> 1.05-1.35x the bfloat16 call), the one pass
- * elsewhere (2-14% faster than the integer rounding's kernels) */
-#define TL_HBIN_BF16_ROUND16(X) X(HEAVISIDE, BF16, BF16, I16) X(HEAVISIDE, BF16, BF16, U16)     \
-    X(COPYSIGN, BF16, I16, BF16) X(COPYSIGN, BF16, U16, BF16)
+    X(COPYSIGN, BF16, BF16, I16) X(COPYSIGN, BF16, BF16, U16)                                 \
+    X(HEAVISIDE, BF16, BF16, I16) X(HEAVISIDE, BF16, BF16, U16)
+/* copysign(16-bit int, bfloat16) reads the int's rounding: its kernels only where the CPU
+ * rounds by vcvtneps2bf16 (tl_bf16_insn; at 10^5 1.6x -> 1.05x the bfloat16 call), the one
+ * pass elsewhere (2-14% faster than the integer rounding's kernels) */
+#define TL_HBIN_BF16_ROUND16(X) X(COPYSIGN, BF16, I16, BF16) X(COPYSIGN, BF16, U16, BF16)
 /* (op, result kind, the contiguous operand's kind) of the scalar kernels: a superset of the keys
  * the list uses (the others are never compiled: unreferenced static functions; the integer
  * keys only named in branches the kinds rule out) */
