@@ -413,26 +413,74 @@ def test_complex_multiply_simd_is_numpys(dt, simd):
         _ufuncs.set_simd(None)
 
 
+def _same_complex_bits(got, want):
+    """The same values and zero signs, but a NaN part may be any NaN where NumPy's is one: which
+    operand's NaN a sum of two NaNs keeps follows the compiler's operand order."""
+    assert got.dtype == want.dtype and got.shape == want.shape
+    return all(((x == y) & (np.signbit(x) == np.signbit(y)) | (np.isnan(x) & np.isnan(y))).all()
+               for x, y in ((got.real, want.real), (got.imag, want.imag)))
+
+
+@pytest.mark.parametrize("simd", [True, "avx2", False])
 @pytest.mark.parametrize("dt", ["complex64", "complex128"])
-def test_complex_divide_is_numpys_scalar_loop(dt):
-    """complex divide gives NumPy's bits (Smith's algorithm in scalar code, no multiply-add) for
-    array and scalar divisors on either side, strided, broadcast, in place, specials included:
-    gcc's vectorizers had fused a multiply and an add into an fmsubadd in the FMA clones."""
+def test_complex_divide_numpys_bits_and_warnings(dt, simd):
+    """complex divide: NumPy's bits (Smith's algorithm, no multiply-add: gcc's vectorizers had
+    fused a multiply and an add into an fmsubadd in the FMA clones) and warnings, for array and
+    scalar divisors on either side, strided, broadcast, in place, every tail length at odd
+    offsets, on every SIMD path; a special value in one lane among ordinary ones raises that
+    lane's warnings and no other (the AVX-512 kernel masks each branch's operations to its own
+    lanes; the >= choosing the branch signals a NaN part, as C's)."""
     rng = np.random.default_rng(23)
+    f = np.float32 if dt == "complex64" else np.float64
+    big = 1e38 if dt == "complex64" else 1e308
+    tiny = 1e-40 if dt == "complex64" else 5e-324
     n = 4099
-    sp = np.array([0, -0.0, np.inf, -np.inf, np.nan, 1e-40, 3.0])
+    sp = np.array([0, -0.0, np.inf, -np.inf, np.nan, tiny, 3.0, big], f)
     a = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dt)
     b = ((rng.standard_normal(n) + 1j * rng.standard_normal(n))
          * 10.0 ** rng.integers(-3, 4, n)).astype(dt)
-    with np.errstate(all="ignore"):
-        a.real[::50] = rng.choice(sp, a[::50].size)
-        b.imag[::70] = rng.choice(sp, b[::70].size)
+    a.real[::50] = rng.choice(sp, a[::50].size)
+    b.imag[::70] = rng.choice(sp, b[::70].size)
+    b.real[3::90] = rng.choice(sp, b[3::90].size)
+    b[7::300] = 0
+    _ufuncs.set_simd(simd)
+    try:
         for x, y in ((a, b), (a, b[5]), (a[5], b), (a[::-3][:1000], b[1::3][:1000]),
-                     (a, np.broadcast_to(b[9], a.shape)), (a[:7], b[:7])):
-            assert tl.divide(x, y).tobytes() == np.divide(x, y).tobytes()
-        c = a.copy()
-        tl.divide(c, b, out=c)
-        assert c.tobytes() == np.divide(a, b).tobytes()
+                     (a, np.broadcast_to(b[9], a.shape)), (a[:7], b[:7]), (a, b[7])):
+            got, gw = _fp_flags(tl.divide, x, y)
+            want, ww = _fp_flags(np.divide, x, y)
+            assert _same_complex_bits(got, want) and gw == ww, (x.shape, y.shape, gw, ww)
+        with np.errstate(all="ignore"):
+            c = a.copy()
+            tl.divide(c, b, out=c)
+            assert _same_complex_bits(c, np.divide(a, b))
+            for m in range(0, 40):                   # tails, odd offsets (complex64: 4-byte aligned)
+                for off in (0, 1):
+                    buf = np.empty(2 * m + 2, f)
+                    x = buf[off:off + 2 * m].view(dt)
+                    x[:] = a[100:100 + m]
+                    assert _same_complex_bits(tl.divide(x, b[200:200 + m]),
+                                              np.divide(x, b[200:200 + m])), (m, off)
+        ordinary_a = (rng.uniform(1, 2, 19) + 1j * rng.uniform(1, 2, 19)).astype(dt)
+        ordinary_b = (rng.uniform(1, 2, 19) + 1j * rng.uniform(-2, -1, 19)).astype(dt)
+        parts = [0, -0.0, np.inf, np.nan, tiny, big, 3.0]
+        for va in (1 + 1j, complex(np.inf, 0), complex(np.inf, 1), 0j, complex(np.nan, 1),
+                   complex(big, big)):
+            for vb in (complex(r, i) for r in parts for i in parts):
+                for k in (0, 5, 18):
+                    x, y = ordinary_a.copy(), ordinary_b.copy()
+                    x[k], y[k] = va, vb
+                    got, gw = _fp_flags(tl.divide, x, y)
+                    want, ww = _fp_flags(np.divide, x, y)
+                    assert _same_complex_bits(got, want) and gw == ww, (va, vb, k, gw, ww)
+            # a special scalar over ordinary arrays, and under them (the lanes past a tail)
+            for m in (1, 7, 19):
+                for x, y in ((np.array(va, dt), ordinary_b[:m]), (ordinary_a[:m], np.array(va, dt))):
+                    got, gw = _fp_flags(tl.divide, x, y)
+                    want, ww = _fp_flags(np.divide, x, y)
+                    assert _same_complex_bits(got, want) and gw == ww, (va, m, gw, ww)
+    finally:
+        _ufuncs.set_simd(None)
 
 
 @pytest.mark.parametrize("simd", [True, "avx2", False])

@@ -794,7 +794,8 @@ def op_units():
                     out.append(f"TL_LOOP2_REDFN({name}, {S}, TL_LD_id, {fn}, "
                                f"tl_red_{op.name}_{SUFFIX[t]})")
                 elif op.name == "divide" and t in ("complex64", "complex128"):
-                    out.append(f"TL_LOOP2_RED_NOVEC({name}, {S}, {lo}, {so}, {fn})")
+                    out.append(f"TL_LOOP2_CDIV({name}, {SUFFIX[t]}, {S}, "
+                               f"{'float' if t == 'complex64' else 'double'}, {fn})")
                 elif t == "complex64":
                     out.append(f"TL_LOOP2_RED_SEQ({name}, {S}, {lo}, {so}, {fn})")
                 elif t not in HALF or (t == "float16" and op.name in KEEP_F16):
