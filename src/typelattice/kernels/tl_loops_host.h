@@ -5919,14 +5919,18 @@ tl_vm_fixm_pow_##SUF(V y)                                                       
 TL_VM_FIXM_POW(ps, __m512, epi32, 0x7fffff)
 TL_VM_FIXM_POW(pd, __m512d, epi64, 0xfffffffffffffLL)
 #define TL_VM_FIX_atan2(SUF, x, y, r) ((void)0)
+/* (the division and the square root only for vectors with such a lane: masked, they still took
+ * the divider's time, 1.37x / 1.7x NumPy's float64 / float32 pow where an array of small
+ * integer exponents had 2s and 1s in most vectors) */
 #define TL_VM_FIX_pow(SUF, x, y, r)                                                              \
     do {                                                                                         \
-        r = _mm512_mask_mul_##SUF(r, _mm512_cmp_##SUF##_mask(y, _mm512_set1_##SUF(2), _CMP_EQ_OQ), \
-                                  x, x);                                                         \
-        r = _mm512_mask_div_##SUF(r, _mm512_cmp_##SUF##_mask(y, _mm512_set1_##SUF(-1), _CMP_EQ_OQ), \
-                                  _mm512_set1_##SUF(1), x);                                      \
-        r = _mm512_mask_sqrt_##SUF(r, _mm512_cmp_##SUF##_mask(y, _mm512_set1_##SUF(0.5), _CMP_EQ_OQ), \
-                                   x);                                                           \
+        const __typeof__(_mm512_cmp_##SUF##_mask(y, y, 0))                                       \
+            sq_ = _mm512_cmp_##SUF##_mask(y, _mm512_set1_##SUF(2), _CMP_EQ_OQ),                  \
+            inv_ = _mm512_cmp_##SUF##_mask(y, _mm512_set1_##SUF(-1), _CMP_EQ_OQ),                \
+            rt_ = _mm512_cmp_##SUF##_mask(y, _mm512_set1_##SUF(0.5), _CMP_EQ_OQ);                \
+        r = _mm512_mask_mul_##SUF(r, sq_, x, x);                                                 \
+        if (inv_) r = _mm512_mask_div_##SUF(r, inv_, _mm512_set1_##SUF(1), x);                   \
+        if (rt_) r = _mm512_mask_sqrt_##SUF(r, rt_, x);                                          \
         r = _mm512_mask_mov_##SUF(r, _mm512_cmp_##SUF##_mask(y, _mm512_set1_##SUF(1), _CMP_EQ_OQ), \
                                   x);                                                            \
     } while (0)
