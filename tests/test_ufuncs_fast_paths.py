@@ -809,11 +809,21 @@ def test_complex_absolute_every_path_is_numpys(dt, simd):
         _ufuncs.set_simd(None)
 
 
+@pytest.mark.parametrize("simd", [True, "avx2", False])
 @pytest.mark.parametrize("dt", [np.float16, np.float32, np.float64])
-def test_frexp_on_the_bits_is_numpys(dt):
-    """frexp of float32/float64 on the bits (vectorized; subnormals scaled first): NumPy's
-    mantissas and exponents for random values over the whole range, subnormals, zeros, inf,
-    NaN and a signalling NaN, contiguous and strided, every tail; the warnings NumPy gives."""
+def test_frexp_on_the_bits_is_numpys(dt, simd):
+    """frexp of float32/float64 on the bits (AVX-512 vgetmant/vgetexp, else the bit loop,
+    vectorized in the clones; subnormals scaled first): NumPy's mantissas and exponents for
+    random values over the whole range, subnormals, zeros, inf, NaN and a signalling NaN,
+    contiguous and strided, every tail, on every SIMD path; the warnings NumPy gives."""
+    _ufuncs.set_simd(simd)
+    try:
+        _frexp_is_numpys(dt)
+    finally:
+        _ufuncs.set_simd(None)
+
+
+def _frexp_is_numpys(dt):
     rng = np.random.default_rng(31)
     fi = np.finfo(dt)
     u = f"u{np.dtype(dt).itemsize}"

@@ -198,7 +198,7 @@ def twin_row(op, t, twin, out):
 # Loops no clone speeds up: every element a libm call or a long scalar routine. Their AVX2 and
 # AVX-512 clones' code (objdump) had no instruction beyond SSE2's but their VEX forms, so they are
 # compiled once, in the baseline version (a tenth of the loops' code was such clones).
-LIBM_ALWAYS = ("frexp", "modf", "nextafter", "spacing", "hypot", "logaddexp", "logaddexp2")
+LIBM_ALWAYS = ("modf", "nextafter", "spacing", "hypot", "logaddexp", "logaddexp2")
 LIBM_COMPLEX = VMATH + ("sqrt", "divide", "reciprocal", "logaddexp", "logaddexp2")
 NO_CLONES = ("#undef TL_LOOP_CLONES", "#define TL_LOOP_CLONES")
 ALL_CLONES = ("#undef TL_LOOP_CLONES", "#define TL_LOOP_CLONES TL_CLONES_ALL")
@@ -208,6 +208,10 @@ def single_version(op, t):
     """Is op's loop on type t compiled in the baseline version only?"""
     if t in ("complex64", "complex128"):
         return op.kernel in LIBM_COMPLEX
+    if op.name == "frexp":
+        # (float32/float64 frexp work on the bits: gcc vectorizes float64's in the clones, 6x
+        # faster than the baseline loop; bfloat16's calls libm)
+        return t == "bfloat16"
     if t in ("float32", "float64", "bfloat16") and op.name in LIBM_ALWAYS:
         # (bfloat16's nextafter and spacing work on the bits)
         return t != "bfloat16" or op.name not in ("nextafter", "spacing")
@@ -347,8 +351,8 @@ def emit_unary(op, out):
             o1, o2 = outs
             ct2 = COMPUTE[o2] if o2 in HALF and not op.native16 else STORAGE[o2]
             ct2 = "int32_t" if o2 == "int32" else ct2
-            # (float64: gcc's vectorized tl_frexp_f64 measured faster than the AVX-512 kernel)
-            vec = "tl_vfrexp_f32" if op.kernel == "frexp" and t == "float32" else "TL_NO_VEC1_2"
+            vec = (f"tl_vfrexp_{SUFFIX[t]}" if op.kernel == "frexp" and t in ("float32", "float64")
+                   else "TL_NO_VEC1_2")
             out.append(f"TL_LOOP1_2({name}, {STORAGE[t]}, {STORAGE[o1]}, {STORAGE[o2]}, {ct2}, "
                        f"{lo}, {store(o1)}, {store(o2)}, {fn}, {vec})")
         wrap_single_version(op, t, out, start)

@@ -4467,35 +4467,40 @@ TL_VCLASS(signbit, S, F, W, NL512, NL256, -1, 0, lt)
 TL_VCLASS_OPS(f32, float, 32, 16, 8, 0x7fffffff, 0x7f800000)
 TL_VCLASS_OPS(f64, double, 64, 8, 4, 0x7fffffffffffffffLL, 0x7ff0000000000000LL)
 
-/* float32 frexp on AVX-512, as NumPy's AVX512_SKX loop: vgetmant/vgetexp (subnormals included)
- * on the finite nonzero lanes; x + x and exponent 0 on the others, as tl_frexp_* (masked: only
- * those lanes raise, a signalling NaN invalid). gcc's vectorized tl_frexp_f32 ran at 1.2x
- * NumPy's time (its float64 loop is as fast as NumPy's, and faster than an 8-lane version of
- * this kernel measured).
+/* float32/float64 frexp on AVX-512, as NumPy's AVX512_SKX loops: vgetmant/vgetexp (subnormals
+ * included) on the finite nonzero lanes; x + x and exponent 0 on the others, as tl_frexp_*
+ * (masked: only those lanes raise, a signalling NaN invalid). gcc's vectorized tl_frexp_f32 ran
+ * at 1.2x NumPy's time, tl_frexp_f64 at 1.6x (0.40 / 0.25 ns an element at 10^5).
  * Returns how many elements were done (0 without AVX-512). */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-__attribute__((target("avx512f,avx512dq"))) static npy_intp tl_vfrexp_f32_avx512(
-    const float *a, float *m, int32_t *e, npy_intp n)
-{
-    const __m512 one = _mm512_set1_ps(1);
-    npy_intp i = 0;
-    for (; i + 16 <= n; i += 16) {
-        __m512 x = _mm512_loadu_ps(a + i);
-        __mmask16 sp = _mm512_fpclass_ps_mask(x, 0x9f), ok = (__mmask16)~sp;
-        __m512 mant = _mm512_mask_getmant_ps(_mm512_mask_add_ps(x, sp, x, x), ok, x,
-                                             _MM_MANT_NORM_p5_1, _MM_MANT_SIGN_src);
-        __m512 ex = _mm512_maskz_add_ps(ok, _mm512_maskz_getexp_ps(ok, x), one);
-        _mm512_storeu_ps(m + i, mant);
-        _mm512_storeu_si512((void *)(e + i), _mm512_cvttps_epi32(ex));
-    }
-    return i;
+#define TL_VFREXP_AVX512(S, F, V, PR, W, K, STORE_EXP)                                           \
+__attribute__((target("avx512f,avx512dq"))) static npy_intp tl_vfrexp_##S##_avx512(              \
+    const F *a, F *m, int32_t *e, npy_intp n)                                                    \
+{                                                                                                \
+    const V one = _mm512_set1_##PR(1);                                                           \
+    npy_intp i = 0;                                                                              \
+    for (; i + W <= n; i += W) {                                                                 \
+        V x = _mm512_loadu_##PR(a + i);                                                          \
+        K sp = _mm512_fpclass_##PR##_mask(x, 0x9f), ok = (K)~sp;                                 \
+        V mant = _mm512_mask_getmant_##PR(_mm512_mask_add_##PR(x, sp, x, x), ok, x,              \
+                                          _MM_MANT_NORM_p5_1, _MM_MANT_SIGN_src);                \
+        V ex = _mm512_maskz_add_##PR(ok, _mm512_maskz_getexp_##PR(ok, x), one);                  \
+        _mm512_storeu_##PR(m + i, mant);                                                         \
+        STORE_EXP(e + i, ex);                                                                    \
+    }                                                                                            \
+    return i;                                                                                    \
+}                                                                                                \
+static npy_intp tl_vfrexp_##S(const F *a, F *m, int32_t *e, npy_intp n)                          \
+{                                                                                                \
+    return tl_host_avx512 ? tl_vfrexp_##S##_avx512(a, m, e, n) : 0;                              \
 }
-static npy_intp tl_vfrexp_f32(const float *a, float *m, int32_t *e, npy_intp n)
-{
-    return tl_host_avx512 ? tl_vfrexp_f32_avx512(a, m, e, n) : 0;
-}
+#define TL_VFREXP_EXP32(p, ex) _mm512_storeu_si512((void *)(p), _mm512_cvttps_epi32(ex))
+#define TL_VFREXP_EXP64(p, ex) _mm256_storeu_si256((__m256i *)(void *)(p), _mm512_cvttpd_epi32(ex))
+TL_VFREXP_AVX512(f32, float, __m512, ps, 16, __mmask16, TL_VFREXP_EXP32)
+TL_VFREXP_AVX512(f64, double, __m512d, pd, 8, __mmask8, TL_VFREXP_EXP64)
 #else
 #define tl_vfrexp_f32(a, m, e, n) 0
+#define tl_vfrexp_f64(a, m, e, n) 0
 #endif
 /* no vector kernel */
 #define TL_NO_VEC1_2(a, o1, o2, n) 0
