@@ -1391,11 +1391,15 @@ TL_CMUL_AVX2(c64, float, __m256, ps, 8, TL_SWAP256_PS, _mm256_moveldup_ps, _mm25
              TL_BCAST256_C64)
 TL_CMUL_AVX2(c128, double, __m256d, pd, 4, TL_SWAP256_PD, _mm256_movedup_pd, TL_DUPHI256_PD,
              TL_BCAST256_C128)
+/* (a complex loop's call the vector kernels take: a contiguous output, each operand contiguous or
+ * a broadcast scalar, not both scalars, no output fed back into an input) */
+#define TL_CPLX_KERNEL_SHAPE(S)                                                                  \
+    (st[2] == (npy_intp)sizeof(S) && (st[0] == 0 || st[0] == (npy_intp)sizeof(S))               \
+     && (st[1] == 0 || st[1] == (npy_intp)sizeof(S)) && (st[0] | st[1]) != 0                     \
+     && !tl_feedback(data[0], st[0], data[2], st[2], dims[0])                                    \
+     && !tl_feedback(data[1], st[1], data[2], st[2], dims[0]))
 #define TL_CMUL_FAST(SFX, S, F)                                                                  \
-    if (tl_host_avx2 && st[2] == (npy_intp)sizeof(S) && (st[0] == 0 || st[0] == (npy_intp)sizeof(S)) \
-            && (st[1] == 0 || st[1] == (npy_intp)sizeof(S)) && (st[0] | st[1]) != 0             \
-            && !tl_feedback(data[0], st[0], data[2], st[2], dims[0])                             \
-            && !tl_feedback(data[1], st[1], data[2], st[2], dims[0])) {                          \
+    if (tl_host_avx2 && TL_CPLX_KERNEL_SHAPE(S)) {                                               \
         (void)ctx; (void)aux;                                                                    \
         (tl_host_avx512 ? tl_cmul_##SFX##_avx512 : tl_cmul_##SFX##_avx2)(                       \
             (const F *)data[0], st[0] != 0, (const F *)data[1], st[1] != 0, (F *)data[2], dims[0]); \
@@ -1420,11 +1424,7 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
  * of the branch a lane does not take) */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define TL_CDIV_FAST(SFX, S, F)                                                                  \
-    if (tl_host_avx512 && st[2] == (npy_intp)sizeof(S)                                           \
-            && (st[0] == 0 || st[0] == (npy_intp)sizeof(S))                                      \
-            && (st[1] == 0 || st[1] == (npy_intp)sizeof(S)) && (st[0] | st[1]) != 0             \
-            && !tl_feedback(data[0], st[0], data[2], st[2], dims[0])                             \
-            && !tl_feedback(data[1], st[1], data[2], st[2], dims[0])) {                          \
+    if (tl_host_avx512 && TL_CPLX_KERNEL_SHAPE(S)) {                                             \
         (void)ctx; (void)aux;                                                                    \
         tl_vcdiv_##SFX##_avx512((const F *)data[0], st[0] != 0, (const F *)data[1], st[1] != 0,  \
                                 (F *)data[2], dims[0]);                                          \
