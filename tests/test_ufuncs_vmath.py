@@ -608,6 +608,63 @@ def test_power_through_libmvec(op, dt):
         _ufuncs.set_vmath(None)
 
 
+@pytest.mark.parametrize("dt", DTYPES)
+def test_power_of_negative_bases(dt, vmath):
+    """power of a negative base and an integer exponent runs the vector function on |x| and flips
+    the sign for odd exponents (TL_VM_NEG_pow), so power(-x, k) is -power(x, k) for odd k and
+    power(x, k) for even k, to the bit, at every lane, and within the bound of the exact result;
+    a non-integer exponent (NaN, 'invalid'), or a result near overflow or underflow, is the scalar
+    loop's bit for bit; warnings as NumPy's."""
+    rng = np.random.default_rng(21)
+    n = 20_000
+    mag = np.exp(rng.uniform(-3, 3, n)).astype(dt)      # |k| * 3 / ln 2 < 126: normal results
+    k = rng.integers(-25, 26, n).astype(dt)
+    sign = np.where(rng.random(n) < 0.5, -1, 1).astype(dt)
+    with np.errstate(all="ignore"):
+        got = tl.power(sign * mag, k)
+        pos = tl.power(mag, k)
+        exact = np.power((sign * mag).astype(np.longdouble), k.astype(np.longdouble)).astype(dt)
+    flip = (sign < 0) & (k % 2 != 0)
+    want = np.where(flip, -pos, pos)
+    assert _bits(got).tolist() == _bits(want).tolist()
+    assert (got[flip] < 0).all() and (got[~flip] > 0).all()
+    assert ulp_diff(got, exact).max() <= LIBMVEC_ULPS
+    # negative bases in every lane of a vector among positive ones, odd and even exponents, and
+    # exponents the vector loop leaves to the scalar one: -2.5 (NaN), 40 / -40 (float32: near
+    # overflow / underflow), 300 / -300 (float64: overflow, underflow to 0)
+    fi = np.finfo(dt)
+    base_x, base_y = np.full(48, 1.75, dt), np.full(48, 3.0, dt)
+    for v in (-1.75, -0.3, -7.0, -fi.tiny * 4, -fi.max / 2):
+        for e in (1.0, 2.0, 3.0, -5.0, 6.0, -2.5, 40.0, -40.0, 300.0, -300.0):
+            for pos in (0, 5, 15, 16, 31, 47):
+                a, b = base_x.copy(), base_y.copy()
+                a[pos], b[pos] = v, e
+                with np.errstate(all="ignore"):
+                    g = tl.power(a, b)
+                    w = _scalar_power(a, b, vmath)
+                    ex = np.power(a.astype(np.longdouble), b.astype(np.longdouble)).astype(dt)
+                near = (np.abs(np.frexp(a[pos])[1] - 1) + 1) * abs(e) \
+                    > (100 if dt == np.float32 else 1000)                 # TL_VM_NEG_pow's
+                if e != int(e) or near or abs(v) < fi.tiny * 8:
+                    assert _bits(g[pos]) == _bits(w[pos]), (v, e, pos)
+                else:
+                    assert ulp_diff(g[pos:pos + 1], ex[pos:pos + 1]).max() <= LIBMVEC_ULPS, (v, e)
+                    with np.errstate(all="ignore"):
+                        m = tl.power(np.abs(a), b)[pos]
+                    assert _bits(g[pos]) == _bits(-m if int(e) % 2 else m), (v, e, pos)
+                assert np.delete(g, pos).tolist() == np.delete(w, pos).tolist()
+                assert _warnings(lambda: tl.power(a, b)) == _warnings(lambda: np.power(a, b)), \
+                    (v, e, pos)
+
+
+def _scalar_power(a, b, on):
+    _ufuncs.set_vmath(False)
+    try:
+        return tl.power(a, b)
+    finally:
+        _ufuncs.set_vmath(on)
+
+
 HALF_VMATH = ["cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos",
               "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh",
               "arctanh"]

@@ -5927,6 +5927,26 @@ tl_vm_fixm_pow_##SUF(V y)                                                       
 TL_VM_FIXM_POW(ps, __m512, epi32, 0x7fffff)
 TL_VM_FIXM_POW(pd, __m512d, epi64, 0xfffffffffffffLL)
 #define TL_VM_FIX_atan2(SUF, x, y, r) ((void)0)
+/* pow of a negative normal base and an integer exponent, |y| * (|exponent of x| + 1) <= LIM:
+ * the call gets |x| in those lanes (TL_VM_NEG_pow), the result's sign is flipped for odd y
+ * (TL_VM_NEGFIX_pow), as glibc's pow does it; so power(-x, k) is +-power(x, k) to the bit */
+#define TL_VM_NEG_atan2(SUF, x, y, lim) 0u
+#define TL_VM_NEGFIX_atan2(SUF, y, neg, r) ((void)0)
+#define TL_VM_NEG_pow(SUF, x, y, lim)                                                            \
+    (unsigned)_mm512_mask_cmp_##SUF##_mask(                                                      \
+        _mm512_mask_cmp_##SUF##_mask(                                                            \
+            _mm512_fpclass_##SUF##_mask(x, 0x40) & ~_mm512_fpclass_##SUF##_mask(x, 0x20),        \
+            _mm512_roundscale_##SUF(y, 0x0b), y, _CMP_EQ_OQ)                                     \
+        & ~_mm512_fpclass_##SUF##_mask(y, 0x18),                                                 \
+        _mm512_mul_##SUF(_mm512_abs_##SUF(y), _mm512_add_##SUF(                                  \
+            _mm512_abs_##SUF(_mm512_getexp_##SUF(x)), _mm512_set1_##SUF(1))), lim, _CMP_LE_OQ)
+#define TL_VM_NEGFIX_pow(SUF, y, neg, r)                                                         \
+    do {                                                                                         \
+        const __typeof__(y) h_ = _mm512_mul_##SUF(y, _mm512_set1_##SUF(0.5));                    \
+        r = _mm512_mask_xor_##SUF(r, _mm512_mask_cmp_##SUF##_mask(                               \
+                neg, _mm512_roundscale_##SUF(h_, 0x0b), h_, _CMP_NEQ_UQ),                        \
+            r, _mm512_set1_##SUF(-0.0));                                                         \
+    } while (0)
 /* (the division and the square root only for vectors with such a lane: masked, they still took
  * the divider's time, 1.37x / 1.7x NumPy's float64 / float32 pow where an array of small
  * integer exponents had 2s and 1s in most vectors) */
@@ -5962,15 +5982,18 @@ tl_vm_##LIBM##_##S##_loop(void *vf, const F *a, const int ca, const F *b, const 
     for (; i + N <= n; i += N) {                                                                 \
         V x = TL_VM_BIN_LD(SUF, a, ca, i), y = TL_VM_BIN_LD(SUF, b, cb, i);                      \
         unsigned ok = TL_VM_OK_##LIBM(SUF, x, y, _mm512_set1_##SUF(LIM));                        \
-        unsigned fix = TL_VM_FIXM_##LIBM(SUF, y);                                                \
+        unsigned fix = TL_VM_FIXM_##LIBM(SUF, y), neg = 0;                                       \
         V r;                                                                                     \
         if (TL_UNLIKELY(ok != all)) {                                                            \
-            x = _mm512_mask_blend_##SUF(ok, one, x);                                             \
+            neg = TL_VM_NEG_##LIBM(SUF, x, y, _mm512_set1_##SUF(LIM)) & ~ok;                     \
+            ok |= neg;                                                                           \
+            x = _mm512_mask_blend_##SUF(ok, one, _mm512_mask_abs_##SUF(x, neg, x));              \
             y = _mm512_mask_blend_##SUF(ok, one, y);                                             \
         }                                                                                        \
         r = ((vfn)vf)(x, y);                                                                     \
-        if (TL_UNLIKELY(fix | (ok ^ all))) {                                                     \
+        if (TL_UNLIKELY(fix | neg | (ok ^ all))) {                                               \
             x = TL_VM_BIN_LD(SUF, a, ca, i), y = TL_VM_BIN_LD(SUF, b, cb, i);                    \
+            if (neg) TL_VM_NEGFIX_##LIBM(SUF, y, neg, r);                                        \
             TL_VM_FIX_##LIBM(SUF, x, y, r);                                                      \
             if (ok != all) {                                                                     \
                 F t[N];                                                                          \
