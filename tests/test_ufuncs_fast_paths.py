@@ -719,6 +719,44 @@ def test_fmod_vector_path_is_exact(dt, name):
         assert gf == wf, (gf, wf)
 
 
+@pytest.mark.parametrize("simd", [True, False])
+@pytest.mark.parametrize("name", ["fmod", "remainder", "floor_divide", "divmod"])
+def test_float64_fmod_vector_path_is_exact(name, simd):
+    """float64 fmod, remainder, floor_divide, divmod on AVX-512 (fmod as |x| - trunc(|x|/|y|)|y|,
+    one FMA, exact where the quotient is below 2^52; the element loop elsewhere, and on the
+    portable path): NumPy's bits and warnings over magnitudes up to e^80 apart (quotients on both
+    sides of 2^52), quotients within two ulps of an integer (up to 2^51 + 2^20), specials among
+    ordinary pairs, broadcast operands, every short length, strided and in-place calls."""
+    _ufuncs.set_simd(simd)
+    try:
+        rng = np.random.default_rng(22)
+        n = 40000
+        x = rng.standard_normal(n) * np.exp(rng.uniform(-40, 40, n))
+        y = rng.standard_normal(n) * np.exp(rng.uniform(-40, 40, n))
+        k = np.where(rng.random(n) < 0.5, rng.integers(-3000, 3000, n),
+                     rng.integers(2 ** 51 - 2 ** 20, 2 ** 51 + 2 ** 20, n)).astype(np.float64)
+        near = y * k * (1 + rng.integers(-2, 3, n) * 2.0 ** -52)
+        x[::1000], x[1::1001], x[2::999] = np.inf, np.nan, -0.0
+        y[5::777], y[9::555], y[11::333] = 0.0, np.nan, -np.inf
+        x[3::997], y[4::991] = 5e-324, -1e-310
+        f, g = getattr(tl, name), getattr(np, name)
+        cases = [(x, y), (near, y), (x, y[3]), (x[4], y), (near, 0.75), (x[::3], y[::3]),
+                 (near[:1000], 0.0)]
+        cases += [(near[i:i + m], y[i:i + m]) for m in range(1, 18) for i in (0, 5)]
+        for a, b in cases:
+            got, gf = _fp_flags(f, a, b)
+            want, wf = _fp_flags(g, a, b)
+            for gg, ww in zip(got, want) if name == "divmod" else ((got, want),):
+                assert _bits(gg).tolist() == _bits(ww).tolist(), (name, np.shape(a), np.shape(b))
+            assert gf == wf, (name, gf, wf)
+        if name != "divmod":
+            z = near.copy()
+            f(z, y, out=z)
+            assert _bits(z).tolist() == _bits(f(near, y)).tolist()
+    finally:
+        _ufuncs.set_simd(None)
+
+
 @pytest.mark.parametrize("dt", [np.float16, np.float32, np.float64])
 def test_float_remainder_fmod_floor_divide_are_numpys(dt):
     """fmod through the x87 FPREM loop (finite operands, nonzero divisor) and libm otherwise:

@@ -708,6 +708,8 @@ def op_units():
                     out.append(f"TL_LOOP_DIVMOD_IDIV({name}, {SUFFIX[t]}, {S}, {fn})")
                 elif op.name == "divmod" and t == "float32":
                     out.append(f"TL_LOOP_DIVMOD_VF32({name}, {fn})")
+                elif op.name == "divmod" and t == "float64":
+                    out.append(f"TL_LOOP_DIVMOD_VF64({name}, {fn})")
                 elif op.name == "divmod" and t == "float16":
                     # NumPy's half divmod is float32's rounded once (npy_divmodf): float32 blocks
                     # through the vectorized float32 loop (element by element: NumPy's speed).
@@ -761,6 +763,8 @@ def op_units():
                     out.append(f"TL_LOOP2_PW({name}, {pw}, {S}, {lo}, {so}, {fn})")
                 elif op.name in ("fmod", "remainder", "floor_divide") and t == "float32":
                     out.append(f"TL_LOOP2_VFMOD32({name}, {op.name}, {fn})")
+                elif op.name in ("fmod", "remainder", "floor_divide") and t == "float64":
+                    out.append(f"TL_LOOP2_VFMOD64({name}, {op.name}, {fn})")
                 elif op.name in ("floor_divide", "remainder") and t in IDIV_TYPES:
                     out.append(f"TL_LOOP2_IDIV({name}, {op.name}, {SUFFIX[t]}, {S}, {fn})")
                 elif op.name == "multiply" and t in ("int8", "uint8"):

@@ -2468,6 +2468,122 @@ TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                    
     return tl_finish(fpe);                                                                       \
 }
 
+/* float64 fmod, remainder, floor_divide and divmod on AVX-512 (the element loop calls FPREM, ~10
+ * ns a pair, as NumPy's). With a finite, b finite and nonzero and |a/b| < 2^52 (exponents at
+ * most 51 apart), t = trunc(|a| / |b|) is the true quotient or one more (rounding is monotonic
+ * and the integers around it are doubles), and |a| - t |b|, one FMA, is exact: it is the true
+ * remainder r or r - |b|, multiples of ulp(b) (|a| >= |b|; t is 0 below, with no division)
+ * no larger than |b|. One |b| added back where it is negative, a's sign: fmod's value, bit for
+ * bit. remainder and floor_divide then run tl_divmod_core_f64's operations in its order, as
+ * masks (a / b only in the lanes whose quotient is 0: its flags are theirs; remainder none, as
+ * the float32 loop). Every operation is masked to those lanes (a NaN, an infinity or a far
+ * quotient raise nothing there); the element function recomputes the others and the last n % 8
+ * (the same bits: no result depends on where an element lies). */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+enum { TL_VF64_FMOD, TL_VF64_REMAINDER, TL_VF64_FLOOR_DIVIDE, TL_VF64_DIVMOD };
+__attribute__((target("avx512f,avx512dq"), always_inline)) static inline __mmask8
+tl_vfmod64_vec(__m512d a, __m512d b, const int K, __m512d *q_out, __m512d *r_out)
+{
+    const __m512d sign = _mm512_set1_pd(-0.0), one = _mm512_set1_pd(1.0), zero = _mm512_setzero_pd();
+    const __m512d A = _mm512_abs_pd(a), B = _mm512_abs_pd(b);
+    /* vfpclass: a QNaN, +-inf, SNaN (0x99); b also +-0 (0x9f) */
+    const __mmask8 fin = (__mmask8)~(_mm512_fpclass_pd_mask(a, 0x99) | _mm512_fpclass_pd_mask(b, 0x9f));
+    const __mmask8 ok = _mm512_mask_cmp_pd_mask(
+        fin, _mm512_sub_pd(_mm512_maskz_getexp_pd(fin, A), _mm512_maskz_getexp_pd(fin, B)),
+        _mm512_set1_pd(51), _CMP_LE_OQ);
+    const __mmask8 ge = _mm512_mask_cmp_pd_mask(ok, A, B, _CMP_GE_OQ);
+    const __m512d t = _mm512_roundscale_pd(_mm512_maskz_div_pd(ge, A, B), 0x0b);   /* trunc */
+    __m512d r = _mm512_maskz_fnmadd_pd(ok, t, B, A), m, div, fl;
+    __mmask8 mnz, fix, dnz;
+    r = _mm512_mask_add_pd(r, _mm512_mask_cmp_pd_mask(ok, r, zero, _CMP_LT_OQ), r, B);
+    m = _mm512_or_pd(r, _mm512_and_pd(a, sign));
+    if (K == TL_VF64_FMOD) { *r_out = m; return ok; }
+    mnz = _mm512_mask_cmp_pd_mask(ok, m, zero, _CMP_NEQ_OQ);
+    fix = mnz & _mm512_movepi64_mask(_mm512_castpd_si512(_mm512_xor_pd(b, m)));  /* signs differ */
+    if (K != TL_VF64_FLOOR_DIVIDE)
+        *r_out = _mm512_mask_blend_pd(mnz, _mm512_and_pd(b, sign), _mm512_mask_add_pd(m, fix, m, b));
+    if (K == TL_VF64_REMAINDER) return ok;
+    div = _mm512_maskz_div_pd(ok, _mm512_maskz_sub_pd(ok, a, m), b);
+    div = _mm512_mask_sub_pd(div, fix, div, one);
+    dnz = _mm512_mask_cmp_pd_mask(ok, div, zero, _CMP_NEQ_OQ);
+    fl = _mm512_roundscale_pd(div, 0x09);                                              /* floor */
+    fl = _mm512_mask_add_pd(fl, _mm512_mask_cmp_pd_mask(dnz, _mm512_sub_pd(div, fl),
+                                                        _mm512_set1_pd(0.5), _CMP_GT_OQ), fl, one);
+    *q_out = _mm512_mask_blend_pd(dnz, _mm512_and_pd(_mm512_maskz_div_pd(ok & ~dnz, a, b), sign), fl);
+    return ok;
+}
+/* q[i] (floor_divide, divmod) and r[i] (the others) for i < n; a / b contiguous or broadcast
+ * (ca / cb 0); the outputs may be the operands (each vector is read before it is written) */
+#define TL_VF64_RUN(OPN, K, SLOW)                                                                \
+__attribute__((target("avx512f,avx512dq"))) static void tl_vf64_##OPN##_avx512(                 \
+    const double *a, int ca, const double *b, int cb, double *q, double *r, npy_intp n,          \
+    unsigned *fpe)                                                                               \
+{                                                                                                \
+    npy_intp i = 0;                                                                              \
+    for (; i + 8 <= n; i += 8) {                                                                 \
+        const __m512d x = ca ? _mm512_loadu_pd(a + i) : _mm512_set1_pd(a[0]);                    \
+        const __m512d y = cb ? _mm512_loadu_pd(b + i) : _mm512_set1_pd(b[0]);                    \
+        __m512d vq = _mm512_setzero_pd(), vr = vq;                                               \
+        const __mmask8 ok = tl_vfmod64_vec(x, y, K, &vq, &vr);                                   \
+        if (__builtin_expect(ok != 0xff, 0)) {                                                   \
+            double tx[8], ty[8], tq[8], tr[8];                                                   \
+            int k;                                                                               \
+            _mm512_storeu_pd(tx, x); _mm512_storeu_pd(ty, y);                                    \
+            _mm512_storeu_pd(tq, vq); _mm512_storeu_pd(tr, vr);                                  \
+            for (k = 0; k < 8; k++)                                                              \
+                if (!((ok >> k) & 1)) SLOW(tx[k], ty[k], tq[k], tr[k]);                          \
+            vq = _mm512_loadu_pd(tq); vr = _mm512_loadu_pd(tr);                                  \
+        }                                                                                        \
+        if (K != TL_VF64_FLOOR_DIVIDE) _mm512_storeu_pd(r + i, vr);                              \
+        if (K == TL_VF64_FLOOR_DIVIDE || K == TL_VF64_DIVMOD) _mm512_storeu_pd(q + i, vq);       \
+    }                                                                                            \
+    for (; i < n; i++) {                                                                         \
+        const double x = a[ca ? i : 0], y = b[cb ? i : 0];                                       \
+        SLOW(x, y, q[i], r[i]);                                                                  \
+    }                                                                                            \
+}
+#define TL_VF64_SLOW_fmod(x, y, q, r) ((r) = tl_fmod_f64(x, y, fpe))
+#define TL_VF64_SLOW_remainder(x, y, q, r) ((r) = tl_remainder_f64(x, y, fpe))
+#define TL_VF64_SLOW_floor_divide(x, y, q, r) ((q) = tl_floor_divide_f64(x, y, fpe))
+#define TL_VF64_SLOW_divmod(x, y, q, r) tl_divmod_f64(x, y, &(q), &(r), fpe)
+TL_VF64_RUN(fmod, TL_VF64_FMOD, TL_VF64_SLOW_fmod)
+TL_VF64_RUN(remainder, TL_VF64_REMAINDER, TL_VF64_SLOW_remainder)
+TL_VF64_RUN(floor_divide, TL_VF64_FLOOR_DIVIDE, TL_VF64_SLOW_floor_divide)
+TL_VF64_RUN(divmod, TL_VF64_DIVMOD, TL_VF64_SLOW_divmod)
+/* float64 fmod / remainder / floor_divide (OPN): contiguous or broadcast operands and a
+ * contiguous output on AVX-512; else the element loop */
+#define TL_LOOP2_VFMOD64(NAME, OPN, FN)                                                          \
+TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
+{                                                                                                \
+    if (tl_host_avx512 && TL_CONTIG_OR_BCAST2(double)) {                                         \
+        unsigned fpe = 0;                                                                        \
+        (void)ctx; (void)aux;                                                                    \
+        tl_vf64_##OPN##_avx512((const double *)data[0], st[0] != 0, (const double *)data[1],     \
+                               st[1] != 0, (double *)data[2], (double *)data[2], dims[0], &fpe); \
+        return tl_finish(fpe);                                                                   \
+    }                                                                                            \
+    { TL_LOOP2_RED_BODY(double, TL_LD_id, TL_ST_id, FN) }                                        \
+}
+/* float64 divmod of contiguous operands and outputs on AVX-512; else the element loop */
+#define TL_LOOP_DIVMOD_VF64(NAME, FN)                                                            \
+TL_LOOP_DIVMOD(NAME##_elem, double, double, TL_LD_id, TL_ST_id, FN)                              \
+TL_LOOP_CLONES static int NAME(TL_LOOP_ARGS)                                                     \
+{                                                                                                \
+    npy_intp n = dims[0];                                                                        \
+    unsigned fpe = 0;                                                                            \
+    if (!tl_host_avx512 || st[0] != 8 || st[1] != 8 || st[2] != 8 || st[3] != 8                  \
+            || tl_feedback(data[0], 8, data[2], 8, n) || tl_feedback(data[1], 8, data[2], 8, n)  \
+            || tl_feedback(data[0], 8, data[3], 8, n) || tl_feedback(data[1], 8, data[3], 8, n)) \
+        return NAME##_elem(ctx, data, dims, st, aux);                                            \
+    tl_vf64_divmod_avx512((const double *)data[0], 1, (const double *)data[1], 1,                \
+                          (double *)data[2], (double *)data[3], n, &fpe);                        \
+    return tl_finish(fpe);                                                                       \
+}
+#else
+#define TL_LOOP2_VFMOD64(NAME, OPN, FN) TL_LOOP2_RED(NAME, double, TL_LD_id, TL_ST_id, FN)
+#define TL_LOOP_DIVMOD_VF64(NAME, FN) TL_LOOP_DIVMOD(NAME, double, double, TL_LD_id, TL_ST_id, FN)
+#endif
+
 /* ufunc.at: a[idx] = FN(a[idx], b) (NPY_METH_contiguous_indexed_loop) */
 #define TL_INDEXED(NAME, S, LD, ST, FN)                                                          \
 static int NAME(TL_LOOP_ARGS)                                                                    \
