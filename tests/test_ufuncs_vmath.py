@@ -406,6 +406,33 @@ def test_arctan2_through_libmvec(dt):
     assert on in ("svml", "avx512", "avx2", "scalar")
 
 
+@pytest.mark.parametrize("dt", DTYPES)
+def test_arctan2_of_zeros_in_the_vector_loop(dt, vmath):
+    """arctan2 with a +-0 operand and a finite other one takes the vector loop's shortcut
+    (TL_VM_ALT_atan2): +-0, +-pi, +-pi/2 by C's rules, the scalar loop's and NumPy's bits, at
+    every lane, beside ordinary lanes; with an inf or NaN the scalar function, as before."""
+    fi = np.finfo(dt)
+    vals = np.array([0.0, -0.0, 1.5, -1.5, fi.smallest_subnormal, -fi.smallest_subnormal,
+                     fi.max, -fi.max, np.inf, -np.inf, np.nan], dt)
+    base_y, base_x = np.full(40, 0.75, dt), np.full(40, -1.25, dt)
+    for u in vals:
+        for v in vals:
+            if not (u == 0 or v == 0):
+                continue
+            a, b = base_y.copy(), base_x.copy()
+            for pos in (0, 7, 8, 15, 16, 33, 39):
+                a[pos], b[pos] = u, v
+            with np.errstate(all="ignore"):
+                g = tl.arctan2(a, b)
+                _ufuncs.set_vmath(False)
+                w = tl.arctan2(a, b)
+                _ufuncs.set_vmath(vmath)
+                n = np.arctan2(a, b)
+            assert _bits(g).tolist() == _bits(w).tolist(), (u, v)
+            assert _bits(g[0]) == _bits(n[0]), (u, v)
+            assert _warnings(lambda: tl.arctan2(a, b)) == _warnings(lambda: np.arctan2(a, b))
+
+
 @pytest.mark.parametrize("a, b", [("int64", "int64"), ("uint64", "int8"), ("int16", "float32"),
                                   ("int64", "float64"), ("float16", "int8")])
 def test_arctan2_mixed_operands_run_the_vector_loop(a, b):
